@@ -1,0 +1,125 @@
+# gdsim - the only entry point for building, testing, installing.
+#
+#   make                      build/libgdsim.so, build/libgdsim.a, build/gdsim
+#   make demo                 replay the bundled sample trace and print the report
+#   make check                build and run every test
+#   make check SANITIZER=address|undefined
+#   make bench                throughput and memory benchmark
+#   make install PREFIX=DIR   library, header, CLI and gdsim.pc under DIR
+#   make deps                 install missing Debian packages (demo and check run it first)
+#   make docs                 regenerate docs/CONFIG.md from the key table
+
+PREFIX ?= /usr/local
+SANITIZER ?=
+PYTHON ?= python3
+
+ifeq ($(SANITIZER),)
+  BUILD := build
+  SANFLAGS :=
+else ifeq ($(SANITIZER),address)
+  BUILD := build/asan
+  SANFLAGS := -fsanitize=address -fno-omit-frame-pointer
+else ifeq ($(SANITIZER),undefined)
+  BUILD := build/ubsan
+  SANFLAGS := -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else
+  $(error SANITIZER must be 'address' or 'undefined' (got '$(SANITIZER)'))
+endif
+
+CC := gcc
+CXX := g++
+WARN := -Wall -Wextra -Werror
+OPT ?= -O2 -g -flto=auto
+CPPFLAGS := -Iinclude -Imodel -D_GNU_SOURCE
+CFLAGS := -std=c11 $(OPT) -fPIC $(WARN) $(SANFLAGS)
+CXXFLAGS := -std=c++17 $(OPT) -fPIC $(WARN) $(SANFLAGS)
+LIBS := -lsystemc -lz -lstdc++ -lm -lpthread
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -lpthread)
+
+C_SRC := $(wildcard model/*.c)
+CXX_SRC := $(wildcard model/*.cpp) $(wildcard cwrap/*.cpp)
+OBJ := $(C_SRC:%.c=$(BUILD)/obj/%.o) $(CXX_SRC:%.cpp=$(BUILD)/obj/%.o)
+DEP := $(OBJ:.o=.d)
+
+TESTS_C := $(wildcard tb/test_*.c)
+TESTS_CXX := $(wildcard tb/tb_*.cpp)
+TEST_BINS := $(TESTS_C:tb/%.c=$(BUILD)/tb/%) $(TESTS_CXX:tb/%.cpp=$(BUILD)/tb/%)
+
+LIB_SO := $(BUILD)/libgdsim.so
+LIB_A := $(BUILD)/libgdsim.a
+CLI := $(BUILD)/gdsim
+
+.PHONY: all demo check bench install deps docs clean check-header
+all: $(LIB_SO) $(LIB_A) $(CLI)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB_A): $(OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(LIB_SO): $(OBJ)
+	$(CXX) -shared $(SANFLAGS) -o $@ $^ $(LIBS)
+
+$(CLI): cli/gdsim.c $(LIB_A) include/gdsim.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Iinclude cli/gdsim.c -o $@ $(LIB_A) $(LIBS)
+
+# -u sc_main: tests that use only the C core still need the shim's weak sc_main,
+# which libsystemc refers to.
+$(BUILD)/tb/test_%: tb/test_%.c tb/tb_util.h $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itb $< -o $@ -Wl,-u,sc_main $(LIB_A) $(CHECK_LIBS) $(LIBS)
+
+$(BUILD)/tb/tb_%: tb/tb_%.cpp tb/tb_util.h $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -Itb $< -o $@ $(LIB_A) $(CHECK_LIBS) $(LIBS)
+
+$(BUILD)/gen_config_doc: tb/gen_config_doc.c $(LIB_A)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ -Wl,-u,sc_main $(LIB_A) $(LIBS)
+
+deps:
+	@scripts/deps.sh
+
+# The public header compiles on its own as C99 and as C++.
+check-header:
+	@mkdir -p $(BUILD)
+	$(CC) -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -x c include/gdsim.h
+	$(CXX) -std=c++11 -Wall -Wextra -pedantic -Werror -fsyntax-only -x c++ include/gdsim.h
+
+check: deps
+	@$(MAKE) --no-print-directory all $(TEST_BINS) $(BUILD)/gen_config_doc
+	@$(MAKE) --no-print-directory check-header
+	@scripts/run_tests.sh $(BUILD) $(TEST_BINS)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	$(CLI) replay traces/sample.gdt.gz --kernels-csv $(BUILD)/sample_kernels.csv
+	@echo "(per-kernel table written to $(BUILD)/sample_kernels.csv)"
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/bench.sh $(BUILD)
+
+docs: $(BUILD)/gen_config_doc
+	$(BUILD)/gen_config_doc > docs/CONFIG.md
+
+install: all
+	install -d $(PREFIX)/lib $(PREFIX)/include $(PREFIX)/bin $(PREFIX)/lib/pkgconfig
+	install -m 644 $(LIB_A) $(PREFIX)/lib/libgdsim.a
+	install -m 755 $(LIB_SO) $(PREFIX)/lib/libgdsim.so
+	install -m 644 include/gdsim.h $(PREFIX)/include/gdsim.h
+	install -m 755 $(CLI) $(PREFIX)/bin/gdsim
+	sed -e 's|@PREFIX@|$(abspath $(PREFIX))|g' -e 's|@VERSION@|$(shell sed -n 's/^#define GD_VERSION_STRING "\(.*\)"/\1/p' include/gdsim.h)|g' \
+	    gdsim.pc.in > $(PREFIX)/lib/pkgconfig/gdsim.pc
+
+clean:
+	rm -rf build
+
+-include $(DEP)

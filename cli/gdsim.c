@@ -1,0 +1,246 @@
+/* gdsim - command-line front end. Uses only the public C API (include/gdsim.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gdsim.h"
+
+static const char USAGE[] =
+    "gdsim - a SystemC/TLM-2.0 model of a GPU's kernel-dispatch front-end\n"
+    "\n"
+    "Usage:\n"
+    "  gdsim replay TRACE [options]   replay a gdsim trace (.gdt.gz) and print a report\n"
+    "  gdsim keys [--markdown]        list every configuration key, its default and source\n"
+    "  gdsim --help | --version\n"
+    "\n"
+    "Replay options:\n"
+    "  --preset NAME          device preset: v100, a100, h100 (default: the one matching\n"
+    "                         the trace's device; same as --set gpu.preset=NAME)\n"
+    "  --set KEY=VALUE        set a configuration key (repeatable; `gdsim keys` lists them)\n"
+    "  --config FILE          read KEY = VALUE lines from FILE ('#' starts a comment);\n"
+    "                         later --set and --config override earlier ones\n"
+    "  --kernels-csv FILE     write the per-kernel table (one row per kernel, CSV)\n"
+    "  --summary-json FILE    write the summary, configuration and block statistics as JSON\n"
+    "  --quiet                do not print the summary\n"
+    "  --progress             show progress on stderr (default when stderr is a terminal)\n"
+    "  --no-progress          never show progress\n"
+    "  --perf                 also print wall time, CTAs per second and peak memory\n"
+    "  (FILE may be '-' for standard output)\n"
+    "\n"
+    "The report: kernels and CTAs replayed; simulated time from the first submit to the\n"
+    "last completion; busy span from the first CTA launch to the last CTA end; mean SM\n"
+    "occupancy = resident warps / warp slots over the busy span; mean launch latency =\n"
+    "submit to first CTA. The CSV has the per-kernel breakdown (see README.md).\n"
+    "\n"
+    "Exit status: 0 on success, 1 when the replay fails (the message names the file,\n"
+    "record and offset, or the configuration key), 2 on a usage error.\n";
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void progress_cb(void *ctx, const gd_progress *p)
+{
+    (void)ctx;
+    fprintf(stderr, "\rgdsim: %" PRIu64 " records, %" PRIu64 " kernels, %" PRIu64 " CTAs done, simulated %.3f ms, "
+                    "%.1f s   ",
+            p->records_read, p->kernels_done, p->ctas_done, p->sim_time_ns / 1e6, p->wall_seconds);
+    fflush(stderr);
+}
+
+static int set_kv(gd_sim *sim, const char *kv, const char *where)
+{
+    const char *eq = strchr(kv, '=');
+    if (!eq || eq == kv) {
+        fprintf(stderr, "gdsim: %s: expected KEY=VALUE, got '%s'\n", where, kv);
+        return 2;
+    }
+    char key[256];
+    size_t kl = (size_t)(eq - kv);
+    if (kl >= sizeof key) {
+        fprintf(stderr, "gdsim: %s: key too long\n", where);
+        return 2;
+    }
+    memcpy(key, kv, kl);
+    key[kl] = '\0';
+    if (gd_sim_set(sim, key, eq + 1) != GD_OK) {
+        fprintf(stderr, "gdsim: %s: %s\n", where, gd_sim_errmsg(sim));
+        return 2;
+    }
+    return 0;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+        *--e = '\0';
+    return s;
+}
+
+static int read_config(gd_sim *sim, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "gdsim: %s: cannot open: %s\n", path, strerror(errno));
+        return 2;
+    }
+    char line[1024];
+    int lineno = 0, rc = 0;
+    while (!rc && fgets(line, sizeof line, f)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char *s = trim(line);
+        if (!*s)
+            continue;
+        char *eq = strchr(s, '=');
+        char where[512];
+        snprintf(where, sizeof where, "%s:%d", path, lineno);
+        if (!eq) {
+            fprintf(stderr, "gdsim: %s: expected KEY = VALUE\n", where);
+            rc = 2;
+            break;
+        }
+        *eq = '\0';
+        char kv[1024];
+        snprintf(kv, sizeof kv, "%s=%s", trim(s), trim(eq + 1));
+        rc = set_kv(sim, kv, where);
+    }
+    fclose(f);
+    return rc;
+}
+
+static int cmd_keys(int argc, char **argv)
+{
+    if (argc > 2) {
+        fprintf(stderr, "gdsim: keys: unexpected argument '%s'\n", argv[2]);
+        return 2;
+    }
+    const char *name, *def, *doc, *src;
+    for (size_t i = 0; gd_config_key(&name, &def, &doc, &src, i) == GD_OK; i++)
+        printf("%s = %s\n    %s\n    default from: %s\n", name, def ? def : "(device preset)", doc,
+               def ? src : "the device preset; docs/CONFIG.md lists each preset's value and its source");
+    return 0;
+}
+
+static int cmd_replay(int argc, char **argv)
+{
+    const char *trace = NULL, *csv = NULL, *json = NULL;
+    int quiet = 0, perf = 0, progress = isatty(2);
+    for (int i = 2; i < argc; i++) {  /* output options first: they decide the handle's options */
+        if (strcmp(argv[i], "--quiet") == 0)
+            quiet = 1, progress = 0;
+        else if (strcmp(argv[i], "--progress") == 0)
+            progress = 1;
+        else if (strcmp(argv[i], "--no-progress") == 0)
+            progress = 0;
+    }
+    gd_options opts;
+    gd_options_init(&opts, GD_OPTIONS_VERSION);
+    if (progress)
+        opts.progress = progress_cb;
+    gd_sim *sim = NULL;
+    if (gd_sim_new(&sim, &opts) != GD_OK) {
+        fprintf(stderr, "gdsim: out of memory\n");
+        return 1;
+    }
+    int rc = 0;
+    for (int i = 2; i < argc && !rc; i++) {
+        const char *a = argv[i];
+        int has_next = i + 1 < argc;
+        if (strcmp(a, "--preset") == 0 && has_next) {
+            char kv[128];
+            snprintf(kv, sizeof kv, "gpu.preset=%s", argv[++i]);
+            rc = set_kv(sim, kv, "--preset");
+        } else if (strcmp(a, "--set") == 0 && has_next) {
+            rc = set_kv(sim, argv[++i], "--set");
+        } else if (strncmp(a, "--set=", 6) == 0) {
+            rc = set_kv(sim, a + 6, "--set");
+        } else if (strcmp(a, "--config") == 0 && has_next) {
+            rc = read_config(sim, argv[++i]);
+        } else if (strcmp(a, "--kernels-csv") == 0 && has_next) {
+            csv = argv[++i];
+        } else if (strcmp(a, "--summary-json") == 0 && has_next) {
+            json = argv[++i];
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "--progress") == 0 || strcmp(a, "--no-progress") == 0) {
+            continue;
+        } else if (strcmp(a, "--perf") == 0) {
+            perf = 1;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "gdsim: replay: unknown option or missing value: '%s' (see gdsim --help)\n", a);
+            rc = 2;
+        } else if (!trace) {
+            trace = a;
+        } else {
+            fprintf(stderr, "gdsim: replay: more than one trace given ('%s' and '%s')\n", trace, a);
+            rc = 2;
+        }
+    }
+    if (!rc && !trace) {
+        fprintf(stderr, "gdsim: replay: no trace given (usage: gdsim replay TRACE [options])\n");
+        rc = 2;
+    }
+    if (rc) {
+        gd_sim_free(sim);
+        return rc;
+    }
+    double t0 = wall_now();
+    int r = gd_sim_replay_file(sim, trace);
+    double wall = wall_now() - t0;
+    if (progress)
+        fprintf(stderr, "\r\033[K");
+    if (r != GD_OK) {
+        fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
+        gd_sim_free(sim);
+        return 1;
+    }
+    if (!quiet && gd_sim_write_summary_text(sim, "-") != GD_OK)
+        rc = 1;
+    if (!rc && csv && gd_sim_write_kernels_csv(sim, csv) != GD_OK)
+        rc = 1;
+    if (!rc && json && gd_sim_write_summary_json(sim, json) != GD_OK)
+        rc = 1;
+    if (rc)
+        fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
+    if (!rc && perf) {
+        gd_summary s;
+        memset(&s, 0, sizeof s);
+        gd_sim_summary(sim, &s);
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        printf("perf: %" PRIu64 " CTAs, %" PRIu64 " kernels in %.3f s wall: %.2f M CTAs/s, peak memory %.1f MB\n",
+               s.ctas, s.kernels, wall, wall > 0 ? s.ctas / wall / 1e6 : 0.0, ru.ru_maxrss / 1024.0);
+    }
+    gd_sim_free(sim);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        fputs(USAGE, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("gdsim %s\n", gd_version());
+        return 0;
+    }
+    if (strcmp(argv[1], "replay") == 0)
+        return cmd_replay(argc, argv);
+    if (strcmp(argv[1], "keys") == 0)
+        return cmd_keys(argc, argv);
+    fprintf(stderr, "gdsim: unknown command '%s' (see gdsim --help)\n", argv[1]);
+    return 2;
+}

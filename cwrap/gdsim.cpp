@@ -1,0 +1,372 @@
+// gdsim.cpp - the extern "C" shim: the public C API (include/gdsim.h) over the
+// SystemC model. It owns the SystemC simulation context (a fresh one per replay,
+// deleted after its modules), keeps SystemC silent, serialises replays with a
+// process-wide lock, and turns every failure (C++ exceptions included) into a
+// status code and a message.
+#include "gdsim.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <new>
+#include <string>
+
+#include <systemc>
+
+#include "config.h"
+#include "gpu_top.hpp"
+#include "report.h"
+#include "trace.h"
+
+// libsystemc refers to sc_main; a C program linking only gdsim has none. This weak
+// definition satisfies the linker and lets a SystemC program bring its own.
+extern "C" __attribute__((weak)) int sc_main(int, char **) { return 0; }
+
+struct gd_sim {
+    gd_options opts;
+    gd_settings *settings = nullptr;
+    gd_err err;
+    bool have_results = false;
+    gd_config cfg;
+    gd_summary summary;
+    gd_report report;
+    bool report_live = false;
+    gd_run_pool pool;
+    gd_stats stats;
+    std::string trace_path, producer;
+    gd_trace_device trace_dev;
+    uint64_t records = 0;
+    std::string getbuf;
+};
+
+namespace {
+
+std::mutex g_replay_lock;
+
+void clear_results(gd_sim *s)
+{
+    if (s->report_live)
+        gd_report_destroy(&s->report);
+    s->report_live = false;
+    gd_run_pool_destroy(&s->pool);
+    gd_stats_destroy(&s->stats);
+    s->have_results = false;
+}
+
+int fail(gd_sim *s, int code, const char *fmt, const char *a)
+{
+    return gd_err_set(&s->err, code, fmt, a);
+}
+
+// A SystemC context for one replay. The old context is deleted only after every
+// module in it (DESIGN.md: SystemC facts).
+struct sc_context_guard {
+    sc_core::sc_simcontext *ctx;
+    sc_context_guard()
+    {
+        static bool env_done = false;
+        if (!env_done) {
+            // The banner is printed when the first context is created unless this is set.
+            setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+            env_done = true;
+        }
+        ctx = new sc_core::sc_simcontext;
+        sc_core::sc_curr_simcontext = ctx;
+        sc_core::sc_default_global_context = ctx;
+        sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+        sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
+        sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, sc_core::SC_THROW);
+        sc_core::sc_report_handler::set_actions(sc_core::SC_FATAL, sc_core::SC_THROW);
+        sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+    }
+    ~sc_context_guard()
+    {
+        delete ctx;
+        sc_core::sc_curr_simcontext = nullptr;
+        sc_core::sc_default_global_context = nullptr;
+    }
+};
+
+int replay(gd_sim *s, const char *path)
+{
+    gd_trace_reader *reader = nullptr;
+    int rc = gd_trace_open(&reader, path, &s->err);
+    if (rc)
+        return rc;
+    s->trace_path = path;
+    s->trace_dev = *gd_trace_device_of(reader);
+    s->producer = gd_trace_producer(reader);
+    if ((rc = gd_config_resolve(&s->cfg, s->settings, &s->trace_dev, &s->err)) != GD_OK) {
+        gd_trace_close_reader(reader);
+        return rc;
+    }
+    gd_trace_set_limits(reader, &s->cfg.sm, s->cfg.max_grid);
+    if ((rc = gd_report_init(&s->report, &s->cfg, &s->pool, &s->err)) != GD_OK) {
+        gd_trace_close_reader(reader);
+        return rc;
+    }
+    s->report_live = true;
+
+    gd::host_env env;
+    env.reader = reader;
+    env.pool = &s->pool;
+    env.report = &s->report;
+    env.err = &s->err;
+    env.progress = s->opts.progress;
+    env.progress_ctx = s->opts.progress_ctx;
+
+    uint64_t packets = 0, stalls = 0, queues = 0, peak = 0, outstanding = 0, dispatches = 0;
+    bool finished = false;
+    {
+        sc_context_guard ctx;
+        gd::gpu_top *top = nullptr;
+        try {
+            top = new gd::gpu_top("gpu", s->cfg, env, &s->stats);
+            sc_core::sc_start();
+            packets = top->pp.packets();
+            stalls = top->pp.host_stalls();
+            queues = top->pp.queues_used();
+            outstanding = top->pp.outstanding();
+            peak = top->cwd.peak_resident_kernels();
+            finished = top->host.finished();
+            dispatches = top->host.dispatches();
+            gd_stats_freeze(&s->stats);
+        } catch (const std::exception &e) {
+            if (s->err.code == GD_OK)
+                gd_err_set(&s->err, GD_EINTERNAL, "SystemC: %s", e.what());
+        } catch (...) {
+            if (s->err.code == GD_OK)
+                gd_err_set(&s->err, GD_EINTERNAL, "SystemC: unknown exception");
+        }
+        gd_stats_freeze(&s->stats);
+        delete top;
+    }
+    s->records = gd_trace_records_read(reader);
+    gd_trace_close_reader(reader);
+    if (s->err.code != GD_OK)
+        return s->err.code;
+    if (!finished || outstanding || s->report.kernels != dispatches)
+        return gd_err_set(&s->err, GD_EINTERNAL,
+                          "%s: the simulation stopped with %llu of %llu kernels complete (a model deadlock: please "
+                          "report it)", path, (unsigned long long)s->report.kernels, (unsigned long long)dispatches);
+    if ((rc = gd_report_finish(&s->report, &s->err)) != GD_OK)
+        return rc;
+    gd_report_summary(&s->report, &s->summary);
+    s->summary.packets = packets;
+    s->summary.queues = queues;
+    s->summary.host_stalls = stalls;
+    s->summary.max_resident_kernels = peak;
+    s->have_results = true;
+    return GD_OK;
+}
+
+FILE *open_out(gd_sim *s, const char *path, int *rc)
+{
+    if (std::strcmp(path, "-") == 0)
+        return stdout;
+    FILE *f = std::fopen(path, "w");
+    if (!f)
+        *rc = gd_err_set(&s->err, GD_EIO, "%s: cannot create: %s", path, std::strerror(errno));
+    return f;
+}
+
+int close_out(gd_sim *s, FILE *f, const char *path, int rc)
+{
+    int bad = f == stdout ? std::fflush(f) : std::fclose(f);
+    if (rc == GD_OK && bad)
+        rc = gd_err_set(&s->err, GD_EIO, "%s: write failed", path);
+    else if (rc != GD_OK && s->err.code == GD_OK)
+        gd_err_set(&s->err, rc, "%s: write failed", path);
+    return rc;
+}
+
+}  // namespace
+
+extern "C" {
+
+int gd_options_init(gd_options *opts, unsigned int version)
+{
+    if (!opts || version != GD_OPTIONS_VERSION)
+        return GD_EINVAL;
+    std::memset(opts, 0, sizeof *opts);
+    opts->version = GD_OPTIONS_VERSION;
+    return GD_OK;
+}
+
+int gd_sim_new(gd_sim **out, const gd_options *opts)
+{
+    if (!out)
+        return GD_EINVAL;
+    *out = nullptr;
+    if (opts && opts->version != GD_OPTIONS_VERSION)
+        return GD_EINVAL;
+    gd_sim *s = new (std::nothrow) gd_sim;
+    if (!s)
+        return GD_ENOMEM;
+    gd_options_init(&s->opts, GD_OPTIONS_VERSION);
+    if (opts)
+        s->opts = *opts;
+    gd_err_clear(&s->err);
+    std::memset(&s->pool, 0, sizeof s->pool);
+    gd_stats_init(&s->stats);
+    std::memset(&s->summary, 0, sizeof s->summary);
+    if (!(s->settings = gd_settings_new())) {
+        delete s;
+        return GD_ENOMEM;
+    }
+    *out = s;
+    return GD_OK;
+}
+
+void gd_sim_free(gd_sim *sim)
+{
+    if (!sim)
+        return;
+    clear_results(sim);
+    gd_settings_free(sim->settings);
+    delete sim;
+}
+
+int gd_sim_set(gd_sim *sim, const char *key, const char *value)
+{
+    if (!sim)
+        return GD_EINVAL;
+    gd_err_clear(&sim->err);
+    if (!key)
+        return fail(sim, GD_EINVAL, "%s", "gd_sim_set: key is NULL");
+    return gd_settings_set(sim->settings, key, value, &sim->err);
+}
+
+int gd_sim_get(const char **out, gd_sim *sim, const char *key)
+{
+    if (!out || !sim || !key)
+        return GD_EINVAL;
+    gd_err_clear(&sim->err);
+    char buf[512];
+    int rc = gd_settings_effective(buf, sizeof buf, sim->settings, key, &sim->err);
+    if (rc)
+        return rc;
+    try {
+        sim->getbuf = buf;
+    } catch (...) {
+        return GD_ENOMEM;
+    }
+    *out = sim->getbuf.c_str();
+    return GD_OK;
+}
+
+int gd_sim_replay_file(gd_sim *sim, const char *trace_path)
+{
+    if (!sim)
+        return GD_EINVAL;
+    gd_err_clear(&sim->err);
+    if (!trace_path)
+        return fail(sim, GD_EINVAL, "%s", "gd_sim_replay_file: trace_path is NULL");
+    try {
+        std::lock_guard<std::mutex> lock(g_replay_lock);
+        clear_results(sim);
+        int rc = replay(sim, trace_path);
+        if (rc != GD_OK)
+            clear_results(sim);
+        return rc;
+    } catch (const std::bad_alloc &) {
+        clear_results(sim);
+        return gd_err_set(&sim->err, GD_ENOMEM, "out of memory");
+    } catch (const std::exception &e) {
+        clear_results(sim);
+        return gd_err_set(&sim->err, GD_EINTERNAL, "internal error: %s", e.what());
+    } catch (...) {
+        clear_results(sim);
+        return gd_err_set(&sim->err, GD_EINTERNAL, "internal error");
+    }
+}
+
+int gd_sim_summary(gd_sim *sim, gd_summary *out)
+{
+    if (!sim || !out)
+        return GD_EINVAL;
+    gd_err_clear(&sim->err);
+    if (!sim->have_results)
+        return fail(sim, GD_ESTATE, "%s", "no replay has completed on this handle yet");
+    *out = sim->summary;
+    return GD_OK;
+}
+
+int gd_sim_write_kernels_csv(gd_sim *sim, const char *path)
+{
+    if (!sim || !path)
+        return GD_EINVAL;
+    gd_err_clear(&sim->err);
+    if (!sim->have_results)
+        return fail(sim, GD_ESTATE, "%s", "no replay has completed on this handle yet");
+    return gd_report_write_csv(&sim->report, path, &sim->err);
+}
+
+static int write_summary(gd_sim *sim, const char *path, bool json)
+{
+    if (!sim || !path)
+        return GD_EINVAL;
+    gd_err_clear(&sim->err);
+    if (!sim->have_results)
+        return fail(sim, GD_ESTATE, "%s", "no replay has completed on this handle yet");
+    int rc = GD_OK;
+    FILE *f = open_out(sim, path, &rc);
+    if (!f)
+        return rc;
+    gd_run_info info;
+    info.trace_path = sim->trace_path.c_str();
+    info.trace_producer = sim->producer.c_str();
+    info.trace_device = &sim->trace_dev;
+    info.records = sim->records;
+    rc = json ? gd_write_summary_json(f, &sim->cfg, &sim->summary, &info, &sim->stats)
+              : gd_write_summary_text(f, &sim->cfg, &sim->summary, &info);
+    return close_out(sim, f, path, rc);
+}
+
+int gd_sim_write_summary_json(gd_sim *sim, const char *path) { return write_summary(sim, path, true); }
+int gd_sim_write_summary_text(gd_sim *sim, const char *path) { return write_summary(sim, path, false); }
+
+const char *gd_sim_errmsg(gd_sim *sim)
+{
+    if (!sim)
+        return "";
+    return sim->err.msg;
+}
+
+const char *gd_strerror(int code)
+{
+    switch (code) {
+    case GD_OK: return "no error";
+    case GD_EINVAL: return "invalid argument";
+    case GD_ENOMEM: return "out of memory";
+    case GD_EIO: return "input/output error";
+    case GD_EFORMAT: return "malformed trace";
+    case GD_ECONFIG: return "configuration error";
+    case GD_ESTATE: return "call not valid in this state";
+    case GD_EMODEL: return "trace cannot run on the configured device";
+    case GD_EINTERNAL: return "internal error";
+    }
+    return "unknown error code";
+}
+
+const char *gd_version(void) { return GD_VERSION_STRING; }
+
+int gd_config_key(const char **name, const char **default_value, const char **doc, const char **source, size_t index)
+{
+    const gd_key_info *k = gd_config_key_info(index);
+    if (!k)
+        return GD_EINVAL;
+    if (name)
+        *name = k->name;
+    if (default_value)
+        *default_value = k->def;
+    if (doc)
+        *doc = k->doc;
+    if (source)
+        *source = k->source;
+    return GD_OK;
+}
+
+}  // extern "C"

@@ -1,0 +1,143 @@
+/*
+ * gdsim.h - the public C API of gdsim, a SystemC/TLM-2.0 model of a GPU's
+ * kernel-dispatch front-end.
+ *
+ * Conventions (libgit2 / SQLite style):
+ *   - every function returns an int status: GD_OK (0) or a negative GD_E* code;
+ *   - out-parameters come first; handles are opaque;
+ *   - gd_sim_errmsg() gives the text of the last error on a handle, naming what
+ *     went wrong and where ("trace.gdt.gz: record 12 (offset 1400): ...");
+ *   - gd_sim_free(NULL) is a no-op;
+ *   - the library never prints: progress goes to the callback in gd_options.
+ *
+ * Threading and lifetime:
+ *   - a gd_sim handle must not be used by two threads at once;
+ *   - SystemC keeps one global simulation context per process, so replays from
+ *     different handles (or threads) are serialised by a process-wide lock: they
+ *     are safe, but they do not run in parallel. Use processes for parallel sweeps;
+ *   - a handle can replay several traces one after another (gd_sim_replay_file
+ *     resets the previous results); configuration set with gd_sim_set persists;
+ *   - strings returned by the library stay valid until the next call on the same
+ *     handle (gd_sim_errmsg) or forever (gd_strerror, gd_version).
+ *   - no C++ exception ever leaves the library.
+ */
+#ifndef GDSIM_H
+#define GDSIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Compile-time version; gd_version() gives the run-time one. */
+#define GD_VERSION_MAJOR 0
+#define GD_VERSION_MINOR 1
+#define GD_VERSION_PATCH 0
+#define GD_VERSION_STRING "0.1.0"
+
+/* Status codes. */
+#define GD_OK 0
+#define GD_EINVAL (-1)   /* invalid argument (NULL pointer, bad options version) */
+#define GD_ENOMEM (-2)   /* out of memory */
+#define GD_EIO (-3)      /* a file could not be opened, read or written */
+#define GD_EFORMAT (-4)  /* a trace is malformed, truncated or out of range */
+#define GD_ECONFIG (-5)  /* unknown configuration key or bad value */
+#define GD_ESTATE (-6)   /* call not valid now (e.g. summary before any replay) */
+#define GD_EMODEL (-7)   /* the trace cannot run on the configured device */
+#define GD_EINTERNAL (-8) /* internal error (a bug: please report it) */
+
+/* Progress reports during a replay (about twice a second of wall time). */
+typedef struct gd_progress {
+    uint64_t records_read;   /* trace records read so far */
+    uint64_t kernels_done;   /* kernels completed */
+    uint64_t ctas_done;      /* CTAs retired */
+    uint64_t sim_time_ns;    /* simulated time reached */
+    double wall_seconds;     /* wall time since the replay started */
+} gd_progress;
+
+typedef void (*gd_progress_fn)(void *ctx, const gd_progress *progress);
+
+#define GD_OPTIONS_VERSION 1
+
+/* Options for gd_sim_new. Always initialise with gd_options_init. */
+typedef struct gd_options {
+    unsigned int version;        /* GD_OPTIONS_VERSION */
+    gd_progress_fn progress;     /* optional progress callback, NULL for none */
+    void *progress_ctx;          /* passed to progress */
+} gd_options;
+
+/* Results of the last replay. */
+typedef struct gd_summary {
+    uint64_t kernels;               /* kernels completed */
+    uint64_t ctas;                  /* CTAs launched and retired */
+    uint64_t sim_time_ns;           /* simulated time from the first submit to the last completion */
+    double mean_sm_occupancy_pct;   /* resident warps / warp slots, averaged over all SMs
+                                       and over the busy span (first CTA launch to last CTA end) */
+    double mean_launch_latency_ns;  /* mean over kernels of first_cta_ns - submit_ns */
+    /* additions of version 0.1 */
+    uint64_t packets;               /* AQL packets processed */
+    uint64_t queues;                /* hardware queues used */
+    uint64_t busy_span_ns;          /* first CTA launch to last CTA end */
+    uint64_t host_stalls;           /* submits that found their queue full */
+    uint64_t max_resident_kernels;  /* most kernels resident in the distributor at once */
+} gd_summary;
+
+typedef struct gd_sim gd_sim;
+
+/* Fill *opts with defaults for the given version (pass GD_OPTIONS_VERSION). */
+int gd_options_init(gd_options *opts, unsigned int version);
+
+/* Create a simulation handle. opts may be NULL (defaults). */
+int gd_sim_new(gd_sim **out, const gd_options *opts);
+
+/* Free a handle. NULL is a no-op. */
+void gd_sim_free(gd_sim *sim);
+
+/* Set a configuration key (the same keys as the CLI's --set KEY=VALUE; list them
+ * with gd_config_key / `gdsim keys`). An unknown key or a bad value is GD_ECONFIG
+ * with a message naming the key and the accepted values. */
+int gd_sim_set(gd_sim *sim, const char *key, const char *value);
+
+/* Read a configuration value as it would be used now (text form). For device keys
+ * left at their defaults this is the preset's value; the trace may still change
+ * them when gpu.preset=auto. The string lives until the next call on sim. */
+int gd_sim_get(const char **out, gd_sim *sim, const char *key);
+
+/* Replay a whole trace (gdsim trace format v1, see traces/FORMAT.md) to completion. */
+int gd_sim_replay_file(gd_sim *sim, const char *trace_path);
+
+/* Results of the last successful replay. */
+int gd_sim_summary(gd_sim *sim, gd_summary *out);
+
+/* Per-kernel CSV of the last replay (header row, one row per kernel in dispatch order). */
+int gd_sim_write_kernels_csv(gd_sim *sim, const char *path);
+
+/* Summary as JSON (gdsim version, full resolved configuration, summary, block statistics). */
+int gd_sim_write_summary_json(gd_sim *sim, const char *path);
+
+/* Human-readable summary report (what `gdsim replay` prints). For these three
+ * writers a path of "-" means standard output. */
+int gd_sim_write_summary_text(gd_sim *sim, const char *path);
+
+/* Text of the last error on sim ("" if none). Never NULL; sim may be NULL. */
+const char *gd_sim_errmsg(gd_sim *sim);
+
+/* Static text for a status code. */
+const char *gd_strerror(int code);
+
+/* Run-time version string, e.g. "0.1.0". */
+const char *gd_version(void);
+
+/* Enumerate configuration keys: index from 0 until it returns GD_EINVAL. Any
+ * out-pointer may be NULL. All strings are static. *default_value is NULL for keys
+ * whose default comes from the device preset (see `gdsim keys`). */
+int gd_config_key(const char **name, const char **default_value, const char **doc,
+                  const char **source, size_t index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GDSIM_H */

@@ -1,0 +1,96 @@
+#include "calendar.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static inline int before(const gd_cal_item *a, const gd_cal_item *b)
+{
+    return a->time < b->time || (a->time == b->time && a->key < b->key);
+}
+
+static inline const gd_cal_item *head_of(const gd_cal_fifo *f) { return &f->items[f->head]; }
+
+static void find_min(gd_calendar *c)
+{
+    uint32_t m = 0;
+    for (uint32_t i = 1; i < c->n; i++)
+        if (before(head_of(&c->fifos[i]), head_of(&c->fifos[m])))
+            m = i;
+    c->min = m;
+}
+
+void gd_cal_init(gd_calendar *c) { memset(c, 0, sizeof *c); }
+
+void gd_cal_free(gd_calendar *c)
+{
+    for (uint32_t i = 0; i < c->cap; i++)
+        free(c->fifos[i].items);
+    free(c->fifos);
+    memset(c, 0, sizeof *c);
+}
+
+int gd_cal_push(gd_calendar *c, const void *stream, uint64_t time, uint64_t key)
+{
+    gd_cal_fifo *f = NULL;
+    /* The newest FIFO of this stream (streams are few; the newest is searched first). */
+    for (uint32_t i = c->n; i-- > 0;) {
+        if (c->fifos[i].stream == stream) {
+            gd_cal_fifo *g = &c->fifos[i];
+            const gd_cal_item *tail = &g->items[(g->head + g->count - 1) & (g->cap - 1)];
+            gd_cal_item x = {time, key};
+            if (!before(&x, tail))
+                f = g;
+            break;
+        }
+    }
+    if (!f) {
+        if (c->n == c->cap) {
+            uint32_t ncap = c->cap ? c->cap * 2 : 8;
+            gd_cal_fifo *nf = realloc(c->fifos, ncap * sizeof *nf);
+            if (!nf)
+                return -1;
+            memset(nf + c->cap, 0, (ncap - c->cap) * sizeof *nf);
+            c->fifos = nf;
+            c->cap = ncap;
+        }
+        f = &c->fifos[c->n++];  /* reuses the item buffer a FIFO left behind */
+        f->stream = stream;
+        f->head = f->count = 0;
+    }
+    if (f->count == f->cap) {
+        uint32_t ncap = f->cap ? f->cap * 2 : 64;  /* a power of two: indices wrap with a mask */
+        gd_cal_item *ni = malloc(ncap * sizeof *ni);
+        if (!ni)
+            return -1;
+        for (uint32_t i = 0; i < f->count; i++)
+            ni[i] = f->items[(f->head + i) & (f->cap - 1)];
+        free(f->items);
+        f->items = ni;
+        f->cap = ncap;
+        f->head = 0;
+    }
+    f->items[(f->head + f->count) & (f->cap - 1)] = (gd_cal_item){time, key};
+    f->count++;
+    c->size++;
+    uint32_t fi = (uint32_t)(f - c->fifos);
+    if (c->size == 1 || (f->count == 1 && before(head_of(f), gd_cal_top(c))))
+        c->min = fi;
+    return 0;
+}
+
+void gd_cal_pop(gd_calendar *c)
+{
+    gd_cal_fifo *f = &c->fifos[c->min];
+    f->head = (f->head + 1) & (f->cap - 1);
+    f->count--;
+    c->size--;
+    if (!f->count) {
+        /* Drop the empty FIFO: swap it with the last one, keeping both item buffers. */
+        gd_cal_fifo last = c->fifos[c->n - 1];
+        c->fifos[c->n - 1] = *f;
+        *f = last;
+        c->n--;
+    }
+    if (c->n)
+        find_min(c);
+}

@@ -1,0 +1,52 @@
+/* calendar.h - a calendar of timed entries built for CTA retirements: the entries
+ * of one stream (one kernel: every CTA runs the same time) arrive in time order,
+ * so each stream keeps a FIFO and the calendar only compares the FIFO heads. An
+ * entry that would go back in time within its stream opens a new FIFO, so the
+ * calendar is exact for any times; it is fast when streams are in order.
+ * Order: by time, then by key (put a sequence number in the key's high bits to
+ * get same-time entries in the order they were added). */
+#ifndef GD_CALENDAR_H
+#define GD_CALENDAR_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gd_cal_item {
+    uint64_t time, key;
+} gd_cal_item;
+
+typedef struct gd_cal_fifo {
+    const void *stream;
+    gd_cal_item *items;
+    uint32_t head, count, cap;
+} gd_cal_fifo;
+
+typedef struct gd_calendar {
+    gd_cal_fifo *fifos;
+    uint32_t n, cap;
+    uint32_t min;      /* index of the FIFO with the smallest head (valid when n > 0) */
+    uint64_t size;     /* entries held */
+} gd_calendar;
+
+void gd_cal_init(gd_calendar *c);
+void gd_cal_free(gd_calendar *c);
+/* Returns 0, or -1 when out of memory. */
+int gd_cal_push(gd_calendar *c, const void *stream, uint64_t time, uint64_t key);
+static inline uint64_t gd_cal_size(const gd_calendar *c) { return c->size; }
+/* The smallest entry; the calendar must not be empty. */
+static inline const gd_cal_item *gd_cal_top(const gd_calendar *c)
+{
+    const gd_cal_fifo *f = &c->fifos[c->min];
+    return &f->items[f->head];
+}
+static inline uint64_t gd_cal_top_time(const gd_calendar *c) { return c->size ? gd_cal_top(c)->time : UINT64_MAX; }
+void gd_cal_pop(gd_calendar *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,634 @@
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdsim.h"
+
+/* ------------------------------------------------------------------------- */
+/* Key table                                                                  */
+
+typedef enum { T_UINT, T_ENUM, T_STRING, T_CC, T_LIST } key_type;
+
+typedef struct key_def {
+    const char *name;
+    key_type type;
+    size_t offset;        /* into gd_config; for T_CC: offset of sm.cc_major */
+    uint32_t min, max;    /* T_UINT, each T_LIST element */
+    uint32_t list_fixed;  /* T_LIST: exact number of elements (0: 1..GD_MAX_GPCS) */
+    const char *choices;  /* T_ENUM: "a|b|c" */
+    const char *def;      /* NULL: the preset gives it */
+    const char *doc;
+    const char *source;
+} key_def;
+
+#define OFF(f) offsetof(gd_config, f)
+
+static const key_def KEYS[] = {
+    {"gpu.preset", T_ENUM, OFF(preset), 0, 0, 0, "auto|v100|a100|h100", "auto",
+     "Device preset. auto picks the preset whose SM count and compute capability match the "
+     "trace's device description (an error when none does). Keys set explicitly override the preset.",
+     "gdsim"},
+    {"gpu.name", T_STRING, OFF(gpu_name), 0, 0, 0, NULL, NULL, "Device name shown in reports.", "preset"},
+    {"gpu.cc", T_CC, OFF(sm.cc_major), 0, 0, 0, NULL, NULL,
+     "Compute capability major.minor of the modelled device.", "preset"},
+    {"gpu.gpcs", T_UINT, OFF(gpcs), 1, GD_MAX_GPCS, 0, NULL, NULL,
+     "Number of GPCs (graphics processing clusters), each with one GPC2SM distributor.", "preset"},
+    {"gpu.sms_per_gpc", T_LIST, OFF(sms_per_gpc), 1, GD_MAX_SMS_PER_GPC, 0, NULL, NULL,
+     "SMs in each GPC: one number per GPC (comma-separated, as many as gpu.gpcs), or one "
+     "number for all. SMs are numbered GPC by GPC.", "preset"},
+    {"gpu.sms_per_tpc", T_UINT, OFF(sms_per_tpc), 1, 8, 0, NULL, NULL,
+     "SMs per TPC (texture processing cluster), the SM pairs that share a GPC port.", "preset"},
+    {"gpu.max_grid", T_LIST, OFF(max_grid), 1, UINT32_MAX, 3, NULL, NULL,
+     "Largest grid in CTAs along x,y,z.", "preset"},
+    {"sm.warp_size", T_UINT, OFF(sm.warp_size), 1, 64, 0, NULL, NULL, "Threads per warp.", "preset"},
+    {"sm.max_warps", T_UINT, OFF(sm.max_warps), 1, 256, 0, NULL, NULL, "Resident warps per SM.", "preset"},
+    {"sm.max_ctas", T_UINT, OFF(sm.max_ctas), 1, 256, 0, NULL, NULL, "Resident CTAs per SM.", "preset"},
+    {"sm.regs", T_UINT, OFF(sm.regs), 1, 1u << 24, 0, NULL, NULL, "32-bit registers per SM.", "preset"},
+    {"sm.reg_alloc_unit", T_UINT, OFF(sm.reg_alloc_unit), 1, 1u << 16, 0, NULL, NULL,
+     "Registers per warp are allocated in multiples of this.", "preset"},
+    {"sm.reg_subpartitions", T_UINT, OFF(sm.reg_subpartitions), 1, GD_MAX_SUBPARTITIONS, 0, NULL, NULL,
+     "Register-file sub-partitions per SM (one per SMSP); each holds sm.regs / this registers and a "
+     "warp's registers live in one of them.", "preset"},
+    {"sm.max_regs_per_thread", T_UINT, OFF(sm.max_regs_per_thread), 1, 65535, 0, NULL, NULL,
+     "Most registers a thread may use; a kernel above it is an error.", "preset"},
+    {"sm.smem_bytes", T_UINT, OFF(sm.smem), 0, 1u << 30, 0, NULL, NULL,
+     "Shared memory per SM available to CTAs (largest carveout), bytes.", "preset"},
+    {"sm.smem_alloc_unit", T_UINT, OFF(sm.smem_alloc_unit), 1, 1u << 20, 0, NULL, NULL,
+     "Shared memory is allocated per CTA in multiples of this many bytes.", "preset"},
+    {"sm.smem_reserved_per_cta", T_UINT, OFF(sm.smem_reserved_per_cta), 0, 1u << 20, 0, NULL, NULL,
+     "Shared memory the system reserves for each CTA, bytes.", "preset"},
+    {"sm.smem_per_cta_default", T_UINT, OFF(sm.smem_per_cta_default), 0, 1u << 30, 0, NULL, NULL,
+     "Per-CTA shared memory limit without opt-in, bytes (used for the profiler's convention).", "preset"},
+    {"sm.smem_per_cta_optin", T_UINT, OFF(sm.smem_per_cta_optin), 0, 1u << 30, 0, NULL, NULL,
+     "Per-CTA shared memory limit with opt-in, bytes; a kernel above it is an error.", "preset"},
+    {"sm.max_threads_per_cta", T_UINT, OFF(sm.max_threads_per_cta), 1, 1u << 16, 0, NULL, NULL,
+     "Threads per CTA; a kernel above it is an error.", "preset"},
+    {"frontend.clock_mhz", T_UINT, OFF(clock_mhz), 1, 100000, 0, NULL, NULL,
+     "Clock of the front-end (packet processor and work distributors) in MHz; every *_cycles key "
+     "counts cycles of this clock.", "preset"},
+    {"pp.fetch_cycles", T_UINT, OFF(pp_fetch_cycles), 0, 100000000, 0, NULL, NULL,
+     "Packet processor: from a packet reaching the head of its queue (or its doorbell, if later) "
+     "to the packet being fetched.", "preset"},
+    {"pp.decode_cycles", T_UINT, OFF(pp_decode_cycles), 0, 100000000, 0, NULL, NULL,
+     "Packet processor: decoding one fetched packet. One decoder serves all queues, so decodes "
+     "of different queues wait for each other.", "preset"},
+    {"pp.completion_cycles", T_UINT, OFF(pp_completion_cycles), 0, 100000000, 0, NULL, NULL,
+     "Packet processor: from a kernel's last CTA retiring to its completion being signalled "
+     "(release fence, completion signal, barrier-bit waiters released).", "preset"},
+    {"pp.queue_packets", T_UINT, OFF(pp_queue_packets), 1, 1u << 24, 0, NULL, "1024",
+     "Packets each hardware queue holds. A submit to a full queue waits (the host blocks) until "
+     "the packet processor has taken a packet; such waits are counted as host_stalls.",
+     "CUDA's pending-launch limit: cudaLaunchKernel blocks once about 1024 launches are "
+     "outstanding (behaviour widely reported by users; not in the shared captures)"},
+    {"cwd.grid_launch_cycles", T_UINT, OFF(cwd_grid_launch_cycles), 0, 100000000, 0, NULL, NULL,
+     "Compute work distributor: from receiving a kernel to being able to launch its first CTA "
+     "(grid setup).", "preset"},
+    {"cwd.cta_launch_cycles", T_UINT, OFF(cwd_cta_launch_cycles), 0, 1000000, 0, NULL, "1",
+     "Compute work distributor: cycles between two CTA launches, GPU-wide (one CTA at a time to "
+     "the SM with the most free slots).",
+     "seed 003 [0127], [0130]: the prior-art distributor launches one CTA at a time and needs "
+     "more than 1000 cycles to fill 128 SMs with 8 CTAs each, i.e. about 1 cycle per CTA"},
+    {"cwd.max_resident_kernels", T_UINT, OFF(cwd_max_resident_kernels), 1, 65536, 0, NULL, "128",
+     "Kernels the distributor holds at once (launching or with CTAs resident). A dispatch beyond "
+     "it waits in the packet processor until a kernel completes.",
+     "CUDA C++ Programming Guide, table 'Technical Specifications per Compute Capability': "
+     "maximum number of resident grids per device = 128 for compute capability 7.0, 8.0 and 9.0"},
+};
+
+#define NKEYS (sizeof KEYS / sizeof KEYS[0])
+
+/* ------------------------------------------------------------------------- */
+/* Presets                                                                    */
+
+typedef struct preset_value {
+    const char *key, *value, *source;
+} preset_value;
+
+typedef struct preset_def {
+    const char *name, *desc;
+    uint32_t match_sms, match_cc_major, match_cc_minor;
+    const preset_value *values;
+} preset_def;
+
+#define SRC_V100_WP "NVIDIA Tesla V100 GPU Architecture whitepaper (2017)"
+#define SRC_A100_WP "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)"
+#define SRC_H100_WP "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
+#define SRC_PG "CUDA C++ Programming Guide, 'Technical Specifications per Compute Capability'"
+#define SRC_OCC "NVIDIA occupancy calculator rules (shared/data/kineto/README.md)"
+#define SRC_KINETO_V100 "deviceProperties of shared/data/kineto/v100_train_9876_kernels.json.gz"
+#define SRC_KINETO_A100 "deviceProperties of shared/data/kineto/a100_train_nccl_2700_kernels.json.gz"
+#define SRC_GAP_V100                                                                              \
+    "provisional: half of the 0.75 us floor of the gap between back-to-back kernels on one "     \
+    "stream seen in the V100 capture (shared/data/kineto/README.md), the other half being "       \
+    "the other of pp.completion_cycles / cwd.grid_launch_cycles; 0.375 us x 1530 MHz"
+#define SRC_GAP_A100                                                                              \
+    "provisional: half of the 1.15 us floor of the gap between back-to-back kernels on one "     \
+    "stream seen in the A100 capture (shared/data/kineto/README.md); 0.575 us x 1410 MHz"
+#define SRC_GAP_H100                                                                              \
+    "provisional: no H100 capture yet; the A100 value in time (0.575 us, half the A100 "          \
+    "back-to-back floor) x 1980 MHz"
+#define SRC_IDLE_V100                                                                             \
+    "provisional: the V100 capture's submit-to-start latency on an idle GPU is 1.0 us at its "    \
+    "10th percentile; minus cwd.grid_launch_cycles leaves 0.625 us (956 cycles) for fetch + "     \
+    "decode, split 90/10 (the split is not observable in the capture)"
+#define SRC_IDLE_A100                                                                             \
+    "provisional: the A100 capture's submit-to-start latency on an idle GPU is 1.08 us at its "   \
+    "10th percentile; minus cwd.grid_launch_cycles leaves 0.505 us (712 cycles) for fetch + "     \
+    "decode, split 90/10 (the split is not observable in the capture)"
+#define SRC_IDLE_H100                                                                             \
+    "provisional: no H100 capture yet; the A100 fetch + decode time (0.505 us) x 1980 MHz, "      \
+    "split 90/10"
+
+/* Values every preset shares (NVIDIA cc 7.0, 8.0 and 9.0 agree on them). */
+static const preset_value COMMON[] = {
+    {"gpu.sms_per_tpc", "2", SRC_V100_WP ", " SRC_A100_WP ", " SRC_H100_WP ": 2 SMs per TPC"},
+    {"gpu.max_grid", "2147483647,65535,65535", SRC_PG},
+    {"sm.warp_size", "32", SRC_PG},
+    {"sm.max_warps", "64", SRC_PG},
+    {"sm.max_ctas", "32", SRC_PG},
+    {"sm.regs", "65536", SRC_PG},
+    {"sm.reg_alloc_unit", "256", SRC_OCC},
+    {"sm.reg_subpartitions", "4", SRC_OCC},
+    {"sm.max_regs_per_thread", "255", SRC_PG},
+    {NULL, NULL, NULL},
+};
+
+static const preset_value V100[] = {
+    {"gpu.name", "Tesla V100-SXM2", SRC_V100_WP},
+    {"gpu.cc", "7.0", SRC_PG},
+    {"gpu.gpcs", "6", SRC_V100_WP ": GV100 has 6 GPCs"},
+    {"gpu.sms_per_gpc", "14,14,14,14,12,12",
+     SRC_V100_WP ": a full GV100 has 6 GPCs of 7 TPCs (14 SMs); Tesla V100 enables 80 of the 84 "
+     "SMs. Which TPCs are disabled varies from die to die; this layout assumes the two disabled "
+     "TPCs sit in different GPCs"},
+    {"sm.smem_bytes", "98304", SRC_KINETO_V100 " (sharedMemPerMultiprocessor)"},
+    {"sm.smem_alloc_unit", "256", SRC_OCC " (256 B on cc 7.x)"},
+    {"sm.smem_reserved_per_cta", "0", SRC_OCC " (no reserve before cc 8.0)"},
+    {"sm.smem_per_cta_default", "49152", SRC_KINETO_V100 " (sharedMemPerBlock)"},
+    {"sm.smem_per_cta_optin", "98304", SRC_KINETO_V100 " (sharedMemPerBlockOptin)"},
+    {"sm.max_threads_per_cta", "1024", SRC_KINETO_V100 " (maxThreadsPerBlock)"},
+    {"frontend.clock_mhz", "1530", SRC_V100_WP ": boost clock 1530 MHz (front-end clock assumed equal)"},
+    {"pp.fetch_cycles", "860", SRC_IDLE_V100},
+    {"pp.decode_cycles", "96", SRC_IDLE_V100},
+    {"pp.completion_cycles", "574", SRC_GAP_V100},
+    {"cwd.grid_launch_cycles", "574", SRC_GAP_V100},
+    {NULL, NULL, NULL},
+};
+
+static const preset_value A100[] = {
+    {"gpu.name", "A100-SXM4", SRC_A100_WP},
+    {"gpu.cc", "8.0", SRC_PG},
+    {"gpu.gpcs", "7", SRC_A100_WP ": A100 has 7 GPCs with 7 or 8 TPCs each"},
+    {"gpu.sms_per_gpc", "16,16,16,16,16,14,14",
+     SRC_A100_WP ": 7 GPCs of 7 or 8 TPCs, 2 SMs per TPC, 108 SMs; 54 TPCs over 7 GPCs means "
+     "five GPCs of 8 TPCs and two of 7"},
+    {"sm.smem_bytes", "167936", SRC_KINETO_A100 " (sharedMemPerMultiprocessor, 164 KiB)"},
+    {"sm.smem_alloc_unit", "128", SRC_OCC " (128 B on cc 8.x, 9.x)"},
+    {"sm.smem_reserved_per_cta", "1024", SRC_OCC " (1 KiB per CTA on cc >= 8.0)"},
+    {"sm.smem_per_cta_default", "49152", SRC_KINETO_A100 " (sharedMemPerBlock)"},
+    {"sm.smem_per_cta_optin", "166912", SRC_KINETO_A100 " (sharedMemPerBlockOptin, 163 KiB)"},
+    {"sm.max_threads_per_cta", "1024", SRC_KINETO_A100 " (maxThreadsPerBlock)"},
+    {"frontend.clock_mhz", "1410", SRC_A100_WP ": boost clock 1410 MHz (front-end clock assumed equal)"},
+    {"pp.fetch_cycles", "641", SRC_IDLE_A100},
+    {"pp.decode_cycles", "71", SRC_IDLE_A100},
+    {"pp.completion_cycles", "811", SRC_GAP_A100},
+    {"cwd.grid_launch_cycles", "811", SRC_GAP_A100},
+    {NULL, NULL, NULL},
+};
+
+static const preset_value H100[] = {
+    {"gpu.name", "H100-SXM5", SRC_H100_WP},
+    {"gpu.cc", "9.0", SRC_PG},
+    {"gpu.gpcs", "8", SRC_H100_WP ": H100 SXM5 has 8 GPCs, 66 TPCs, 132 SMs"},
+    {"gpu.sms_per_gpc", "18,18,16,16,16,16,16,16",
+     SRC_H100_WP ": 66 TPCs over 8 GPCs (a full GH100 GPC has 9 TPCs); the per-GPC split is not "
+     "published, this layout assumes two full GPCs and six with one TPC disabled"},
+    {"sm.smem_bytes", "233472", SRC_PG " (228 KiB shared memory per SM on cc 9.0)"},
+    {"sm.smem_alloc_unit", "128", SRC_OCC " (128 B on cc 8.x, 9.x)"},
+    {"sm.smem_reserved_per_cta", "1024", SRC_OCC " (1 KiB per CTA on cc >= 8.0)"},
+    {"sm.smem_per_cta_default", "49152", SRC_PG " (48 KiB without opt-in)"},
+    {"sm.smem_per_cta_optin", "232448", SRC_PG " (227 KiB per CTA with opt-in on cc 9.0)"},
+    {"sm.max_threads_per_cta", "1024", SRC_PG},
+    {"frontend.clock_mhz", "1980", SRC_H100_WP ": H100 SXM5 boost clock 1980 MHz (front-end clock assumed equal)"},
+    {"pp.fetch_cycles", "900", SRC_IDLE_H100},
+    {"pp.decode_cycles", "100", SRC_IDLE_H100},
+    {"pp.completion_cycles", "1139", SRC_GAP_H100},
+    {"cwd.grid_launch_cycles", "1139", SRC_GAP_H100},
+    {NULL, NULL, NULL},
+};
+
+static const preset_def PRESETS[] = {
+    {"v100", "NVIDIA Tesla V100-SXM2 (GV100, 80 SMs, cc 7.0)", 80, 7, 0, V100},
+    {"a100", "NVIDIA A100-SXM4 40/80 GB (GA100, 108 SMs, cc 8.0)", 108, 8, 0, A100},
+    {"h100", "NVIDIA H100-SXM5 (GH100, 132 SMs, cc 9.0)", 132, 9, 0, H100},
+};
+#define NPRESETS (sizeof PRESETS / sizeof PRESETS[0])
+
+/* ------------------------------------------------------------------------- */
+/* Settings                                                                   */
+
+struct gd_settings {
+    char *values[NKEYS];
+};
+
+static int key_index(const char *name)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (strcmp(KEYS[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+gd_settings *gd_settings_new(void) { return calloc(1, sizeof(gd_settings)); }
+
+void gd_settings_free(gd_settings *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < NKEYS; i++)
+        free(s->values[i]);
+    free(s);
+}
+
+gd_settings *gd_settings_clone(const gd_settings *s)
+{
+    gd_settings *c = gd_settings_new();
+    if (!c)
+        return NULL;
+    for (size_t i = 0; i < NKEYS; i++) {
+        if (s->values[i] && !(c->values[i] = strdup(s->values[i]))) {
+            gd_settings_free(c);
+            return NULL;
+        }
+    }
+    return c;
+}
+
+const char *gd_settings_get(const gd_settings *s, const char *key)
+{
+    int k = key_index(key);
+    return k < 0 ? NULL : s->values[k];
+}
+
+static void accepted_text(char *buf, size_t size, const key_def *d)
+{
+    switch (d->type) {
+    case T_UINT:
+        snprintf(buf, size, "an integer from %" PRIu32 " to %" PRIu32, d->min, d->max);
+        break;
+    case T_ENUM:
+        snprintf(buf, size, "one of %s", d->choices);
+        break;
+    case T_STRING:
+        snprintf(buf, size, "text of at most %zu characters", (size_t)63);
+        break;
+    case T_CC:
+        snprintf(buf, size, "major.minor, e.g. 8.0");
+        break;
+    case T_LIST:
+        if (d->list_fixed)
+            snprintf(buf, size, "%" PRIu32 " comma-separated integers from %" PRIu32 " to %" PRIu32,
+                     d->list_fixed, d->min, d->max);
+        else
+            snprintf(buf, size, "comma-separated integers from %" PRIu32 " to %" PRIu32 " (at most %d)",
+                     d->min, d->max, GD_MAX_GPCS);
+        break;
+    }
+}
+
+static int parse_u32(const char *s, uint32_t *out)
+{
+    if (!isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v > UINT32_MAX)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* Parse value for key d into cfg (when cfg is non-NULL). Returns 0 or -1. For
+ * T_LIST the element count goes to *count. */
+static int parse_value(const key_def *d, const char *value, gd_config *cfg, uint32_t *count)
+{
+    switch (d->type) {
+    case T_UINT: {
+        uint32_t v;
+        if (parse_u32(value, &v) || v < d->min || v > d->max)
+            return -1;
+        if (cfg)
+            *(uint32_t *)((char *)cfg + d->offset) = v;
+        return 0;
+    }
+    case T_ENUM: {
+        size_t n = strlen(value);
+        const char *c = d->choices;
+        while (*c) {
+            const char *bar = strchr(c, '|');
+            size_t len = bar ? (size_t)(bar - c) : strlen(c);
+            if (len == n && strncmp(c, value, n) == 0) {
+                if (cfg)
+                    snprintf((char *)cfg + d->offset, 16, "%s", value);
+                return 0;
+            }
+            if (!bar)
+                break;
+            c = bar + 1;
+        }
+        return -1;
+    }
+    case T_STRING:
+        if (strlen(value) > 63)
+            return -1;
+        if (cfg)
+            snprintf((char *)cfg + d->offset, 64, "%s", value);
+        return 0;
+    case T_CC: {
+        unsigned maj, min;
+        char extra;
+        if (sscanf(value, "%u.%u%c", &maj, &min, &extra) != 2 || maj > 99 || min > 9)
+            return -1;
+        if (cfg) {
+            cfg->sm.cc_major = maj;
+            cfg->sm.cc_minor = min;
+        }
+        return 0;
+    }
+    case T_LIST: {
+        uint32_t n = 0, v;
+        uint32_t tmp[GD_MAX_GPCS];
+        char buf[32];
+        const char *p = value;
+        for (;;) {
+            const char *comma = strchr(p, ',');
+            size_t len = comma ? (size_t)(comma - p) : strlen(p);
+            if (len == 0 || len >= sizeof buf || n >= GD_MAX_GPCS)
+                return -1;
+            memcpy(buf, p, len);
+            buf[len] = '\0';
+            if (parse_u32(buf, &v) || v < d->min || v > d->max)
+                return -1;
+            tmp[n++] = v;
+            if (!comma)
+                break;
+            p = comma + 1;
+        }
+        if (d->list_fixed && n != d->list_fixed)
+            return -1;
+        if (cfg)
+            memcpy((char *)cfg + d->offset, tmp, n * sizeof(uint32_t));
+        if (count)
+            *count = n;
+        return 0;
+    }
+    }
+    return -1;
+}
+
+int gd_settings_set(gd_settings *s, const char *key, const char *value, gd_err *err)
+{
+    int k = key_index(key);
+    if (k < 0) {
+        /* Suggest keys sharing the prefix before the first dot. */
+        char known[768] = "";
+        const char *dot = strchr(key, '.');
+        size_t plen = dot ? (size_t)(dot - key + 1) : 0;
+        size_t used = 0;
+        for (size_t i = 0; i < NKEYS; i++) {
+            if (plen && strncmp(KEYS[i].name, key, plen) != 0)
+                continue;
+            int w = snprintf(known + used, sizeof known - used, "%s%s", used ? ", " : "", KEYS[i].name);
+            if (w < 0 || (size_t)w >= sizeof known - used)
+                break;
+            used += (size_t)w;
+        }
+        if (used)
+            return gd_err_set(err, GD_ECONFIG, "unknown configuration key '%s' (keys of that group: %s; "
+                              "`gdsim keys` lists all)", key, known);
+        return gd_err_set(err, GD_ECONFIG, "unknown configuration key '%s' (`gdsim keys` lists all keys)", key);
+    }
+    const key_def *d = &KEYS[k];
+    if (!value || parse_value(d, value, NULL, NULL)) {
+        char acc[160];
+        accepted_text(acc, sizeof acc, d);
+        return gd_err_set(err, GD_ECONFIG, "bad value '%s' for configuration key '%s': expected %s",
+                          value ? value : "(null)", key, acc);
+    }
+    char *copy = strdup(value);
+    if (!copy)
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    free(s->values[k]);
+    s->values[k] = copy;
+    return GD_OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Resolution                                                                 */
+
+static int find_preset(const char *name)
+{
+    for (size_t i = 0; i < NPRESETS; i++)
+        if (strcmp(PRESETS[i].name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static const char *lookup(const preset_value *v, const char *key, const char **source)
+{
+    for (; v->key; v++) {
+        if (strcmp(v->key, key) == 0) {
+            if (source)
+                *source = v->source;
+            return v->value;
+        }
+    }
+    return NULL;
+}
+
+const char *gd_config_preset_value(size_t preset, const char *key, const char **source)
+{
+    if (preset >= NPRESETS)
+        return NULL;
+    const char *v = lookup(PRESETS[preset].values, key, source);
+    return v ? v : lookup(COMMON, key, source);
+}
+
+static int choose_preset(const gd_settings *s, const gd_trace_device *dev, gd_err *err)
+{
+    const char *p = s->values[key_index("gpu.preset")];
+    if (p && strcmp(p, "auto") != 0)
+        return find_preset(p);
+    if (!dev)
+        return gd_err_set(err, GD_ECONFIG, "gpu.preset=auto needs a trace with a device description; "
+                          "set gpu.preset to one of v100, a100, h100");
+    for (size_t i = 0; i < NPRESETS; i++)
+        if (PRESETS[i].match_sms == dev->sms && PRESETS[i].match_cc_major == dev->cc_major &&
+            PRESETS[i].match_cc_minor == dev->cc_minor)
+            return (int)i;
+    return gd_err_set(err, GD_EMODEL,
+                      "the trace's device '%s' (%u SMs, compute capability %u.%u) matches no preset "
+                      "(v100: 80 SMs cc 7.0, a100: 108 SMs cc 8.0, h100: 132 SMs cc 9.0); "
+                      "choose one with --preset NAME / gpu.preset",
+                      dev->name, dev->sms, dev->cc_major, dev->cc_minor);
+}
+
+static const char *value_text(const gd_settings *s, int preset, size_t k)
+{
+    if (s->values[k])
+        return s->values[k];
+    if (preset >= 0) {
+        const char *v = gd_config_preset_value((size_t)preset, KEYS[k].name, NULL);
+        if (v)
+            return v;
+    }
+    return KEYS[k].def;
+}
+
+int gd_settings_effective(char *buf, size_t size, const gd_settings *s, const char *key, gd_err *err)
+{
+    int k = key_index(key);
+    if (k < 0)
+        return gd_err_set(err, GD_ECONFIG, "unknown configuration key '%s'", key);
+    if (k == key_index("gpu.preset")) {
+        snprintf(buf, size, "%s", value_text(s, -1, (size_t)k));
+        return GD_OK;
+    }
+    const char *p = s->values[key_index("gpu.preset")];
+    int preset = (p && strcmp(p, "auto") != 0) ? find_preset(p) : -1;
+    const char *v = value_text(s, preset, (size_t)k);
+    snprintf(buf, size, "%s", v ? v : "(from the trace's device, gpu.preset=auto)");
+    return GD_OK;
+}
+
+int gd_config_resolve(gd_config *out, const gd_settings *s, const gd_trace_device *dev, gd_err *err)
+{
+    memset(out, 0, sizeof *out);
+    int preset = choose_preset(s, dev, err);
+    if (preset < 0)
+        return err ? err->code : GD_ECONFIG;
+    uint32_t list_count = 0;
+    for (size_t k = 0; k < NKEYS; k++) {
+        const char *v = value_text(s, preset, k);
+        if (!v)
+            return gd_err_set(err, GD_EINTERNAL, "no value for configuration key '%s'", KEYS[k].name);
+        uint32_t n = 0;
+        if (parse_value(&KEYS[k], v, out, &n))
+            return gd_err_set(err, GD_ECONFIG, "bad value '%s' for configuration key '%s'", v, KEYS[k].name);
+        if (strcmp(KEYS[k].name, "gpu.sms_per_gpc") == 0)
+            list_count = n;
+    }
+    snprintf(out->preset, sizeof out->preset, "%s", PRESETS[preset].name);
+
+    /* gpu.sms_per_gpc: one value per GPC, or one value for all. */
+    if (list_count == 1) {
+        for (uint32_t g = 1; g < out->gpcs; g++)
+            out->sms_per_gpc[g] = out->sms_per_gpc[0];
+    } else if (list_count != out->gpcs) {
+        return gd_err_set(err, GD_ECONFIG,
+                          "gpu.sms_per_gpc lists %u GPCs but gpu.gpcs is %u: give one number per GPC "
+                          "or a single number for all", list_count, out->gpcs);
+    }
+    out->sms = 0;
+    for (uint32_t g = 0; g < out->gpcs; g++)
+        out->sms += out->sms_per_gpc[g];
+
+    const gd_sm_limits *sm = &out->sm;
+    if (sm->reg_subpartitions > GD_MAX_SUBPARTITIONS || sm->regs % sm->reg_subpartitions)
+        return gd_err_set(err, GD_ECONFIG, "sm.regs (%u) must divide evenly into sm.reg_subpartitions (%u)",
+                          sm->regs, sm->reg_subpartitions);
+    if (sm->smem_per_cta_optin > sm->smem)
+        return gd_err_set(err, GD_ECONFIG, "sm.smem_per_cta_optin (%u) is larger than sm.smem_bytes (%u)",
+                          sm->smem_per_cta_optin, sm->smem);
+    if (sm->smem_per_cta_default > sm->smem_per_cta_optin)
+        return gd_err_set(err, GD_ECONFIG,
+                          "sm.smem_per_cta_default (%u) is larger than sm.smem_per_cta_optin (%u)",
+                          sm->smem_per_cta_default, sm->smem_per_cta_optin);
+    if (sm->max_threads_per_cta > sm->max_warps * sm->warp_size)
+        return gd_err_set(err, GD_ECONFIG,
+                          "sm.max_threads_per_cta (%u) is more than sm.max_warps x sm.warp_size (%u)",
+                          sm->max_threads_per_cta, sm->max_warps * sm->warp_size);
+    return GD_OK;
+}
+
+int gd_config_format(char *buf, size_t size, const gd_config *cfg, const char *key)
+{
+    int k = key_index(key);
+    if (k < 0)
+        return GD_ECONFIG;
+    const key_def *d = &KEYS[k];
+    const char *base = (const char *)cfg + d->offset;
+    switch (d->type) {
+    case T_UINT:
+        snprintf(buf, size, "%" PRIu32, *(const uint32_t *)base);
+        break;
+    case T_ENUM:
+    case T_STRING:
+        snprintf(buf, size, "%s", base);
+        break;
+    case T_CC:
+        snprintf(buf, size, "%u.%u", cfg->sm.cc_major, cfg->sm.cc_minor);
+        break;
+    case T_LIST: {
+        uint32_t n = d->list_fixed ? d->list_fixed : cfg->gpcs;
+        size_t used = 0;
+        buf[0] = '\0';
+        for (uint32_t i = 0; i < n && used < size; i++) {
+            int w = snprintf(buf + used, size - used, "%s%" PRIu32, i ? "," : "", ((const uint32_t *)base)[i]);
+            if (w < 0)
+                break;
+            used += (size_t)w;
+        }
+        break;
+    }
+    }
+    return GD_OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Introspection                                                              */
+
+static gd_key_info INFO[NKEYS];
+static char ACCEPTED[NKEYS][160];
+
+static void build_info(void)
+{
+    if (INFO[0].name)
+        return;
+    static const char *TYPES[] = {"uint", "enum", "string", "cc", "list"};
+    for (size_t i = 0; i < NKEYS; i++) {
+        accepted_text(ACCEPTED[i], sizeof ACCEPTED[i], &KEYS[i]);
+        INFO[i].type = TYPES[KEYS[i].type];
+        INFO[i].def = KEYS[i].def;
+        INFO[i].accepted = ACCEPTED[i];
+        INFO[i].doc = KEYS[i].doc;
+        INFO[i].source = KEYS[i].source;
+        INFO[i].name = KEYS[i].name; /* last: marks the table built */
+    }
+}
+
+size_t gd_config_nkeys(void) { return NKEYS; }
+
+const gd_key_info *gd_config_key_info(size_t i)
+{
+    if (i >= NKEYS)
+        return NULL;
+    build_info();
+    return &INFO[i];
+}
+
+const gd_key_info *gd_config_find_key(const char *name)
+{
+    int k = key_index(name);
+    return k < 0 ? NULL : gd_config_key_info((size_t)k);
+}
+
+size_t gd_config_npresets(void) { return NPRESETS; }
+const char *gd_config_preset_name(size_t i) { return i < NPRESETS ? PRESETS[i].name : NULL; }
+const char *gd_config_preset_desc(size_t i) { return i < NPRESETS ? PRESETS[i].desc : NULL; }

@@ -1,0 +1,108 @@
+/* config.h - configuration keys, presets and their resolution.
+ *
+ * Every number in the model is a key here, with its default and where the
+ * default comes from. Users set keys as text (gd_sim_set, `--set key=value`);
+ * gd_config_resolve turns the text into a typed gd_config, applying the device
+ * preset (explicit, or chosen from the trace's device description). */
+#ifndef GD_CONFIG_H
+#define GD_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gd_util.h"
+#include "occupancy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GD_MAX_GPCS 64
+#define GD_MAX_SMS_PER_GPC 64
+#define GD_MAX_SMS (GD_MAX_GPCS * GD_MAX_SMS_PER_GPC)
+
+/* The device and model parameters a replay runs with. */
+typedef struct gd_config {
+    char preset[16];                       /* resolved preset name */
+    char gpu_name[64];
+    uint32_t gpcs;
+    uint32_t sms_per_gpc[GD_MAX_GPCS];
+    uint32_t sms;                          /* derived: sum of sms_per_gpc */
+    uint32_t sms_per_tpc;
+    uint32_t max_grid[3];                  /* CTAs in x, y, z */
+    gd_sm_limits sm;
+    uint32_t clock_mhz;                    /* front-end clock */
+    uint32_t pp_fetch_cycles;
+    uint32_t pp_decode_cycles;
+    uint32_t pp_completion_cycles;
+    uint32_t pp_queue_packets;
+    uint32_t cwd_grid_launch_cycles;
+    uint32_t cwd_cta_launch_cycles;
+    uint32_t cwd_max_resident_kernels;
+} gd_config;
+
+/* What a trace says about the device it was captured on or made for. */
+typedef struct gd_trace_device {
+    char name[64];
+    uint32_t cc_major, cc_minor;
+    uint32_t sms;
+    uint32_t max_threads_per_sm;
+    uint32_t regs_per_sm;
+    uint32_t smem_per_sm;
+    uint32_t smem_per_cta_default;
+    uint32_t smem_per_cta_optin;
+    uint32_t max_threads_per_cta;
+    uint32_t warp_size;
+    uint32_t gpcs;                         /* 0 when unknown */
+    uint32_t sms_per_gpc[GD_MAX_GPCS];
+} gd_trace_device;
+
+/* The text settings a user made (key -> value); unset keys are NULL. */
+typedef struct gd_settings gd_settings;
+
+gd_settings *gd_settings_new(void);
+void gd_settings_free(gd_settings *s);
+gd_settings *gd_settings_clone(const gd_settings *s);
+/* Validate and store one setting. GD_ECONFIG with err naming the key and the
+ * accepted values when the key is unknown or the value bad. */
+int gd_settings_set(gd_settings *s, const char *key, const char *value, gd_err *err);
+/* The value explicitly set for key, or NULL. */
+const char *gd_settings_get(const gd_settings *s, const char *key);
+
+/* Resolve settings (+ the trace's device, may be NULL) into a config. */
+int gd_config_resolve(gd_config *out, const gd_settings *s, const gd_trace_device *trace_dev, gd_err *err);
+
+/* The resolved value of a key as text (for reports). buf gets the text. */
+int gd_config_format(char *buf, size_t size, const gd_config *cfg, const char *key);
+
+/* The text value a key would resolve to now: explicit setting, else the
+ * preset's value (for gpu.preset=auto without a trace: not known, "(from trace)"),
+ * else the default. Writes into buf. */
+int gd_settings_effective(char *buf, size_t size, const gd_settings *s, const char *key, gd_err *err);
+
+/* Key table access. */
+typedef struct gd_key_info {
+    const char *name;
+    const char *type;     /* "uint", "enum", "string", "cc", "list" */
+    const char *def;      /* default text; NULL when the preset gives it */
+    const char *accepted; /* what values are accepted, in words */
+    const char *doc;
+    const char *source;   /* where the default comes from (preset keys: see presets) */
+} gd_key_info;
+
+size_t gd_config_nkeys(void);
+const gd_key_info *gd_config_key_info(size_t i);
+const gd_key_info *gd_config_find_key(const char *name);
+
+/* Presets. */
+size_t gd_config_npresets(void);
+const char *gd_config_preset_name(size_t i);
+const char *gd_config_preset_desc(size_t i);
+/* The preset's value of key and where it comes from; NULL if the preset does not set it. */
+const char *gd_config_preset_value(size_t preset, const char *key, const char **source);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,148 @@
+#include "cwd.h"
+
+#include <string.h>
+
+static inline void set_level(gd_gpc_tracker *g, uint32_t sm, uint32_t slots)
+{
+    g->level[g->free_slots[sm]] &= ~(1ull << sm);
+    g->free_slots[sm] = slots;
+    g->level[slots] |= 1ull << sm;
+}
+
+void gd_gpc_init(gd_gpc_tracker *g, uint32_t nsm, const gd_sm_limits *sm)
+{
+    memset(g, 0, sizeof *g);
+    g->nsm = nsm;
+    for (uint32_t i = 0; i < nsm; i++)
+        gd_sm_res_init(&g->res[i], sm);
+    g->level[0] = nsm == 64 ? ~0ull : (1ull << nsm) - 1;  /* until a kernel is selected */
+}
+
+uint32_t gd_gpc_select(gd_gpc_tracker *g, const gd_cta_cost *cost)
+{
+    g->cost = *cost;
+    memset(g->level, 0, sizeof g->level);
+    g->max_free = 0;
+    for (uint32_t i = 0; i < g->nsm; i++) {
+        uint32_t f = gd_sm_res_free_slots(&g->res[i], cost);
+        if (f >= GD_MAX_FREE_LEVELS)
+            f = GD_MAX_FREE_LEVELS - 1;
+        g->free_slots[i] = f;
+        g->level[f] |= 1ull << i;
+        if (f > g->max_free)
+            g->max_free = f;
+    }
+    return g->max_free;
+}
+
+uint32_t gd_gpc_place(gd_gpc_tracker *g, gd_cta_alloc *alloc)
+{
+    uint32_t m = g->max_free;
+    uint32_t best = (uint32_t)__builtin_ctzll(g->level[m]);
+    gd_sm_res_take(&g->res[best], &g->cost, alloc);
+    /* Taking one CTA of the selected cost removes exactly one of its free slots. */
+    set_level(g, best, m - 1);
+    if (!g->level[m])
+        g->max_free = m - 1;
+    return best;
+}
+
+void gd_gpc_release(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, const gd_cta_alloc *alloc)
+{
+    gd_sm_res_give(&g->res[sm], cost, alloc);
+    uint32_t f;
+    if (gd_cta_cost_equal(cost, &g->cost))
+        f = g->free_slots[sm] + 1;  /* exactly one more CTA of the same cost fits */
+    else
+        f = gd_sm_res_free_slots(&g->res[sm], &g->cost);
+    if (f >= GD_MAX_FREE_LEVELS)
+        f = GD_MAX_FREE_LEVELS - 1;
+    set_level(g, sm, f);
+    if (f > g->max_free)
+        g->max_free = f;
+}
+
+uint32_t gd_pick_gpc(const uint32_t *max_free, uint32_t ngpc)
+{
+    uint32_t best = UINT32_MAX, m = 0;
+    for (uint32_t i = 0; i < ngpc; i++) {
+        if (max_free[i] > m) {
+            m = max_free[i];
+            best = i;
+        }
+    }
+    return best;
+}
+
+static inline int view_before(const gd_gpc_view *v, uint32_t a, uint32_t b)
+{
+    return v->retire[a] < v->retire[b] || (v->retire[a] == v->retire[b] && a < b);
+}
+
+static void view_swap(gd_gpc_view *v, uint32_t i, uint32_t j)
+{
+    uint32_t a = v->heap[i], b = v->heap[j];
+    v->heap[i] = b;
+    v->heap[j] = a;
+    v->pos[b] = i;
+    v->pos[a] = j;
+}
+
+void gd_gpc_view_init(gd_gpc_view *v, uint32_t n)
+{
+    memset(v, 0, sizeof *v);
+    v->n = n;
+    for (uint32_t g = 0; g < n; g++) {
+        v->retire[g] = UINT64_MAX;
+        v->heap[g] = g;
+        v->pos[g] = g;
+    }
+}
+
+void gd_gpc_view_set_retire(gd_gpc_view *v, uint32_t g, uint64_t t)
+{
+    v->retire[g] = t;
+    uint32_t i = v->pos[g];
+    while (i && view_before(v, v->heap[i], v->heap[(i - 1) / 2])) {
+        view_swap(v, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= v->n)
+            break;
+        if (c + 1 < v->n && view_before(v, v->heap[c + 1], v->heap[c]))
+            c++;
+        if (!view_before(v, v->heap[c], v->heap[i]))
+            break;
+        view_swap(v, i, c);
+        i = c;
+    }
+}
+
+uint64_t gd_gpc_view_second(const gd_gpc_view *v, uint32_t *gpc)
+{
+    uint32_t best = UINT32_MAX;
+    for (uint32_t c = 1; c <= 2 && c < v->n; c++)
+        if (best == UINT32_MAX || view_before(v, v->heap[c], best))
+            best = v->heap[c];
+    *gpc = best;
+    return best == UINT32_MAX ? UINT64_MAX : v->retire[best];
+}
+
+uint32_t gd_gpc_view_best(const gd_gpc_view *v, uint32_t except)
+{
+    uint64_t m = v->has_free;
+    if (except < 64)
+        m &= ~(1ull << except);
+    uint32_t best = UINT32_MAX, bf = 0;
+    while (m) {
+        uint32_t g = (uint32_t)__builtin_ctzll(m);
+        m &= m - 1;
+        if (v->max_free[g] > bf) {
+            bf = v->max_free[g];
+            best = g;
+        }
+    }
+    return best;
+}

@@ -1,0 +1,94 @@
+/* cwd.h - decisions of the compute work distributor (GPU2GPC and GPC2SM), pure C.
+ *
+ * Foundation policy (issue 2): every CTA goes to the SM with the most free slots
+ * for its kernel, lowest SM index on a tie. The GPU2GPC distributor picks the GPC
+ * whose best SM has the most free slots (lowest GPC index on a tie) and the GPC2SM
+ * distributor picks that SM inside the GPC; since SMs are numbered GPC by GPC the
+ * two steps together pick the globally lowest-numbered SM with the most free slots.
+ *
+ * Like the hardware's resource trackers (seed 003 [0135], [0139]), the GPC2SM
+ * distributor tracks each SM's free resources itself; "free slots" are how many
+ * more CTAs of the current kernel fit in them (occupancy.h). SMs are kept in
+ * per-level bit masks (level = free slots) so the choice is a find-first-set. */
+#ifndef GD_CWD_H
+#define GD_CWD_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "occupancy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GD_MAX_FREE_LEVELS 257  /* free slots 0..256 (sm.max_ctas is at most 256) */
+
+typedef struct gd_gpc_tracker {
+    uint32_t nsm;
+    gd_cta_cost cost;                           /* the kernel free slots are counted for */
+    uint32_t max_free;                          /* most free slots of any SM */
+    uint32_t free_slots[GD_MAX_SMS_PER_GPC];
+    uint64_t level[GD_MAX_FREE_LEVELS];         /* bit i: SM i has exactly this many free slots */
+    gd_sm_res res[GD_MAX_SMS_PER_GPC];
+} gd_gpc_tracker;
+
+static inline int gd_cta_cost_equal(const gd_cta_cost *a, const gd_cta_cost *b)
+{
+    return a->warps == b->warps && a->regs_per_warp == b->regs_per_warp && a->smem == b->smem;
+}
+
+/* GPU2GPC bookkeeping over the GPCs: an indexed min-heap of each GPC's next
+ * retirement time (ties: lower GPC first), so the earliest and the second earliest
+ * are at hand, and a bit mask of the GPCs with a free slot for the head kernel. */
+typedef struct gd_gpc_view {
+    uint32_t n;
+    uint64_t retire[GD_MAX_GPCS];   /* next retirement per GPC (UINT64_MAX: none) */
+    uint32_t max_free[GD_MAX_GPCS]; /* per GPC, for the head kernel */
+    uint64_t has_free;              /* bit g: max_free[g] > 0 */
+    uint32_t heap[GD_MAX_GPCS];     /* GPC indices, heap-ordered by (retire, index) */
+    uint32_t pos[GD_MAX_GPCS];      /* position of each GPC in heap */
+} gd_gpc_view;
+
+void gd_gpc_view_init(gd_gpc_view *v, uint32_t n);
+void gd_gpc_view_set_retire(gd_gpc_view *v, uint32_t g, uint64_t t);
+static inline void gd_gpc_view_set_free(gd_gpc_view *v, uint32_t g, uint32_t f)
+{
+    v->max_free[g] = f;
+    if (f)
+        v->has_free |= 1ull << g;
+    else
+        v->has_free &= ~(1ull << g);
+}
+/* The GPC with the earliest next retirement. */
+static inline uint32_t gd_gpc_view_first(const gd_gpc_view *v) { return v->heap[0]; }
+/* The earliest next retirement among the GPCs other than gd_gpc_view_first (and
+ * which GPC; UINT32_MAX if there is no other GPC). */
+uint64_t gd_gpc_view_second(const gd_gpc_view *v, uint32_t *gpc);
+/* The GPC with the most free slots, lowest index on a tie, ignoring `except`
+ * (pass UINT32_MAX to ignore none); UINT32_MAX if none has a free slot. */
+uint32_t gd_gpc_view_best(const gd_gpc_view *v, uint32_t except);
+
+/* An empty GPC of nsm SMs; free slots are counted for a one-warp kernel until the
+ * first gd_gpc_select. */
+void gd_gpc_init(gd_gpc_tracker *g, uint32_t nsm, const gd_sm_limits *sm);
+
+/* Count free slots for a kernel of this cost from now on; returns max_free. */
+uint32_t gd_gpc_select(gd_gpc_tracker *g, const gd_cta_cost *cost);
+
+/* Place one CTA of the selected kernel (max_free must be > 0): on the SM with the
+ * most free slots, lowest index on a tie. Returns the SM's index in the GPC. */
+uint32_t gd_gpc_place(gd_gpc_tracker *g, gd_cta_alloc *alloc);
+
+/* A CTA of any kernel retired from SM sm. */
+void gd_gpc_release(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, const gd_cta_alloc *alloc);
+
+/* GPU2GPC: the GPC to send the next CTA to, from each GPC's max_free; UINT32_MAX
+ * when no GPC has a free slot. */
+uint32_t gd_pick_gpc(const uint32_t *max_free, uint32_t ngpc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

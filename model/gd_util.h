@@ -1,0 +1,50 @@
+/* gd_util.h - small shared helpers of the C core: error records and time units. */
+#ifndef GD_UTIL_H
+#define GD_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Simulated time is kept in whole picoseconds. */
+typedef uint64_t gd_time_ps;
+#define GD_TIME_NEVER UINT64_MAX
+#define GD_PS_PER_NS 1000u
+
+/* An error record: a status code (GD_E* from gdsim.h) and a message that says
+ * what went wrong and where. */
+#define GD_ERRMSG_MAX 1024
+typedef struct gd_err {
+    int code;
+    char msg[GD_ERRMSG_MAX];
+} gd_err;
+
+void gd_err_clear(gd_err *err);
+/* Set err (if non-NULL) and return code. */
+int gd_err_set(gd_err *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+int gd_err_vset(gd_err *err, int code, const char *fmt, va_list ap);
+
+/* Picoseconds taken by `cycles` cycles of a clock of `mhz` MHz, rounded to the
+ * nearest picosecond. */
+gd_time_ps gd_cycles_to_ps(uint64_t cycles, uint32_t mhz);
+
+/* Integer helpers. */
+static inline uint64_t gd_div_ceil(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+static inline uint64_t gd_round_up(uint64_t a, uint64_t unit) { return unit ? gd_div_ceil(a, unit) * unit : a; }
+
+/* Format picoseconds as nanoseconds with three decimals ("1234.567") into buf. */
+void gd_format_ns(char *buf, size_t size, gd_time_ps ps);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

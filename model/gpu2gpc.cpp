@@ -1,0 +1,227 @@
+#include "gpu2gpc.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace gd {
+
+gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats)
+    : sc_module(name),
+      dispatch_in("dispatch_in"),
+      done_out("done_out"),
+      ngpc_(cfg.gpcs),
+      grid_launch_ps_(gd_cycles_to_ps(cfg.cwd_grid_launch_cycles, cfg.clock_mhz)),
+      cta_launch_ps_(gd_cycles_to_ps(cfg.cwd_cta_launch_cycles, cfg.clock_mhz)),
+      max_resident_(cfg.cwd_max_resident_kernels),
+      retired_buf_(cfg.cwd_max_resident_kernels)
+{
+    dispatch_in.register_b_transport(this, &gpu2gpc::b_transport);
+    gd_gpc_view_init(&view_, ngpc_);
+    for (uint32_t g = 0; g < ngpc_; g++)
+        gpc_out.emplace_back(new tlm_utils::simple_initiator_socket<gpu2gpc>(("gpc_out_" + std::to_string(g)).c_str()));
+    SC_METHOD(run);
+    sensitive << wake_;
+    dont_initialize();
+    if (stats) {
+        gd_stats_add(stats, basename(), "kernels", "kernels", "kernels accepted from the packet processor", &kernels_);
+        gd_stats_add(stats, basename(), "ctas_launched", "CTAs", "CTAs handed to GPCs", &ctas_launched_);
+        gd_stats_add(stats, basename(), "ctas_retired", "CTAs", "CTAs reported retired by GPCs", &ctas_retired_);
+        gd_stats_add(stats, basename(), "peak_resident_kernels", "kernels",
+                     "most kernels held at once (launching or with CTAs resident)", &peak_resident_);
+        gd_stats_add(stats, basename(), "dispatches_refused", "dispatches",
+                     "dispatches refused because cwd.max_resident_kernels were held", &rejected_);
+        gd_stats_add(stats, basename(), "wakeups", "events", "SystemC wake-ups of this block", &wakes_);
+    }
+}
+
+gd_time_ps gpu2gpc::launch_ready() const
+{
+    return std::max({t_cur_, head_->dispatched + grid_launch_ps_, next_launch_});
+}
+
+gd_time_ps gpu2gpc::launch_time() const
+{
+    if (!head_ || best_gpc_ == UINT32_MAX)
+        return GD_TIME_NEVER;  // nothing to launch, or no free slot anywhere: wait for a retirement
+    return launch_ready();
+}
+
+void gpu2gpc::set_gpc_state(uint32_t g, uint32_t max_free, gd_time_ps next_retire)
+{
+    uint32_t old_free = view_.max_free[g];
+    gd_gpc_view_set_free(&view_, g, max_free);
+    if (best_gpc_ == g) {
+        if (max_free < old_free)
+            best_gpc_ = gd_gpc_view_best(&view_, UINT32_MAX);
+    } else if (max_free && (best_gpc_ == UINT32_MAX || max_free > view_.max_free[best_gpc_] ||
+                            (max_free == view_.max_free[best_gpc_] && g < best_gpc_))) {
+        best_gpc_ = g;
+    }
+    if (view_.retire[g] != next_retire)
+        gd_gpc_view_set_retire(&view_, g, next_retire);
+}
+
+gd_time_ps gpu2gpc::next_event() const
+{
+    return std::min(view_.retire[gd_gpc_view_first(&view_)], launch_time());
+}
+
+void gpu2gpc::select_head()
+{
+    head_ = launch_q_.empty() ? nullptr : launch_q_.front();
+    if (!head_)
+        return;
+    gpc_select_body b{&head_->desc->occ.cost, 0};
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    for (uint32_t g = 0; g < ngpc_; g++) {
+        gpc_ch_.call(*gpc_out[g], op::gpc_select, &b, d);
+        gd_gpc_view_set_free(&view_, g, b.max_free);
+    }
+    best_gpc_ = gd_gpc_view_best(&view_, UINT32_MAX);
+}
+
+void gpu2gpc::launched(gd_time_ps now, gd_time_ps t, gd_time_ps end)
+{
+    (void)now;
+    gd_kernel_run *k = head_;
+    if (k->ctas_launched++ == 0)
+        k->first_cta = t;
+    k->last_cta = t;
+    if (end > k->end)
+        k->end = end;
+    k->warp_ps += (uint64_t)k->desc->occ.cost.warps * (end - t);
+    ctas_launched_++;
+    next_launch_ = t + cta_launch_ps_;
+    if (k->ctas_launched == k->ctas) {
+        launch_q_.pop_front();
+        select_head();
+    }
+}
+
+// One gpc_step to GPC g at time t: retire what ends by t there, then launch one CTA
+// of `launch` (if not null; if conditional, only when g then beats beat_free/beat_gpc).
+void gpu2gpc::step(gd_time_ps now, gd_time_ps t, uint32_t g, gd_kernel_run *launch, bool conditional,
+                   uint32_t beat_free, uint32_t beat_gpc)
+{
+    gpc_step_body &b = body_;
+    b.at = t;
+    b.out = retired_buf_.data();
+    b.n = 0;
+    b.cap = (uint32_t)retired_buf_.size();
+    b.launch = launch;
+    b.conditional = conditional;
+    b.beat_free = beat_free;
+    b.beat_gpc = beat_gpc;
+    b.gpc = g;
+    sc_core::sc_time d = ps_time(t - now);
+    gpc_ch_.call(*gpc_out[g], op::gpc_step, &b, d);
+    for (uint32_t i = 0; i < b.n; i++) {
+        gd_kernel_run *k = b.out[i].run;
+        k->ctas_done += b.out[i].count;
+        ctas_retired_ += b.out[i].count;
+        if (k->ctas_done == k->ctas) {
+            outputs_.emplace_back(t, k);
+            resident_--;
+        }
+    }
+}
+
+void gpu2gpc::advance(gd_time_ps now, gd_time_ps limit, bool inclusive)
+{
+    gd_time_ps out_t = outputs_.empty() ? GD_TIME_NEVER : outputs_.back().first;
+    for (;;) {
+        uint32_t g = gd_gpc_view_first(&view_);
+        gd_time_ps tr = view_.retire[g], tl = launch_time();
+        gd_time_ps t = std::min(tr, tl);
+        if (t == GD_TIME_NEVER || (inclusive ? t > limit : t >= limit))
+            break;
+        if (out_t != GD_TIME_NEVER && t > out_t)
+            break;  // finish the time step that completed a kernel, then hand it over
+        t_cur_ = t;
+        if (tr <= tl) {
+            // Retirement in GPC g. Fuse the head's next launch into the same step when it
+            // is due now and no other GPC retires by now (so every retirement at t comes
+            // first); g then launches only if it beats the best other GPC.
+            gd_kernel_run *fuse = (head_ && launch_ready() <= tr) ? head_ : nullptr;
+            uint32_t g2, beat = UINT32_MAX;
+            if (fuse && gd_gpc_view_second(&view_, &g2) <= tr)
+                fuse = nullptr;
+            if (fuse)
+                beat = gd_gpc_view_best(&view_, g);
+            step(now, t, g, fuse, true, beat == UINT32_MAX ? 0 : view_.max_free[beat], beat);
+            set_gpc_state(g, body_.max_free, body_.next_retire);
+            if (body_.launched)
+                launched(now, t, body_.end);
+        } else {
+            uint32_t bg = best_gpc_;
+            step(now, t, bg, head_, false, 0, 0);
+            set_gpc_state(bg, body_.max_free, body_.next_retire);
+            if (!body_.launched)
+                SC_REPORT_ERROR("gdsim/gpu2gpc", "a GPC with free slots refused a CTA launch");
+            launched(now, t, body_.end);
+        }
+        if (!outputs_.empty())
+            out_t = outputs_.back().first;
+    }
+}
+
+void gpu2gpc::schedule(gd_time_ps now)
+{
+    gd_time_ps t = outputs_.empty() ? next_event() : outputs_.front().first;
+    wake_.cancel();
+    if (t != GD_TIME_NEVER)
+        wake_.notify(ps_time(t - now));
+}
+
+void gpu2gpc::run()
+{
+    wakes_++;
+    gd_time_ps now = now_ps();
+    while (!outputs_.empty() && outputs_.front().first <= now) {
+        kernel_done_body b{outputs_.front().second};
+        outputs_.pop_front();
+        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+        done_ch_.call(done_out, op::kernel_done, &b, d);
+    }
+    if (sc_core::sc_pending_activity_at_current_time()) {
+        wake_.notify(sc_core::SC_ZERO_TIME);  // run ahead only once this time step is quiet
+        return;
+    }
+    gd_time_ps limit = GD_TIME_NEVER;
+    if (sc_core::sc_pending_activity_at_future_time())
+        limit = now + sc_core::sc_time_to_pending_activity().value();
+    advance(now, limit, false);
+    schedule(now);
+}
+
+void gpu2gpc::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
+{
+    msg &m = msg_of(p);
+    if (m.code != op::dispatch) {
+        p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+        return;
+    }
+    auto *b = static_cast<dispatch_body *>(m.body);
+    gd_time_ps now = now_ps() + delay.value();
+    advance(now_ps(), now, true);  // events up to and including now come first
+    if (resident_ >= max_resident_) {
+        b->accepted = false;
+        rejected_++;
+        schedule(now_ps());
+        p.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
+    gd_kernel_run *k = b->run;
+    k->dispatched = now;
+    launch_q_.push_back(k);
+    if (++resident_ > peak_resident_)
+        peak_resident_ = resident_;
+    kernels_++;
+    if (!head_)
+        select_head();
+    b->accepted = true;
+    schedule(now_ps());
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+}  // namespace gd

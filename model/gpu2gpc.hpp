@@ -1,0 +1,91 @@
+// gpu2gpc.hpp - the GPU2GPC work distributor: takes kernels from the packet
+// processor in order, hands their CTAs one at a time to the GPC whose best SM has
+// the most free slots, learns of retired CTAs from the GPCs' retirement
+// calendars, and reports each kernel's completion.
+//
+// Timing. CTA-level events (a CTA launch every cwd.cta_launch_cycles, each CTA's
+// retirement) are never SystemC events. This block keeps them in C and runs them
+// ahead of SystemC time with TLM-2.0 temporal decoupling: its transactions to the
+// GPC2SM distributors carry the event's offset from sc_time_stamp() as the
+// b_transport delay. It may run ahead only while nothing else can reach it:
+//   - it waits for the end of the current time step (no other activity pending now),
+//     then processes its events up to, not including, the next pending activity of
+//     any other process (sc_time_to_pending_activity);
+//   - it stops after the first time step that completes a kernel, wakes at that
+//     time and delivers the completion then, because a completion can cause new
+//     activity (a barrier released, a queue refilled);
+//   - a kernel arriving at time T first processes the events at times <= T.
+// So SystemC sees one event per kernel-level happening, while every CTA still gets
+// its exact launch and retirement time. Same-time order: retirements before launches
+// (a freed slot is usable at once), internal events before a kernel arriving then.
+// When one GPC alone retires CTAs at a time the head kernel can launch, the retirement
+// and the launch go to that GPC as one gpc_step ("launch if you now beat the others"),
+// which is the common case when the GPU is full and halves the per-CTA traffic.
+#ifndef GD_GPU2GPC_HPP
+#define GD_GPU2GPC_HPP
+
+#include <deque>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "gd_msg.hpp"
+#include "report.h"
+
+namespace gd {
+
+class gpu2gpc : public sc_core::sc_module {
+public:
+    tlm_utils::simple_target_socket<gpu2gpc> dispatch_in;    // kernels from the packet processor
+    tlm_utils::simple_initiator_socket<gpu2gpc> done_out;    // kernel completions to the packet processor
+    std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket<gpu2gpc>>> gpc_out;  // one per GPC
+
+    SC_HAS_PROCESS(gpu2gpc);
+    gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats);
+
+    uint64_t peak_resident_kernels() const { return peak_resident_; }
+    const uint64_t *ctas_retired_counter() const { return &ctas_retired_; }
+
+private:
+    void run();  // SC_METHOD on wake_
+    void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
+
+    void advance(gd_time_ps now, gd_time_ps limit, bool inclusive);
+    gd_time_ps launch_ready() const;
+    gd_time_ps launch_time() const;
+    void set_gpc_state(uint32_t g, uint32_t max_free, gd_time_ps next_retire);
+    gd_time_ps next_event() const;
+    void step(gd_time_ps now, gd_time_ps t, uint32_t g, gd_kernel_run *launch, bool conditional,
+              uint32_t beat_free, uint32_t beat_gpc);
+    void launched(gd_time_ps now, gd_time_ps t, gd_time_ps end);
+    void select_head();
+    void schedule(gd_time_ps now);
+
+    const uint32_t ngpc_;
+    const gd_time_ps grid_launch_ps_, cta_launch_ps_;
+    const uint32_t max_resident_;
+
+    std::deque<gd_kernel_run *> launch_q_;   // kernels with CTAs left to launch; front = head
+    gd_kernel_run *head_ = nullptr;          // launch_q_.front(), or null
+    gd_gpc_view view_;                       // per GPC: free slots for the head kernel, next retirement
+    uint32_t best_gpc_ = UINT32_MAX;         // GPC with the most free slots, kept up to date
+    gd_time_ps t_cur_ = 0;                   // time of the last event processed
+    gd_time_ps next_launch_ = 0;             // the launch rate allows the next CTA from here
+    std::deque<std::pair<gd_time_ps, gd_kernel_run *>> outputs_;  // completions to deliver
+    std::vector<retired_ctas> retired_buf_;
+    gpc_step_body body_;
+    sc_core::sc_event wake_;
+    channel gpc_ch_, done_ch_;
+
+    uint64_t resident_ = 0, peak_resident_ = 0;
+    uint64_t kernels_ = 0, ctas_launched_ = 0, ctas_retired_ = 0, rejected_ = 0, wakes_ = 0;
+};
+
+}  // namespace gd
+
+#endif

@@ -1,0 +1,29 @@
+#include "gpu_top.hpp"
+
+#include <string>
+
+namespace gd {
+
+gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, host_env &env, gd_stats *stats)
+    : sc_module(name), host("host", env, stats), pp("pp", cfg, env.report, stats), cwd("gpu2gpc", cfg, stats)
+{
+    if (!time_layout_ok())
+        SC_REPORT_FATAL("gdsim", "sc_time layout differs from the one gdsim was built for");
+    env.ctas_done = cwd.ctas_retired_counter();
+    host.doorbell_out.bind(pp.doorbell_in);
+    pp.space_out.bind(host.space_in);
+    pp.dispatch_out.bind(cwd.dispatch_in);
+    cwd.done_out.bind(pp.done_in);
+    uint32_t sm_id = 0;
+    for (uint32_t g = 0; g < cfg.gpcs; g++) {
+        uint32_t n = cfg.sms_per_gpc[g];
+        gpcs.emplace_back(new gpc2sm(("gpc2sm_" + std::to_string(g)).c_str(), n, cfg, stats));
+        cwd.gpc_out[g]->bind(gpcs[g]->cwd_in);
+        for (uint32_t i = 0; i < n; i++, sm_id++) {
+            sms.emplace_back(new sm(("sm_" + std::to_string(sm_id)).c_str(), sm_id, stats));
+            gpcs[g]->sm_out[i]->bind(sms.back()->launch_in);
+        }
+    }
+}
+
+}  // namespace gd

@@ -1,0 +1,37 @@
+// gpu_top.hpp - the top-level module: builds the blocks from a resolved
+// configuration and wires them with TLM-2.0 sockets:
+//
+//   trace_source --doorbell--> packet_processor --dispatch--> gpu2gpc --gpc_out[g]--> gpc2sm[g] --sm_out[i]--> sm[..]
+//   trace_source <--space----- packet_processor <--done------ gpu2gpc
+//
+// Inserting a block between two others changes only this wiring.
+#ifndef GD_GPU_TOP_HPP
+#define GD_GPU_TOP_HPP
+
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "gpc2sm.hpp"
+#include "gpu2gpc.hpp"
+#include "packet_processor.hpp"
+#include "sm.hpp"
+#include "trace_source.hpp"
+
+namespace gd {
+
+class gpu_top : public sc_core::sc_module {
+public:
+    gpu_top(sc_core::sc_module_name name, const gd_config &cfg, host_env &env, gd_stats *stats);
+
+    trace_source host;
+    packet_processor pp;
+    gpu2gpc cwd;
+    std::vector<std::unique_ptr<gpc2sm>> gpcs;
+    std::vector<std::unique_ptr<sm>> sms;
+};
+
+}  // namespace gd
+
+#endif

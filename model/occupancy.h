@@ -1,0 +1,117 @@
+/* occupancy.h - NVIDIA occupancy rules and per-SM resource accounting.
+ *
+ * Pure C, no simulator. The rules are those of NVIDIA's occupancy calculator
+ * (cuda_occupancy.h) as summarised in shared/data/kineto/README.md:
+ *   warps:     floor(max_warps / ceil(threads / 32))
+ *   registers: regs per warp = roundup(regs * 32, reg_alloc_unit); pooled per SM
+ *              sub-partition: floor(floor((regs_per_sm / subparts) / regs_per_warp) * subparts / warps)
+ *   shared:    per CTA roundup(smem + reserved, smem_alloc_unit), divided into the SM's shared memory
+ *   CTA cap:   max_ctas
+ * and max CTAs per SM is the smallest of the four. */
+#ifndef GD_OCCUPANCY_H
+#define GD_OCCUPANCY_H
+
+#include <stdint.h>
+
+#include "gd_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GD_MAX_SUBPARTITIONS 8
+
+/* Per-SM limits of a device (one compute capability). */
+typedef struct gd_sm_limits {
+    uint32_t cc_major, cc_minor;     /* compute capability */
+    uint32_t warp_size;              /* threads per warp (32) */
+    uint32_t max_warps;              /* resident warps per SM */
+    uint32_t max_ctas;               /* resident CTAs per SM */
+    uint32_t regs;                   /* 32-bit registers per SM */
+    uint32_t reg_alloc_unit;         /* registers per warp are allocated in units of this */
+    uint32_t reg_subpartitions;      /* register file sub-partitions (SMSPs) */
+    uint32_t max_regs_per_thread;    /* largest register count a kernel may use */
+    uint32_t smem;                   /* shared memory per SM usable by CTAs (largest carveout), bytes */
+    uint32_t smem_alloc_unit;        /* shared memory allocation granularity, bytes */
+    uint32_t smem_reserved_per_cta;  /* shared memory the system reserves per CTA, bytes */
+    uint32_t smem_per_cta_default;   /* per-CTA shared memory limit without opt-in, bytes */
+    uint32_t smem_per_cta_optin;     /* per-CTA shared memory limit with opt-in, bytes */
+    uint32_t max_threads_per_cta;    /* threads per CTA */
+} gd_sm_limits;
+
+/* What limits the CTAs per SM; the order is the tie-break order. */
+typedef enum gd_limiter {
+    GD_LIMIT_WARPS = 0,
+    GD_LIMIT_REGISTERS = 1,
+    GD_LIMIT_SHARED_MEMORY = 2,
+    GD_LIMIT_CTA_SLOTS = 3
+} gd_limiter;
+
+const char *gd_limiter_name(gd_limiter l);
+
+/* The launch shape of one CTA. */
+typedef struct gd_cta_shape {
+    uint32_t threads;          /* threads per CTA */
+    uint32_t regs_per_thread;  /* registers per thread */
+    uint32_t smem_bytes;       /* shared memory per CTA, static + dynamic */
+} gd_cta_shape;
+
+/* What one CTA takes from an SM, in allocation units. */
+typedef struct gd_cta_cost {
+    uint32_t warps;          /* warp slots */
+    uint32_t regs_per_warp;  /* registers per warp after rounding (0: no registers) */
+    uint32_t smem;           /* shared memory bytes after reserve and rounding (0: none) */
+    /* derived, for gd_sm_res_take: warps / sub-partitions and the remainder */
+    uint32_t sub_warps, sub_extra;
+} gd_cta_cost;
+
+typedef struct gd_occupancy {
+    gd_cta_cost cost;
+    uint32_t by_warps, by_regs, by_smem, by_ctas;  /* CTAs per SM allowed by each limit (UINT32_MAX: no limit) */
+    uint32_t max_ctas;                             /* the smallest of the four */
+    gd_limiter limiter;
+    double theoretical_pct;  /* max_ctas * warps / max_warps * 100 */
+} gd_occupancy;
+
+/* Compute the occupancy of a CTA shape on an SM. smem_limit_per_cta is the
+ * per-CTA shared memory limit in force (the opt-in limit for what the hardware
+ * runs; smem_per_cta_default for the profiler's convention); a CTA above it gets
+ * max_ctas = 0 (limiter shared_memory). Returns GD_OK, or GD_EINVAL with err set
+ * when the shape is impossible on this SM (no threads, too many threads or
+ * registers). */
+int gd_occupancy_compute(gd_occupancy *out, const gd_sm_limits *sm, const gd_cta_shape *shape,
+                         uint32_t smem_limit_per_cta, gd_err *err);
+
+/* Free resources of one SM, maintained as CTAs launch and retire. */
+typedef struct gd_sm_res {
+    uint32_t warps;                        /* free warp slots */
+    uint32_t ctas;                         /* free CTA slots */
+    uint32_t smem;                         /* free shared memory bytes */
+    uint32_t nsub;                         /* register sub-partitions */
+    uint32_t regs[GD_MAX_SUBPARTITIONS];   /* free registers per sub-partition */
+} gd_sm_res;
+
+/* Which sub-partitions a launched CTA's warps took registers from. */
+typedef struct gd_cta_alloc {
+    uint8_t warps_in_sub[GD_MAX_SUBPARTITIONS];
+} gd_cta_alloc;
+
+void gd_sm_res_init(gd_sm_res *res, const gd_sm_limits *sm);
+
+/* How many more CTAs of this cost fit in the SM's free resources ("free slots").
+ * On an empty SM this equals gd_occupancy_compute's max_ctas. */
+uint32_t gd_sm_res_free_slots(const gd_sm_res *res, const gd_cta_cost *cost);
+
+/* Take one CTA's resources (the caller has checked free_slots > 0). Warps spread
+ * over the register sub-partitions round-robin (see occupancy.c); every warp lands
+ * where its registers fit, which keeps the pooled rule above exact. */
+void gd_sm_res_take(gd_sm_res *res, const gd_cta_cost *cost, gd_cta_alloc *alloc);
+
+/* Give one CTA's resources back. */
+void gd_sm_res_give(gd_sm_res *res, const gd_cta_cost *cost, const gd_cta_alloc *alloc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

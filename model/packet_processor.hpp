@@ -1,0 +1,78 @@
+// packet_processor.hpp - the packet processor: one hardware queue per trace queue,
+// packets processed in order per queue:
+//   doorbell (submit) -> fetch (pp.fetch_cycles, per queue, once the packet is at
+//   the head) -> decode (pp.decode_cycles, one decoder shared round-robin by the
+//   queues) -> barrier bit (wait until every earlier packet of the queue completed)
+//   -> dispatch to the GPU2GPC distributor (waits while it holds
+//   cwd.max_resident_kernels) -> ... -> last CTA retired -> completion signalled
+//   (pp.completion_cycles).
+// The queue slot is freed when the packet is dispatched; a host blocked on a full
+// queue is told then. Its own timed events live in a C calendar (one SystemC
+// event for the block).
+#ifndef GD_PACKET_PROCESSOR_HPP
+#define GD_PACKET_PROCESSOR_HPP
+
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "gd_msg.hpp"
+#include "heap.h"
+#include "report.h"
+
+namespace gd {
+
+class packet_processor : public sc_core::sc_module {
+public:
+    tlm_utils::simple_target_socket<packet_processor> doorbell_in;     // packets from the host
+    tlm_utils::simple_initiator_socket<packet_processor> space_out;    // "queue has room" to the host
+    tlm_utils::simple_initiator_socket<packet_processor> dispatch_out; // kernels to GPU2GPC
+    tlm_utils::simple_target_socket<packet_processor> done_in;         // kernel completions from GPU2GPC
+
+    SC_HAS_PROCESS(packet_processor);
+    packet_processor(sc_core::sc_module_name name, const gd_config &cfg, gd_report *report, gd_stats *stats);
+    ~packet_processor() override;
+
+    uint64_t packets() const { return packets_; }
+    uint64_t host_stalls() const { return host_stalls_; }
+    uint64_t queues_used() const { return used_.size(); }
+    uint64_t outstanding() const { return outstanding_; }
+
+private:
+    enum ev_type : uint8_t { FETCH_DONE, DECODE_DONE, COMPLETE };
+    struct ev {
+        ev_type type;
+        uint32_t queue;
+        gd_kernel_run *run;
+    };
+
+    void run();  // SC_METHOD on wake_
+    void doorbell(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
+    void done(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
+    void post(gd_time_ps t, ev e);
+    void handle(const ev &e, gd_time_ps now);
+    void issue(gd_time_ps now);
+
+    const gd_time_ps fetch_ps_, decode_ps_, completion_ps_;
+    const uint32_t queue_packets_;
+    gd_report *report_;
+    std::vector<gd_pp_queue> queues_;   // indexed by queue id (grown on first use)
+    std::vector<uint32_t> used_;        // queue ids seen, ascending
+    gd_heap calendar_;
+    std::vector<ev> evs_;
+    std::vector<uint32_t> ev_free_;
+    uint64_t seq_ = 0;
+    bool decoder_busy_ = false;
+    uint32_t decode_rr_ = 0, dispatch_rr_ = 0;
+    bool cwd_full_ = false;
+    sc_core::sc_event wake_;
+    channel dispatch_ch_, space_ch_;
+    uint64_t packets_ = 0, host_stalls_ = 0, cwd_waits_ = 0, outstanding_ = 0, completions_ = 0;
+};
+
+}  // namespace gd
+
+#endif

@@ -1,0 +1,103 @@
+#include "pp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define RUNS_PER_BLOCK 256
+
+struct gd_run_block {
+    gd_run_block *next;
+    gd_kernel_run runs[RUNS_PER_BLOCK];
+};
+
+gd_kernel_run *gd_run_alloc(gd_run_pool *p)
+{
+    if (!p->free) {
+        gd_run_block *b = malloc(sizeof *b);
+        if (!b)
+            return NULL;
+        b->next = p->blocks;
+        p->blocks = b;
+        for (int i = RUNS_PER_BLOCK - 1; i >= 0; i--) {
+            b->runs[i].next_free = p->free;
+            p->free = &b->runs[i];
+        }
+    }
+    gd_kernel_run *r = p->free;
+    p->free = r->next_free;
+    memset(r, 0, sizeof *r);
+    if (++p->live > p->peak)
+        p->peak = p->live;
+    return r;
+}
+
+void gd_run_release(gd_run_pool *p, gd_kernel_run *r)
+{
+    r->next_free = p->free;
+    p->free = r;
+    p->live--;
+}
+
+void gd_run_pool_destroy(gd_run_pool *p)
+{
+    while (p->blocks) {
+        gd_run_block *n = p->blocks->next;
+        free(p->blocks);
+        p->blocks = n;
+    }
+    p->free = NULL;
+    p->live = 0;
+}
+
+void gd_pp_queue_init(gd_pp_queue *q, uint32_t limit)
+{
+    memset(q, 0, sizeof *q);
+    q->limit = limit;
+}
+
+void gd_pp_queue_destroy(gd_pp_queue *q)
+{
+    free(q->ring);
+    q->ring = NULL;
+    q->cap = q->count = q->head = 0;
+}
+
+int gd_pp_queue_push(gd_pp_queue *q, gd_kernel_run *r)
+{
+    if (q->count >= q->limit)
+        return 1;
+    if (q->count == q->cap) {
+        /* Grow (up to the limit) so that memory follows the packets actually queued. */
+        uint32_t ncap = q->cap ? q->cap * 2 : 16;
+        gd_kernel_run **nr = malloc(ncap * sizeof *nr);
+        if (!nr)
+            return -1;
+        for (uint32_t i = 0; i < q->count; i++)
+            nr[i] = q->ring[(q->head + i) % q->cap];
+        free(q->ring);
+        q->ring = nr;
+        q->cap = ncap;
+        q->head = 0;
+    }
+    q->ring[(q->head + q->count) % q->cap] = r;
+    q->count++;
+    q->used = 1;
+    return 0;
+}
+
+void gd_pp_queue_pop(gd_pp_queue *q)
+{
+    q->head = (q->head + 1) % q->cap;
+    q->count--;
+    q->state = GD_PQ_IDLE;
+}
+
+uint32_t gd_pp_pick(const gd_pp_queue *qs, uint32_t nq, uint32_t start, int state)
+{
+    for (uint32_t k = 0; k < nq; k++) {
+        uint32_t i = (start + k) % nq;
+        if (qs[i].count && qs[i].state == state)
+            return i;
+    }
+    return UINT32_MAX;
+}

@@ -1,0 +1,729 @@
+#include "trace.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "gdsim.h"
+
+#define HEADER_FIXED 44   /* 11 u32 before the GPC list */
+#define KERNEL_FIXED 32
+#define DISPATCH_SIZE 80
+#define END_SIZE 16
+
+const char *gd_record_type_name(unsigned type)
+{
+    switch (type) {
+    case GD_REC_HEADER: return "header";
+    case GD_REC_KERNEL: return "kernel descriptor";
+    case GD_REC_DISPATCH: return "kernel dispatch packet";
+    case GD_REC_BARRIER_AND: return "barrier-AND packet";
+    case GD_REC_BARRIER_OR: return "barrier-OR packet";
+    case GD_REC_CONDENSED: return "reference/condensed packet";
+    case GD_REC_MT_COMMAND: return "multi-tenant command";
+    case GD_REC_NONKERNEL: return "non-kernel command";
+    case GD_REC_END: return "end";
+    }
+    return "unknown";
+}
+
+/* ------------------------------------------------------------------------- */
+/* Descriptor table: open addressing on the 32-bit id.                        */
+
+typedef struct desc_table {
+    gd_kernel_desc **slots;
+    size_t cap, count;
+} desc_table;
+
+static uint32_t hash32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+static gd_kernel_desc *table_find(const desc_table *t, uint32_t id)
+{
+    if (!t->cap)
+        return NULL;
+    for (size_t i = hash32(id) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+        gd_kernel_desc *d = t->slots[i];
+        if (!d)
+            return NULL;
+        if (d->id == id)
+            return d;
+    }
+}
+
+static int table_insert(desc_table *t, gd_kernel_desc *d)
+{
+    if ((t->count + 1) * 2 > t->cap) {
+        size_t ncap = t->cap ? t->cap * 2 : 64;
+        gd_kernel_desc **ns = calloc(ncap, sizeof *ns);
+        if (!ns)
+            return -1;
+        for (size_t i = 0; i < t->cap; i++) {
+            gd_kernel_desc *e = t->slots[i];
+            if (!e)
+                continue;
+            size_t j = hash32(e->id) & (ncap - 1);
+            while (ns[j])
+                j = (j + 1) & (ncap - 1);
+            ns[j] = e;
+        }
+        free(t->slots);
+        t->slots = ns;
+        t->cap = ncap;
+    }
+    size_t j = hash32(d->id) & (t->cap - 1);
+    while (t->slots[j])
+        j = (j + 1) & (t->cap - 1);
+    t->slots[j] = d;
+    t->count++;
+    return 0;
+}
+
+static void table_free(desc_table *t)
+{
+    for (size_t i = 0; i < t->cap; i++) {
+        if (t->slots[i]) {
+            free(t->slots[i]->name);
+            free(t->slots[i]);
+        }
+    }
+    free(t->slots);
+    memset(t, 0, sizeof *t);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Reader                                                                     */
+
+struct gd_trace_reader {
+    gzFile gz;
+    char *path;
+    uint64_t offset;        /* uncompressed bytes consumed */
+    uint64_t records;       /* records read (header included) */
+    uint64_t dispatches;
+    uint64_t last_submit_ns;
+    int done;
+    gd_trace_device dev;
+    char producer[256];
+    gd_sm_limits limits;
+    uint32_t max_grid[3];
+    desc_table descs;
+    uint8_t *buf;
+    uint32_t bufcap;
+};
+
+static int rec_error(gd_trace_reader *r, gd_err *err, uint64_t index, uint64_t offset, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+static int rec_error(gd_trace_reader *r, gd_err *err, uint64_t index, uint64_t offset, const char *fmt, ...)
+{
+    char what[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return gd_err_set(err, GD_EFORMAT, "%s: record %" PRIu64 " (offset %" PRIu64 "): %s", r->path, index,
+                      offset, what);
+}
+
+/* Read exactly n bytes. Returns 0, or GD_EFORMAT/GD_EIO with err set. at_boundary:
+ * a clean end of input here means "no more records" (returns 1). */
+static int read_exact(gd_trace_reader *r, void *dst, uint32_t n, uint64_t index, uint64_t rec_offset,
+                      int at_boundary, gd_err *err)
+{
+    uint32_t got = 0;
+    while (got < n) {
+        int k = gzread(r->gz, (char *)dst + got, n - got);
+        if (k <= 0)
+            break;
+        got += (uint32_t)k;
+    }
+    r->offset += got;
+    if (got == n)
+        return 0;
+    int zerr = Z_OK;
+    const char *zmsg = gzerror(r->gz, &zerr);
+    if (zerr == Z_ERRNO)
+        return gd_err_set(err, GD_EIO, "%s: record %" PRIu64 " (offset %" PRIu64 "): read error: %s", r->path,
+                          index, rec_offset, strerror(errno));
+    if (zerr == Z_BUF_ERROR)
+        return rec_error(r, err, index, rec_offset,
+                         "the gzip stream is truncated (unexpected end of file after %" PRIu64 " bytes)", r->offset);
+    if (zerr != Z_OK)
+        return rec_error(r, err, index, rec_offset, "corrupt gzip data: %s", zmsg);
+    if (got == 0 && at_boundary)
+        return 1;
+    return rec_error(r, err, index, rec_offset,
+                     "the file ends inside a record (%u of %u bytes present): truncated trace", got, n);
+}
+
+static void default_limits(gd_trace_reader *r)
+{
+    const gd_trace_device *d = &r->dev;
+    gd_sm_limits *l = &r->limits;
+    memset(l, 0, sizeof *l);
+    l->cc_major = d->cc_major;
+    l->cc_minor = d->cc_minor;
+    l->warp_size = d->warp_size ? d->warp_size : 32;
+    l->max_warps = d->max_threads_per_sm / l->warp_size;
+    l->max_ctas = 32;
+    l->regs = d->regs_per_sm;
+    l->reg_alloc_unit = 256;
+    l->reg_subpartitions = 4;
+    l->max_regs_per_thread = 255;
+    l->smem = d->smem_per_sm;
+    l->smem_alloc_unit = d->cc_major >= 8 ? 128 : 256;
+    l->smem_reserved_per_cta = d->cc_major >= 8 ? 1024 : 0;
+    l->smem_per_cta_default = d->smem_per_cta_default;
+    l->smem_per_cta_optin = d->smem_per_cta_optin;
+    l->max_threads_per_cta = d->max_threads_per_cta;
+    r->max_grid[0] = 2147483647u;
+    r->max_grid[1] = 65535;
+    r->max_grid[2] = 65535;
+}
+
+static int ensure_buf(gd_trace_reader *r, uint32_t n)
+{
+    if (n <= r->bufcap)
+        return 0;
+    uint8_t *nb = realloc(r->buf, n);
+    if (!nb)
+        return -1;
+    r->buf = nb;
+    r->bufcap = n;
+    return 0;
+}
+
+static int parse_header(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t off, gd_err *err)
+{
+    gd_trace_device *d = &r->dev;
+    if (len < HEADER_FIXED + 4)
+        return rec_error(r, err, 0, off, "header record is %u bytes, shorter than its fixed part (%u)", len,
+                         HEADER_FIXED + 4);
+    uint32_t f[11];
+    for (int i = 0; i < 11; i++)
+        f[i] = gd_get32(p + 4 * i);
+    d->cc_major = f[0];
+    d->cc_minor = f[1];
+    d->sms = f[2];
+    d->max_threads_per_sm = f[3];
+    d->regs_per_sm = f[4];
+    d->smem_per_sm = f[5];
+    d->smem_per_cta_default = f[6];
+    d->smem_per_cta_optin = f[7];
+    d->max_threads_per_cta = f[8];
+    d->warp_size = f[9];
+    d->gpcs = f[10];
+    if (d->gpcs > GD_MAX_GPCS)
+        return rec_error(r, err, 0, off, "header: %u GPCs (at most %d)", d->gpcs, GD_MAX_GPCS);
+    uint32_t pos = HEADER_FIXED;
+    if (len < pos + 4 * d->gpcs + 4)
+        return rec_error(r, err, 0, off, "header record too short for its %u GPC entries", d->gpcs);
+    uint32_t sum = 0;
+    for (uint32_t g = 0; g < d->gpcs; g++, pos += 4) {
+        d->sms_per_gpc[g] = gd_get32(p + pos);
+        sum += d->sms_per_gpc[g];
+    }
+    uint32_t nl = gd_get16(p + pos);
+    pos += 2;
+    if (len < pos + nl + 2)
+        return rec_error(r, err, 0, off, "header: device name of %u bytes runs past the record", nl);
+    memcpy(d->name, p + pos, nl < sizeof d->name - 1 ? nl : sizeof d->name - 1);
+    pos += nl;
+    uint32_t pl = gd_get16(p + pos);
+    pos += 2;
+    if (len != pos + pl)
+        return rec_error(r, err, 0, off, "header record length %u does not match its contents (%u)", len, pos + pl);
+    memcpy(r->producer, p + pos, pl < sizeof r->producer - 1 ? pl : sizeof r->producer - 1);
+
+    if (d->sms == 0 || d->warp_size == 0 || d->warp_size > 64 || d->max_threads_per_sm < d->warp_size ||
+        d->max_threads_per_cta == 0 || d->regs_per_sm == 0)
+        return rec_error(r, err, 0, off,
+                         "header: device description out of range (sms %u, warp size %u, threads per SM %u, "
+                         "threads per CTA %u, registers per SM %u)",
+                         d->sms, d->warp_size, d->max_threads_per_sm, d->max_threads_per_cta, d->regs_per_sm);
+    if (d->gpcs && sum != d->sms)
+        return rec_error(r, err, 0, off, "header: the GPC layout holds %u SMs but the device has %u", sum, d->sms);
+    if (d->smem_per_cta_optin > d->smem_per_sm || d->smem_per_cta_default > d->smem_per_cta_optin)
+        return rec_error(r, err, 0, off,
+                         "header: shared memory limits inconsistent (per SM %u, per CTA default %u, opt-in %u)",
+                         d->smem_per_sm, d->smem_per_cta_default, d->smem_per_cta_optin);
+    return 0;
+}
+
+int gd_trace_open(gd_trace_reader **out, const char *path, gd_err *err)
+{
+    *out = NULL;
+    gd_trace_reader *r = calloc(1, sizeof *r);
+    if (!r || !(r->path = strdup(path))) {
+        free(r);
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    }
+    r->gz = gzopen(path, "rb");
+    if (!r->gz) {
+        int e = errno;
+        gd_trace_close_reader(r);
+        return gd_err_set(err, GD_EIO, "%s: cannot open: %s", path, e ? strerror(e) : "out of memory");
+    }
+    gzbuffer(r->gz, 1u << 18);
+
+    uint8_t fh[GD_TRACE_FILE_HEADER_SIZE];
+    int rc = read_exact(r, fh, sizeof fh, 0, 0, 0, err);
+    if (rc) {
+        gd_trace_close_reader(r);
+        return rc < 0 ? rc : gd_err_set(err, GD_EFORMAT, "%s: empty file", path);
+    }
+    if (memcmp(fh, GD_TRACE_MAGIC, 8) != 0) {
+        gd_trace_close_reader(r);
+        return gd_err_set(err, GD_EFORMAT, "%s: record 0 (offset 0): bad magic: not a gdsim trace", path);
+    }
+    uint16_t major = gd_get16(fh + 8), minor = gd_get16(fh + 10);
+    if (major != GD_TRACE_VERSION_MAJOR) {
+        gd_trace_close_reader(r);
+        return gd_err_set(err, GD_EFORMAT,
+                          "%s: record 0 (offset 8): trace format version %u.%u is not supported (this gdsim "
+                          "reads version %d.x)", path, major, minor, GD_TRACE_VERSION_MAJOR);
+    }
+    if (gd_get32(fh + 12) != 0) {
+        gd_trace_close_reader(r);
+        return gd_err_set(err, GD_EFORMAT, "%s: record 0 (offset 12): unknown file flags 0x%08x", path,
+                          gd_get32(fh + 12));
+    }
+    /* The header record. */
+    uint8_t frame[GD_TRACE_FRAME_SIZE];
+    uint64_t off = r->offset;
+    if ((rc = read_exact(r, frame, sizeof frame, 0, off, 0, err)) != 0) {
+        gd_trace_close_reader(r);
+        return rc;
+    }
+    unsigned type = gd_get16(frame);
+    uint32_t len = gd_get32(frame + 4);
+    if (type != GD_REC_HEADER) {
+        rc = rec_error(r, err, 0, off, "the first record must be the header, found type %u (%s)", type,
+                       gd_record_type_name(type));
+        gd_trace_close_reader(r);
+        return rc;
+    }
+    if (len > GD_TRACE_MAX_RECORD || ensure_buf(r, len)) {
+        rc = rec_error(r, err, 0, off, "header record length %u is too large", len);
+        gd_trace_close_reader(r);
+        return rc;
+    }
+    if ((rc = read_exact(r, r->buf, len, 0, off, 0, err)) != 0 || (rc = parse_header(r, r->buf, len, off, err)) != 0) {
+        gd_trace_close_reader(r);
+        return rc;
+    }
+    r->records = 1;
+    default_limits(r);
+    *out = r;
+    return GD_OK;
+}
+
+void gd_trace_close_reader(gd_trace_reader *r)
+{
+    if (!r)
+        return;
+    if (r->gz)
+        gzclose(r->gz);
+    table_free(&r->descs);
+    free(r->buf);
+    free(r->path);
+    free(r);
+}
+
+const gd_trace_device *gd_trace_device_of(const gd_trace_reader *r) { return &r->dev; }
+const char *gd_trace_producer(const gd_trace_reader *r) { return r->producer; }
+const char *gd_trace_path(const gd_trace_reader *r) { return r->path; }
+uint64_t gd_trace_records_read(const gd_trace_reader *r) { return r->records; }
+uint64_t gd_trace_dispatches_read(const gd_trace_reader *r) { return r->dispatches; }
+
+void gd_trace_set_limits(gd_trace_reader *r, const gd_sm_limits *sm, const uint32_t max_grid[3])
+{
+    r->limits = *sm;
+    memcpy(r->max_grid, max_grid, sizeof r->max_grid);
+}
+
+static int parse_kernel(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
+                        gd_trace_record *rec, gd_err *err)
+{
+    if (len < KERNEL_FIXED + 2)
+        return rec_error(r, err, idx, off, "kernel descriptor is %u bytes, shorter than its fixed part (%u)", len,
+                         KERNEL_FIXED + 2);
+    uint32_t nl = gd_get16(p + KERNEL_FIXED);
+    if (len != KERNEL_FIXED + 2 + nl)
+        return rec_error(r, err, idx, off, "kernel descriptor length %u does not match its contents (%u)", len,
+                         KERNEL_FIXED + 2 + nl);
+    gd_kernel_desc k;
+    memset(&k, 0, sizeof k);
+    k.id = gd_get32(p);
+    k.threads_per_cta = gd_get32(p + 4);
+    k.regs_per_thread = gd_get32(p + 8);
+    k.static_smem = gd_get32(p + 12);
+    k.dynamic_smem = gd_get32(p + 16);
+    k.exec_model = gd_get32(p + 20);
+    k.cta_duration_ps = gd_get64(p + 24);
+    k.record = idx;
+    char name[96];
+    snprintf(name, sizeof name, "%.*s%s", nl > 60 ? 60 : (int)nl, (const char *)p + KERNEL_FIXED + 2,
+             nl > 60 ? "..." : "");
+    if (nl == 0)
+        return rec_error(r, err, idx, off, "kernel descriptor %u has an empty name", k.id);
+    if (table_find(&r->descs, k.id))
+        return rec_error(r, err, idx, off, "kernel descriptor id %u ('%s') is already defined (record %" PRIu64 ")",
+                         k.id, name, table_find(&r->descs, k.id)->record);
+    if (k.exec_model != GD_EXEC_FIXED_CTA)
+        return rec_error(r, err, idx, off, "kernel '%s': unknown execution-time model %u (known: 1 = fixed per-CTA "
+                         "duration)", name, k.exec_model);
+    const gd_sm_limits *l = &r->limits;
+    if (k.threads_per_cta == 0 || k.threads_per_cta > l->max_threads_per_cta)
+        return rec_error(r, err, idx, off, "kernel '%s': %u threads per CTA (the device allows 1 to %u)", name,
+                         k.threads_per_cta, l->max_threads_per_cta);
+    if (k.regs_per_thread > l->max_regs_per_thread)
+        return rec_error(r, err, idx, off, "kernel '%s': %u registers per thread (the device allows at most %u)",
+                         name, k.regs_per_thread, l->max_regs_per_thread);
+    uint64_t smem = (uint64_t)k.static_smem + k.dynamic_smem;
+    if (smem > l->smem_per_cta_optin)
+        return rec_error(r, err, idx, off,
+                         "kernel '%s': %" PRIu64 " bytes of shared memory per CTA (static %u + dynamic %u) exceed the "
+                         "device's opt-in limit of %u", name, smem, k.static_smem, k.dynamic_smem,
+                         l->smem_per_cta_optin);
+    gd_cta_shape shape = {k.threads_per_cta, k.regs_per_thread, (uint32_t)smem};
+    gd_err oerr;
+    if (gd_occupancy_compute(&k.occ, l, &shape, l->smem_per_cta_optin, &oerr))
+        return rec_error(r, err, idx, off, "kernel '%s': %s", name, oerr.msg);
+    if (k.occ.max_ctas == 0)
+        return rec_error(r, err, idx, off, "kernel '%s' cannot run on this device: no CTA fits in an SM (limited by %s)",
+                         name, gd_limiter_name(k.occ.limiter));
+
+    gd_kernel_desc *d = malloc(sizeof *d);
+    if (!d || !(k.name = malloc(nl + 1))) {
+        free(d);
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    }
+    memcpy(k.name, p + KERNEL_FIXED + 2, nl);
+    k.name[nl] = '\0';
+    *d = k;
+    if (table_insert(&r->descs, d)) {
+        free(d->name);
+        free(d);
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    }
+    rec->kernel = d;
+    return 0;
+}
+
+static const char *DIM = "xyz";
+
+static int parse_dispatch(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
+                          gd_trace_record *rec, gd_err *err)
+{
+    if (len != DISPATCH_SIZE)
+        return rec_error(r, err, idx, off, "dispatch record is %u bytes, expected %u", len, DISPATCH_SIZE);
+    gd_trace_dispatch *d = &rec->dispatch;
+    d->queue = gd_get16(p);
+    if (gd_get16(p + 2) || gd_get32(p + 4))
+        return rec_error(r, err, idx, off, "dispatch record: reserved bytes 2-7 are not zero");
+    if (d->queue >= GD_TRACE_MAX_QUEUES)
+        return rec_error(r, err, idx, off, "dispatch on queue %u (queues are numbered 0 to %d)", d->queue,
+                         GD_TRACE_MAX_QUEUES - 1);
+    d->submit_ns = gd_get64(p + 8);
+    if (d->submit_ns < r->last_submit_ns)
+        return rec_error(r, err, idx, off,
+                         "submit time %" PRIu64 " ns is earlier than the previous dispatch's %" PRIu64
+                         " ns (dispatch records must be in submit-time order)", d->submit_ns, r->last_submit_ns);
+    gd_aql_decode(&d->pkt, p + 16);
+    const gd_aql_dispatch *a = &d->pkt;
+    unsigned type = gd_aql_type(a->header);
+    if (type != GD_AQL_TYPE_KERNEL_DISPATCH)
+        return rec_error(r, err, idx, off, "dispatch packet: header packet type is %u, expected %u (kernel dispatch)",
+                         type, GD_AQL_TYPE_KERNEL_DISPATCH);
+    unsigned acq = (a->header >> GD_AQL_HEADER_ACQUIRE_SHIFT) & GD_AQL_FENCE_SCOPE_MASK;
+    unsigned rel = (a->header >> GD_AQL_HEADER_RELEASE_SHIFT) & GD_AQL_FENCE_SCOPE_MASK;
+    if (acq == 3 || rel == 3 || (a->header >> 13))
+        return rec_error(r, err, idx, off, "dispatch packet: header 0x%04x uses a reserved fence scope or bit",
+                         a->header);
+    unsigned dims = gd_aql_dims(a->setup);
+    if (dims == 0 || (a->setup >> 2))
+        return rec_error(r, err, idx, off, "dispatch packet: setup 0x%04x does not give 1 to 3 dimensions", a->setup);
+    if (a->reserved0)
+        return rec_error(r, err, idx, off,
+                         "dispatch packet: reserved0 is %u; reference packets (ref_num in reserved0) need a later "
+                         "version of gdsim", a->reserved0);
+    if (a->reserved2)
+        return rec_error(r, err, idx, off, "dispatch packet: reserved2 is not zero");
+    if (a->kernel_object > UINT32_MAX || !(d->kernel = table_find(&r->descs, (uint32_t)a->kernel_object)))
+        return rec_error(r, err, idx, off, "dispatch packet: kernel_object %" PRIu64 " names no kernel descriptor "
+                         "defined before it", a->kernel_object);
+    const gd_kernel_desc *k = d->kernel;
+    uint64_t threads = 1;
+    d->ctas = 1;
+    for (unsigned i = 0; i < 3; i++) {
+        uint32_t wg = a->workgroup_size[i], gs = a->grid_size[i];
+        if (i >= dims && (wg != 1 || gs != 1))
+            return rec_error(r, err, idx, off,
+                             "dispatch packet: a %u-dimensional grid must have workgroup_size_%c and grid_size_%c 1 "
+                             "(found %u and %u)", dims, DIM[i], DIM[i], wg, gs);
+        if (wg == 0)
+            return rec_error(r, err, idx, off, "dispatch packet: workgroup_size_%c is 0", DIM[i]);
+        if (gs == 0)
+            return rec_error(r, err, idx, off, "dispatch packet: grid_size_%c is 0 (a grid needs at least one "
+                             "work-item in every dimension)", DIM[i]);
+        threads *= wg;
+        d->grid_ctas[i] = (uint32_t)gd_div_ceil(gs, wg);
+        if (d->grid_ctas[i] > r->max_grid[i])
+            return rec_error(r, err, idx, off, "dispatch packet: %u CTAs along %c exceed the device's grid limit of %u",
+                             d->grid_ctas[i], DIM[i], r->max_grid[i]);
+        d->ctas *= d->grid_ctas[i];
+    }
+    if (threads > r->limits.max_threads_per_cta)
+        return rec_error(r, err, idx, off, "dispatch packet: workgroup of %" PRIu64 " work-items exceeds the device's "
+                         "limit of %u threads per CTA", threads, r->limits.max_threads_per_cta);
+    if (threads != k->threads_per_cta)
+        return rec_error(r, err, idx, off, "dispatch packet: workgroup of %" PRIu64 " work-items but kernel '%s' "
+                         "(descriptor %u) is described with %u threads per CTA", threads, k->name, k->id,
+                         k->threads_per_cta);
+    if ((uint64_t)a->group_segment_size != (uint64_t)k->static_smem + k->dynamic_smem)
+        return rec_error(r, err, idx, off, "dispatch packet: group_segment_size %u but kernel '%s' (descriptor %u) "
+                         "uses %u bytes of shared memory (static %u + dynamic %u)", a->group_segment_size, k->name,
+                         k->id, k->static_smem + k->dynamic_smem, k->static_smem, k->dynamic_smem);
+    r->last_submit_ns = d->submit_ns;
+    r->dispatches++;
+    return 0;
+}
+
+int gd_trace_next(gd_trace_reader *r, gd_trace_record *rec, gd_err *err)
+{
+    if (r->done)
+        return 0;
+    uint8_t frame[GD_TRACE_FRAME_SIZE];
+    uint64_t idx = r->records, off = r->offset;
+    rec->index = idx;
+    rec->offset = off;
+    int rc = read_exact(r, frame, sizeof frame, idx, off, 1, err);
+    if (rc == 1)
+        return rec_error(r, err, idx, off, "the trace ends without an end record: truncated trace");
+    if (rc)
+        return rc;
+    unsigned type = gd_get16(frame);
+    unsigned flags = gd_get16(frame + 2);
+    uint32_t len = gd_get32(frame + 4);
+    if (flags)
+        return rec_error(r, err, idx, off, "record flags 0x%04x are not zero", flags);
+    switch (type) {
+    case GD_REC_KERNEL:
+    case GD_REC_DISPATCH:
+    case GD_REC_END:
+        break;
+    case GD_REC_HEADER:
+        return rec_error(r, err, idx, off, "a second header record");
+    case GD_REC_BARRIER_AND:
+    case GD_REC_BARRIER_OR:
+    case GD_REC_CONDENSED:
+    case GD_REC_MT_COMMAND:
+    case GD_REC_NONKERNEL:
+        return rec_error(r, err, idx, off, "record type %u (%s) is reserved for a later version of gdsim; this build "
+                         "cannot replay it", type, gd_record_type_name(type));
+    default:
+        return rec_error(r, err, idx, off, "unknown record type %u", type);
+    }
+    if (len > GD_TRACE_MAX_RECORD)
+        return rec_error(r, err, idx, off, "record length %u is beyond the format's limit of %u bytes", len,
+                         GD_TRACE_MAX_RECORD);
+    if (ensure_buf(r, len))
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    if ((rc = read_exact(r, r->buf, len, idx, off, 0, err)) != 0)
+        return rc;
+    rec->type = type;
+    r->records++;
+    switch (type) {
+    case GD_REC_KERNEL:
+        return (rc = parse_kernel(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
+    case GD_REC_DISPATCH:
+        return (rc = parse_dispatch(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
+    default: { /* GD_REC_END */
+        if (len != END_SIZE)
+            return rec_error(r, err, idx, off, "end record is %u bytes, expected %u", len, END_SIZE);
+        uint64_t nrec = gd_get64(r->buf), ndisp = gd_get64(r->buf + 8);
+        if (nrec != idx || ndisp != r->dispatches)
+            return rec_error(r, err, idx, off, "end record counts %" PRIu64 " records and %" PRIu64 " dispatches but "
+                             "the trace holds %" PRIu64 " and %" PRIu64 ": records are missing or extra", nrec, ndisp,
+                             idx, r->dispatches);
+        /* Nothing may follow, and the gzip trailer (CRC) must check out. */
+        uint8_t extra;
+        uint64_t eoff = r->offset;
+        rc = read_exact(r, &extra, 1, idx + 1, eoff, 1, err);
+        if (rc == 0)
+            return rec_error(r, err, idx + 1, eoff, "data after the end record");
+        if (rc < 0)
+            return rc;
+        r->done = 1;
+        return 0;
+    }
+    }
+}
+
+/* ------------------------------------------------------------------------- */
+/* Writer                                                                     */
+
+struct gd_trace_writer {
+    gzFile gz;
+    char *path;
+    uint64_t records, dispatches;
+};
+
+static int w_bytes(gd_trace_writer *w, const void *p, uint32_t n, gd_err *err)
+{
+    if (n && gzwrite(w->gz, p, n) != (int)n) {
+        int zerr;
+        const char *msg = gzerror(w->gz, &zerr);
+        return gd_err_set(err, GD_EIO, "%s: write failed: %s", w->path, zerr == Z_ERRNO ? strerror(errno) : msg);
+    }
+    return 0;
+}
+
+int gd_trace_write_raw(gd_trace_writer *w, unsigned type, const void *payload, uint32_t len, gd_err *err)
+{
+    uint8_t frame[GD_TRACE_FRAME_SIZE];
+    gd_put16(frame, (uint16_t)type);
+    gd_put16(frame + 2, 0);
+    gd_put32(frame + 4, len);
+    int rc = w_bytes(w, frame, sizeof frame, err);
+    if (!rc)
+        rc = w_bytes(w, payload, len, err);
+    if (!rc) {
+        w->records++;
+        if (type == GD_REC_DISPATCH)
+            w->dispatches++;
+    }
+    return rc;
+}
+
+int gd_trace_create(gd_trace_writer **out, const char *path, const gd_trace_device *dev, const char *producer,
+                    int level, gd_err *err)
+{
+    *out = NULL;
+    gd_trace_writer *w = calloc(1, sizeof *w);
+    if (!w || !(w->path = strdup(path))) {
+        free(w);
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    }
+    char mode[8];
+    snprintf(mode, sizeof mode, "wb%d", level >= 1 && level <= 9 ? level : 6);
+    w->gz = gzopen(path, mode);
+    if (!w->gz) {
+        int e = errno;
+        free(w->path);
+        free(w);
+        return gd_err_set(err, GD_EIO, "%s: cannot create: %s", path, e ? strerror(e) : "out of memory");
+    }
+    gzbuffer(w->gz, 1u << 18);
+    uint8_t fh[GD_TRACE_FILE_HEADER_SIZE];
+    memcpy(fh, GD_TRACE_MAGIC, 8);
+    gd_put16(fh + 8, GD_TRACE_VERSION_MAJOR);
+    gd_put16(fh + 10, GD_TRACE_VERSION_MINOR);
+    gd_put32(fh + 12, 0);
+    size_t nl = strlen(dev->name), pl = producer ? strlen(producer) : 0;
+    if (nl > 63)
+        nl = 63;
+    if (pl > 255)
+        pl = 255;
+    uint32_t gpcs = dev->gpcs > GD_MAX_GPCS ? GD_MAX_GPCS : dev->gpcs;
+    uint32_t len = HEADER_FIXED + 4 * gpcs + 2 + (uint32_t)nl + 2 + (uint32_t)pl;
+    uint8_t *p = calloc(1, len);
+    if (!p) {
+        gd_trace_abandon(w);
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    }
+    uint32_t f[11] = {dev->cc_major, dev->cc_minor, dev->sms, dev->max_threads_per_sm, dev->regs_per_sm,
+                      dev->smem_per_sm, dev->smem_per_cta_default, dev->smem_per_cta_optin,
+                      dev->max_threads_per_cta, dev->warp_size, gpcs};
+    for (int i = 0; i < 11; i++)
+        gd_put32(p + 4 * i, f[i]);
+    uint32_t pos = HEADER_FIXED;
+    for (uint32_t g = 0; g < gpcs; g++, pos += 4)
+        gd_put32(p + pos, dev->sms_per_gpc[g]);
+    gd_put16(p + pos, (uint16_t)nl);
+    memcpy(p + pos + 2, dev->name, nl);
+    pos += 2 + (uint32_t)nl;
+    gd_put16(p + pos, (uint16_t)pl);
+    if (pl)
+        memcpy(p + pos + 2, producer, pl);
+    int rc = w_bytes(w, fh, sizeof fh, err);
+    if (!rc)
+        rc = gd_trace_write_raw(w, GD_REC_HEADER, p, len, err);
+    free(p);
+    if (rc) {
+        gd_trace_abandon(w);
+        return rc;
+    }
+    *out = w;
+    return GD_OK;
+}
+
+int gd_trace_write_kernel(gd_trace_writer *w, const gd_kernel_desc *k, gd_err *err)
+{
+    size_t nl = strlen(k->name);
+    if (nl > GD_TRACE_MAX_NAME)
+        return gd_err_set(err, GD_EINVAL, "kernel name of %zu bytes is longer than %d", nl, GD_TRACE_MAX_NAME);
+    uint8_t *p = malloc(KERNEL_FIXED + 2 + nl);
+    if (!p)
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    gd_put32(p, k->id);
+    gd_put32(p + 4, k->threads_per_cta);
+    gd_put32(p + 8, k->regs_per_thread);
+    gd_put32(p + 12, k->static_smem);
+    gd_put32(p + 16, k->dynamic_smem);
+    gd_put32(p + 20, k->exec_model);
+    gd_put64(p + 24, k->cta_duration_ps);
+    gd_put16(p + KERNEL_FIXED, (uint16_t)nl);
+    memcpy(p + KERNEL_FIXED + 2, k->name, nl);
+    int rc = gd_trace_write_raw(w, GD_REC_KERNEL, p, (uint32_t)(KERNEL_FIXED + 2 + nl), err);
+    free(p);
+    return rc;
+}
+
+int gd_trace_write_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, const gd_aql_dispatch *pkt,
+                            gd_err *err)
+{
+    uint8_t p[DISPATCH_SIZE];
+    memset(p, 0, sizeof p);
+    gd_put16(p, (uint16_t)queue);
+    gd_put64(p + 8, submit_ns);
+    gd_aql_encode(p + 16, pkt);
+    return gd_trace_write_raw(w, GD_REC_DISPATCH, p, sizeof p, err);
+}
+
+int gd_trace_finish(gd_trace_writer *w, gd_err *err)
+{
+    uint8_t p[END_SIZE];
+    gd_put64(p, w->records);
+    gd_put64(p + 8, w->dispatches);
+    int rc = gd_trace_write_raw(w, GD_REC_END, p, sizeof p, err);
+    int zrc = gzclose(w->gz);
+    if (!rc && zrc != Z_OK)
+        rc = gd_err_set(err, GD_EIO, "%s: closing failed (%d)", w->path, zrc);
+    free(w->path);
+    free(w);
+    return rc;
+}
+
+void gd_trace_abandon(gd_trace_writer *w)
+{
+    if (!w)
+        return;
+    gzclose(w->gz);
+    free(w->path);
+    free(w);
+}

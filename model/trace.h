@@ -1,0 +1,126 @@
+/* trace.h - gdsim trace format v1: streaming reader and writer (spec: traces/FORMAT.md).
+ *
+ * A trace is a gzip stream of a 16-byte file header followed by framed records
+ * {u16 type, u16 flags, u32 length, payload}. The reader validates every record
+ * as it streams and reports the first problem with the file name, the record
+ * index and the record's byte offset in the uncompressed stream. Memory is
+ * bounded by the number of distinct kernel descriptors, never by trace length. */
+#ifndef GD_TRACE_H
+#define GD_TRACE_H
+
+#include <stdint.h>
+
+#include "aql.h"
+#include "config.h"
+#include "gd_util.h"
+#include "occupancy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GD_TRACE_MAGIC "\x89GDT\r\n\x1a\n"
+#define GD_TRACE_VERSION_MAJOR 1
+#define GD_TRACE_VERSION_MINOR 0
+#define GD_TRACE_FILE_HEADER_SIZE 16
+#define GD_TRACE_FRAME_SIZE 8
+#define GD_TRACE_MAX_RECORD (1u << 20)  /* largest payload accepted, bytes */
+#define GD_TRACE_MAX_QUEUES 1024        /* queue ids 0..1023 */
+#define GD_TRACE_MAX_NAME 65535
+
+enum gd_record_type {
+    GD_REC_HEADER = 1,
+    GD_REC_KERNEL = 2,
+    GD_REC_DISPATCH = 3,
+    GD_REC_BARRIER_AND = 4,   /* reserved: later version */
+    GD_REC_BARRIER_OR = 5,    /* reserved: later version */
+    GD_REC_CONDENSED = 6,     /* reserved: later version */
+    GD_REC_MT_COMMAND = 7,    /* reserved: later version */
+    GD_REC_NONKERNEL = 8,     /* reserved: later version */
+    GD_REC_END = 15
+};
+
+const char *gd_record_type_name(unsigned type);
+
+/* Execution-time models of a kernel descriptor. */
+enum { GD_EXEC_FIXED_CTA = 1 };
+
+/* A kernel descriptor: one launch configuration of a kernel. */
+typedef struct gd_kernel_desc {
+    uint32_t id;                /* referenced by a dispatch packet's kernel_object */
+    uint32_t threads_per_cta;
+    uint32_t regs_per_thread;
+    uint32_t static_smem;       /* bytes */
+    uint32_t dynamic_smem;      /* bytes */
+    uint32_t exec_model;        /* GD_EXEC_FIXED_CTA */
+    gd_time_ps cta_duration_ps; /* GD_EXEC_FIXED_CTA: each CTA runs this long */
+    char *name;
+    /* Filled by the reader once device limits are known: */
+    gd_occupancy occ;           /* with the opt-in shared memory limit */
+    uint64_t record;            /* record index that defined it */
+} gd_kernel_desc;
+
+/* A kernel dispatch packet on a queue, with its host submit time. */
+typedef struct gd_trace_dispatch {
+    uint32_t queue;
+    uint64_t submit_ns;
+    gd_aql_dispatch pkt;
+    const gd_kernel_desc *kernel;  /* resolved kernel_object (owned by the reader) */
+    uint32_t grid_ctas[3];         /* CTAs per dimension: ceil(grid_size / workgroup_size) */
+    uint64_t ctas;                 /* total CTAs */
+} gd_trace_dispatch;
+
+typedef struct gd_trace_record {
+    unsigned type;      /* GD_REC_KERNEL, GD_REC_DISPATCH or GD_REC_END */
+    uint64_t index;     /* record index, header = 0 */
+    uint64_t offset;    /* byte offset of the record frame in the uncompressed stream */
+    const gd_kernel_desc *kernel;   /* GD_REC_KERNEL */
+    gd_trace_dispatch dispatch;     /* GD_REC_DISPATCH */
+} gd_trace_record;
+
+typedef struct gd_trace_reader gd_trace_reader;
+
+/* Open a trace and read its file header and header record. */
+int gd_trace_open(gd_trace_reader **out, const char *path, gd_err *err);
+void gd_trace_close_reader(gd_trace_reader *r);
+
+const gd_trace_device *gd_trace_device_of(const gd_trace_reader *r);
+const char *gd_trace_producer(const gd_trace_reader *r);
+const char *gd_trace_path(const gd_trace_reader *r);
+
+/* Device limits that descriptors and dispatches are checked against. Until set,
+ * the reader uses limits derived from the trace's own device description. */
+void gd_trace_set_limits(gd_trace_reader *r, const gd_sm_limits *sm, const uint32_t max_grid[3]);
+
+/* Read the next record. Returns 1 with *rec filled, 0 after the END record has
+ * been read and checked (the trace is complete and valid), or a negative GD_E*
+ * code with err naming the file, record and offset. */
+int gd_trace_next(gd_trace_reader *r, gd_trace_record *rec, gd_err *err);
+
+/* Counters so far. */
+uint64_t gd_trace_records_read(const gd_trace_reader *r);
+uint64_t gd_trace_dispatches_read(const gd_trace_reader *r);
+
+/* ---- writer ---- */
+
+typedef struct gd_trace_writer gd_trace_writer;
+
+/* Create a trace; writes the file header and the header record. level: zlib
+ * compression level 1..9 (0: default 6). */
+int gd_trace_create(gd_trace_writer **out, const char *path, const gd_trace_device *dev,
+                    const char *producer, int level, gd_err *err);
+int gd_trace_write_kernel(gd_trace_writer *w, const gd_kernel_desc *k, gd_err *err);
+int gd_trace_write_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns,
+                            const gd_aql_dispatch *pkt, gd_err *err);
+/* Any record, unchecked (tests use it to build malformed traces). */
+int gd_trace_write_raw(gd_trace_writer *w, unsigned type, const void *payload, uint32_t len, gd_err *err);
+/* Write the END record and close. Frees w even on error. */
+int gd_trace_finish(gd_trace_writer *w, gd_err *err);
+/* Close without an END record (tests: a trace cut short). Frees w. */
+void gd_trace_abandon(gd_trace_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,114 @@
+#include "trace_source.hpp"
+
+#include <time.h>
+
+namespace gd {
+
+static double wall_seconds()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+trace_source::trace_source(sc_core::sc_module_name name, host_env &env, gd_stats *stats)
+    : sc_module(name), doorbell_out("doorbell_out"), space_in("space_in"), env_(env)
+{
+    space_in.register_b_transport(this, &trace_source::space);
+    SC_METHOD(run);
+    sensitive << wake_;
+    start_wall_ = last_report_ = wall_seconds();
+    (void)stats;
+}
+
+void trace_source::fail(int code)
+{
+    (void)code;
+    finished_ = true;
+    sc_core::sc_stop();
+}
+
+void trace_source::report_progress(bool force)
+{
+    if (!env_.progress)
+        return;
+    double w = wall_seconds();
+    if (!force && w - last_report_ < 0.5)
+        return;
+    last_report_ = w;
+    gd_progress pr;
+    pr.records_read = gd_trace_records_read(env_.reader);
+    pr.kernels_done = env_.report->kernels;
+    pr.ctas_done = env_.ctas_done ? *env_.ctas_done : 0;
+    pr.sim_time_ns = now_ps() / GD_PS_PER_NS;
+    pr.wall_seconds = w - start_wall_;
+    env_.progress(env_.progress_ctx, &pr);
+}
+
+void trace_source::space(tlm::tlm_generic_payload &p, sc_core::sc_time &)
+{
+    if (blocked_) {
+        blocked_ = false;
+        wake_.notify(sc_core::SC_ZERO_TIME);
+    }
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void trace_source::run()
+{
+    if (finished_ || blocked_)
+        return;
+    for (unsigned n = 0;; n++) {
+        if ((n & 1023) == 1023)
+            report_progress(false);
+        if (!pending_) {
+            int rc = gd_trace_next(env_.reader, &rec_, env_.err);
+            if (rc < 0)
+                return fail(rc);
+            if (rc == 0) {
+                finished_ = true;
+                report_progress(true);
+                return;
+            }
+            if (rec_.type != GD_REC_DISPATCH)
+                continue;  // kernel descriptors are kept by the reader
+            const gd_trace_dispatch &d = rec_.dispatch;
+            if (!have_origin_) {
+                have_origin_ = true;
+                origin_ns_ = d.submit_ns;
+                env_.report->origin_ns = origin_ns_;
+            }
+            gd_kernel_run *r = gd_run_alloc(env_.pool);
+            if (!r) {
+                gd_err_set(env_.err, GD_ENOMEM, "out of memory");
+                return fail(GD_ENOMEM);
+            }
+            r->index = next_index_++;
+            r->record = rec_.index;
+            r->queue = d.queue;
+            r->barrier = gd_aql_barrier(d.pkt.header);
+            r->completion_signal = d.pkt.completion_signal;
+            r->desc = d.kernel;
+            for (int i = 0; i < 3; i++)
+                r->grid[i] = d.grid_ctas[i];
+            r->ctas = d.ctas;
+            r->submit = (d.submit_ns - origin_ns_) * GD_PS_PER_NS;
+            pending_ = r;
+        }
+        gd_time_ps now = now_ps();
+        if (pending_->submit > now) {
+            wake_.notify(ps_time(pending_->submit - now));
+            return;
+        }
+        submit_body b{pending_, false};
+        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+        ch_.call(doorbell_out, op::submit, &b, d);
+        if (!b.accepted) {
+            blocked_ = true;  // the packet processor calls space() when there is room
+            return;
+        }
+        pending_ = nullptr;
+    }
+}
+
+}  // namespace gd

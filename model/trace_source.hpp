@@ -1,0 +1,61 @@
+// trace_source.hpp - the host: streams a gdsim trace and writes each kernel
+// dispatch packet into its hardware queue at the packet's host submit time
+// (relative to the first dispatch, which is simulated time 0). Kernel descriptors
+// are loaded as they stream past. A submit that finds its queue full waits until
+// the packet processor says there is room. Reading errors stop the simulation
+// with the reader's message.
+#ifndef GD_TRACE_SOURCE_HPP
+#define GD_TRACE_SOURCE_HPP
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "gd_msg.hpp"
+#include "gdsim.h"
+#include "report.h"
+
+namespace gd {
+
+// Progress and error plumbing shared with the C API shim.
+struct host_env {
+    gd_trace_reader *reader = nullptr;
+    gd_run_pool *pool = nullptr;
+    gd_report *report = nullptr;
+    gd_err *err = nullptr;                // first error of the replay
+    gd_progress_fn progress = nullptr;
+    void *progress_ctx = nullptr;
+    const uint64_t *ctas_done = nullptr;  // for progress reports
+};
+
+class trace_source : public sc_core::sc_module {
+public:
+    tlm_utils::simple_initiator_socket<trace_source> doorbell_out;  // to the packet processor
+    tlm_utils::simple_target_socket<trace_source> space_in;         // "queue has room"
+
+    SC_HAS_PROCESS(trace_source);
+    trace_source(sc_core::sc_module_name name, host_env &env, gd_stats *stats);
+
+    bool finished() const { return finished_; }
+    uint64_t dispatches() const { return next_index_; }
+
+private:
+    void run();  // SC_METHOD on wake_ (and once at start)
+    void space(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
+    void fail(int code);
+    void report_progress(bool force);
+
+    host_env &env_;
+    gd_trace_record rec_;
+    gd_kernel_run *pending_ = nullptr;  // read, not yet submitted
+    bool blocked_ = false, finished_ = false, have_origin_ = false;
+    uint64_t origin_ns_ = 0, next_index_ = 0;
+    double start_wall_ = 0, last_report_ = 0;
+    sc_core::sc_event wake_;
+    channel ch_;
+};
+
+}  // namespace gd
+
+#endif

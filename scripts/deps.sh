@@ -1,0 +1,27 @@
+#!/bin/sh
+# Install the Debian packages gdsim needs, only those missing; with sudo when not root.
+set -eu
+need=""
+for pkg in libsystemc-dev check zlib1g-dev pkg-config; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+        need="$need $pkg"
+    fi
+done
+[ -z "$need" ] && exit 0
+echo "make deps: installing missing packages:$need"
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "make deps: apt-get not found; install these packages by hand:$need" >&2
+    exit 1
+fi
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+        echo "make deps: not root and no sudo; install these packages by hand:$need" >&2
+        exit 1
+    fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+# shellcheck disable=SC2086
+$SUDO apt-get install -y --no-install-recommends $need || {
+    $SUDO apt-get update && $SUDO apt-get install -y --no-install-recommends $need
+}

@@ -1,0 +1,410 @@
+// tb_blocks.cpp - SystemC testbenches of single blocks: each block is bound to
+// stub neighbours that drive its sockets and record what comes back.
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "config.h"
+#include "gpc2sm.hpp"
+#include "gpu2gpc.hpp"
+#include "packet_processor.hpp"
+#include "sm.hpp"
+
+// After the C++ headers: check.h defines a fail() macro that libstdc++ headers trip over.
+#include <check.h>
+
+using namespace sc_core;
+
+// libsystemc needs an sc_main; this program drives the kernel from Check's main.
+extern "C" int sc_main(int, char **) { return 0; }
+
+// Each test gets its own simulation context (Check forks per test by default; this
+// also keeps the tests independent when run without fork).
+static void fresh_context()
+{
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+    sc_curr_simcontext = new sc_simcontext;
+    sc_default_global_context = sc_curr_simcontext;
+    sc_report_handler::set_actions(SC_INFO, SC_DO_NOTHING);
+    sc_report_handler::set_actions(SC_WARNING, SC_DO_NOTHING);
+}
+
+static gd_config small_config(uint32_t sms)
+{
+    gd_settings *s = gd_settings_new();
+    char n[16];
+    snprintf(n, sizeof n, "%u", sms);
+    gd_settings_set(s, "gpu.preset", "h100", nullptr);
+    gd_settings_set(s, "gpu.gpcs", "1", nullptr);
+    gd_settings_set(s, "gpu.sms_per_gpc", n, nullptr);
+    gd_settings_set(s, "frontend.clock_mhz", "1000", nullptr);
+    gd_settings_set(s, "pp.fetch_cycles", "100", nullptr);
+    gd_settings_set(s, "pp.decode_cycles", "10", nullptr);
+    gd_settings_set(s, "pp.completion_cycles", "50", nullptr);
+    gd_settings_set(s, "cwd.grid_launch_cycles", "200", nullptr);
+    gd_config c;
+    ck_assert_int_eq(gd_config_resolve(&c, s, nullptr, nullptr), GD_OK);
+    gd_settings_free(s);
+    return c;
+}
+
+static gd_kernel_desc kernel(uint32_t threads, uint32_t regs, uint64_t cta_ns, const gd_config &c)
+{
+    gd_kernel_desc k;
+    std::memset(&k, 0, sizeof k);
+    k.name = (char *)"k";
+    k.threads_per_cta = threads;
+    k.regs_per_thread = regs;
+    k.exec_model = GD_EXEC_FIXED_CTA;
+    k.cta_duration_ps = cta_ns * 1000;
+    gd_cta_shape shape = {threads, regs, 0};
+    gd_occupancy_compute(&k.occ, &c.sm, &shape, c.sm.smem_per_cta_optin, nullptr);
+    return k;
+}
+
+// ---------------------------------------------------------------------------
+// SM: answers a CTA start with start + duration, counts CTAs and warp-time.
+
+struct driver : sc_module {
+    tlm_utils::simple_initiator_socket<driver> out{"out"};
+    gd::channel ch;
+    explicit driver(sc_module_name n) : sc_module(n) {}
+};
+
+START_TEST(sm_runs_cta)
+{
+    fresh_context();
+    gd_config c = small_config(1);
+    gd_kernel_desc k = kernel(256, 64, 1500, c);
+    gd_kernel_run run;
+    std::memset(&run, 0, sizeof run);
+    run.desc = &k;
+    driver d("d");
+    gd::sm s("sm", 0, nullptr);
+    d.out.bind(s.launch_in);
+    gd::sm_launch_body b{7000, &run, 0};
+    sc_time delay = gd::ps_time(7000);
+    d.ch.call(d.out, gd::op::sm_launch, &b, delay);
+    ck_assert_uint_eq(b.end, 7000 + 1500000);
+    ck_assert_uint_eq(s.ctas(), 1);
+    ck_assert_uint_eq(s.warp_ps(), 8ull * 1500000);
+}
+END_TEST
+
+// ---------------------------------------------------------------------------
+// GPC2SM: placement order, the retirement calendar, grouping, conditional launch.
+
+struct gpc_bench {
+    driver d{"d"};
+    gd::gpc2sm gpc;
+    std::vector<std::unique_ptr<gd::sm>> sms;
+    std::vector<gd::retired_ctas> out = std::vector<gd::retired_ctas>(8);
+    gpc_bench(const gd_config &c, uint32_t n) : gpc("gpc", n, c, nullptr)
+    {
+        d.out.bind(gpc.cwd_in);
+        for (uint32_t i = 0; i < n; i++) {
+            sms.emplace_back(new gd::sm(("sm" + std::to_string(i)).c_str(), i, nullptr));
+            gpc.sm_out[i]->bind(sms[i]->launch_in);
+        }
+    }
+    uint32_t select(const gd_kernel_desc &k)
+    {
+        gd::gpc_select_body b{&k.occ.cost, 0};
+        sc_time z = SC_ZERO_TIME;
+        d.ch.call(d.out, gd::op::gpc_select, &b, z);
+        return b.max_free;
+    }
+    gd::gpc_step_body step(gd_time_ps at, gd_kernel_run *launch, bool cond = false, uint32_t beat_free = 0,
+                           uint32_t beat_gpc = 0)
+    {
+        gd::gpc_step_body b;
+        std::memset(&b, 0, sizeof b);
+        b.at = at;
+        b.out = out.data();
+        b.cap = (uint32_t)out.size();
+        b.launch = launch;
+        b.conditional = cond;
+        b.beat_free = beat_free;
+        b.beat_gpc = beat_gpc;
+        b.gpc = 1;
+        sc_time delay = gd::ps_time(at);
+        d.ch.call(d.out, gd::op::gpc_step, &b, delay);
+        return b;
+    }
+};
+
+START_TEST(gpc2sm_places_and_retires)
+{
+    fresh_context();
+    gd_config c = small_config(3);
+    gd_kernel_desc k = kernel(1024, 32, 1000, c); // 2 per SM
+    gd_kernel_run run;
+    std::memset(&run, 0, sizeof run);
+    run.desc = &k;
+    gpc_bench t(c, 3);
+    ck_assert_uint_eq(t.select(k), 2);
+    uint32_t expect_sm[] = {0, 1, 2, 0, 1, 2};
+    for (int i = 0; i < 6; i++) {
+        gd::gpc_step_body b = t.step(100 + i, &run);
+        ck_assert(b.launched);
+        ck_assert_uint_eq(b.sm, expect_sm[i]);
+        ck_assert_uint_eq(b.end, 100 + i + 1000000);
+        ck_assert_uint_eq(b.next_retire, 100 + 1000000);
+        ck_assert_uint_eq(b.max_free, i < 2 ? 2 : i < 5 ? 1 : 0);
+    }
+    gd::gpc_step_body full = t.step(200, &run);
+    ck_assert(!full.launched); // no free slot
+    // Retire everything that ends by 1000102: three CTAs of one kernel, one report line.
+    gd::gpc_step_body r = t.step(1000102, nullptr);
+    ck_assert_uint_eq(r.n, 1);
+    ck_assert_ptr_eq(r.out[0].run, &run);
+    ck_assert_uint_eq(r.out[0].count, 3);
+    ck_assert_uint_eq(r.max_free, 1);
+    ck_assert_uint_eq(r.next_retire, 1000103);
+    // Conditional launch: refused when another GPC has as many free slots and a lower index ...
+    gd::gpc_step_body c1 = t.step(1000103, &run, true, 2, 0);
+    ck_assert(!c1.launched);
+    ck_assert_uint_eq(c1.out[0].count, 1); // the retirement at 1000103 still happened
+    // ... accepted when this GPC beats the others.
+    gd::gpc_step_body c2 = t.step(1000104, &run, true, 1, 0);
+    ck_assert(c2.launched);
+    ck_assert_uint_eq(c2.sm, 0); // SM0 and SM1 had 2 free after the retirements, SM2 1
+}
+END_TEST
+
+// ---------------------------------------------------------------------------
+// GPU2GPC with real GPC2SM and SMs, driven by a stub packet processor.
+
+struct stub_pp : sc_module {
+    tlm_utils::simple_initiator_socket<stub_pp> dispatch_out{"dispatch_out"};
+    tlm_utils::simple_target_socket<stub_pp> done_in{"done_in"};
+    std::vector<std::pair<gd_time_ps, gd_kernel_run *>> done;
+    std::vector<gd_kernel_run *> to_send;
+    std::vector<gd_time_ps> send_at;
+    std::vector<bool> accepted;
+    gd::channel ch;
+    sc_event ev;
+    size_t next = 0;
+    SC_HAS_PROCESS(stub_pp);
+    explicit stub_pp(sc_module_name n) : sc_module(n)
+    {
+        done_in.register_b_transport(this, &stub_pp::on_done);
+        SC_METHOD(send);
+        sensitive << ev;
+    }
+    void send()
+    {
+        while (next < to_send.size() && send_at[next] <= gd::now_ps()) {
+            gd::dispatch_body b{to_send[next], false};
+            sc_time z = SC_ZERO_TIME;
+            ch.call(dispatch_out, gd::op::dispatch, &b, z);
+            accepted.push_back(b.accepted);
+            next++;
+        }
+        if (next < to_send.size())
+            ev.notify(gd::ps_time(send_at[next] - gd::now_ps()));
+    }
+    void on_done(tlm::tlm_generic_payload &p, sc_time &)
+    {
+        auto *b = static_cast<gd::kernel_done_body *>(gd::msg_of(p).body);
+        done.emplace_back(gd::now_ps(), b->run);
+        p.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+};
+
+START_TEST(gpu2gpc_runs_kernels)
+{
+    fresh_context();
+    gd_config c = small_config(2);
+    c.cwd_max_resident_kernels = 2;
+    gd_kernel_desc k = kernel(1024, 32, 1000, c);
+    gd_kernel_run runs[3];
+    std::memset(runs, 0, sizeof runs);
+    uint32_t ctas[3] = {5, 1, 1};
+    stub_pp pp("pp");
+    gd::gpu2gpc cwd("cwd", c, nullptr);
+    gd::gpc2sm gpc("gpc", 2, c, nullptr);
+    gd::sm s0("s0", 0, nullptr), s1("s1", 1, nullptr);
+    pp.dispatch_out.bind(cwd.dispatch_in);
+    cwd.done_out.bind(pp.done_in);
+    cwd.gpc_out[0]->bind(gpc.cwd_in);
+    gpc.sm_out[0]->bind(s0.launch_in);
+    gpc.sm_out[1]->bind(s1.launch_in);
+    for (int i = 0; i < 3; i++) {
+        runs[i].desc = &k;
+        runs[i].ctas = ctas[i];
+        runs[i].index = i;
+        pp.to_send.push_back(&runs[i]);
+        pp.send_at.push_back(i == 0 ? 0 : 10000); // the third finds two kernels resident
+    }
+    sc_start();
+    // Kernel 0: CTAs at 200..203 ps*1000, the fifth at 1200 after the first retirement.
+    ck_assert_uint_eq(runs[0].first_cta, 200000);
+    ck_assert_uint_eq(runs[0].last_cta, 1200000);
+    ck_assert_uint_eq(runs[0].end, 2200000);
+    ck_assert_uint_eq(pp.accepted.size(), 3);
+    ck_assert(pp.accepted[0] && pp.accepted[1] && !pp.accepted[2]);
+    // Kernel 1 queued behind kernel 0: its CTA takes the slot freed at 1201 ns.
+    ck_assert_uint_eq(runs[1].first_cta, 1201000);
+    ck_assert_uint_eq(pp.done.size(), 2); // completions in time order
+    ck_assert_uint_eq(pp.done[0].first, 2200000);
+    ck_assert_ptr_eq(pp.done[0].second, &runs[0]);
+    ck_assert_uint_eq(pp.done[1].first, 2201000);
+    ck_assert_ptr_eq(pp.done[1].second, &runs[1]);
+    ck_assert_uint_eq(runs[1].end, 2201000);
+}
+END_TEST
+
+// ---------------------------------------------------------------------------
+// Packet processor with a stub host and a stub distributor.
+
+struct stub_host : sc_module {
+    tlm_utils::simple_initiator_socket<stub_host> doorbell_out{"doorbell_out"};
+    tlm_utils::simple_target_socket<stub_host> space_in{"space_in"};
+    gd::channel ch;
+    int spaces = 0;
+    explicit stub_host(sc_module_name n) : sc_module(n)
+    {
+        space_in.register_b_transport(this, &stub_host::on_space);
+    }
+    void on_space(tlm::tlm_generic_payload &p, sc_time &)
+    {
+        spaces++;
+        p.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+    bool submit(gd_kernel_run *r)
+    {
+        gd::submit_body b{r, false};
+        sc_time z = SC_ZERO_TIME;
+        ch.call(doorbell_out, gd::op::submit, &b, z);
+        return b.accepted;
+    }
+};
+
+struct stub_cwd : sc_module {
+    tlm_utils::simple_target_socket<stub_cwd> dispatch_in{"dispatch_in"};
+    tlm_utils::simple_initiator_socket<stub_cwd> done_out{"done_out"};
+    std::vector<std::pair<gd_time_ps, gd_kernel_run *>> got;
+    gd::channel ch;
+    sc_event ev;
+    std::vector<gd_kernel_run *> finishing;
+    SC_HAS_PROCESS(stub_cwd);
+    explicit stub_cwd(sc_module_name n) : sc_module(n)
+    {
+        dispatch_in.register_b_transport(this, &stub_cwd::on_dispatch);
+        SC_METHOD(finish);
+        sensitive << ev;
+        dont_initialize();
+    }
+    // Every kernel runs 1000 ns from its dispatch.
+    void on_dispatch(tlm::tlm_generic_payload &p, sc_time &)
+    {
+        auto *b = static_cast<gd::dispatch_body *>(gd::msg_of(p).body);
+        got.emplace_back(gd::now_ps(), b->run);
+        b->run->dispatched = gd::now_ps();
+        b->run->end = gd::now_ps() + 1000000;
+        b->accepted = true;
+        finishing.push_back(b->run);
+        ev.notify(gd::ps_time(1000000));
+        p.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+    void finish()
+    {
+        for (auto it = finishing.begin(); it != finishing.end();) {
+            if ((*it)->end <= gd::now_ps()) {
+                gd::kernel_done_body b{*it};
+                sc_time z = SC_ZERO_TIME;
+                ch.call(done_out, gd::op::kernel_done, &b, z);
+                it = finishing.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+};
+
+struct pp_host_driver : sc_module {
+    stub_host &host;
+    std::vector<gd_kernel_run *> runs;
+    std::vector<bool> accepted;
+    SC_HAS_PROCESS(pp_host_driver);
+    pp_host_driver(sc_module_name n, stub_host &h) : sc_module(n), host(h) { SC_METHOD(go); }
+    void go()
+    {
+        for (auto *r : runs)
+            accepted.push_back(host.submit(r));
+    }
+};
+
+START_TEST(packet_processor_orders_and_barriers)
+{
+    fresh_context();
+    gd_config c = small_config(1);
+    c.pp_queue_packets = 2;
+    gd_run_pool pool;
+    std::memset(&pool, 0, sizeof pool);
+    gd_report rep;
+    ck_assert_int_eq(gd_report_init(&rep, &c, &pool, nullptr), GD_OK);
+    gd_kernel_desc k = kernel(256, 32, 1000, c);
+    stub_host host("host");
+    stub_cwd cwd("cwd");
+    gd::packet_processor pp("pp", c, &rep, nullptr);
+    host.doorbell_out.bind(pp.doorbell_in);
+    pp.space_out.bind(host.space_in);
+    pp.dispatch_out.bind(cwd.dispatch_in);
+    cwd.done_out.bind(pp.done_in);
+    pp_host_driver drv("drv", host);
+    // q0: A (barrier), B (barrier); q0 is full for C. q1: D without barrier.
+    gd_kernel_run *r[4];
+    uint32_t q[4] = {0, 0, 0, 1};
+    for (int i = 0; i < 4; i++) {
+        r[i] = gd_run_alloc(&pool);
+        r[i]->desc = &k;
+        r[i]->ctas = 1;
+        r[i]->index = i;
+        r[i]->queue = q[i];
+        r[i]->barrier = i < 3;
+        drv.runs.push_back(r[i]);
+    }
+    std::vector<gd_kernel_run *> seen(r, r + 4);
+    sc_start();
+    ck_assert(drv.accepted[0] && drv.accepted[1] && !drv.accepted[2] && drv.accepted[3]);
+    ck_assert_int_eq(host.spaces, 1); // told when A left q0
+    ck_assert_uint_eq(cwd.got.size(), 3);
+    // A: fetched 100, decoded 110 (q0 decodes first), dispatched 110.
+    ck_assert_ptr_eq(cwd.got[0].second, seen[0]);
+    ck_assert_uint_eq(cwd.got[0].first, 110000);
+    // D (q1): fetched 100, decoded after A at 120, no barrier: dispatched 120.
+    ck_assert_ptr_eq(cwd.got[1].second, seen[3]);
+    ck_assert_uint_eq(cwd.got[1].first, 120000);
+    // B: fetched 210, decoded 220, waits for A's completion signal at 1110 + 50.
+    ck_assert_ptr_eq(cwd.got[2].second, seen[1]);
+    ck_assert_uint_eq(cwd.got[2].first, 1160000);
+    ck_assert_uint_eq(pp.packets(), 3);
+    ck_assert_uint_eq(pp.host_stalls(), 1);
+    ck_assert_uint_eq(rep.kernels, 3);
+    gd_report_destroy(&rep);
+    gd_run_pool_destroy(&pool);
+}
+END_TEST
+
+int main()
+{
+    Suite *s = suite_create("blocks");
+    TCase *tc = tcase_create("testbenches");
+    tcase_add_test(tc, sm_runs_cta);
+    tcase_add_test(tc, gpc2sm_places_and_retires);
+    tcase_add_test(tc, gpu2gpc_runs_kernels);
+    tcase_add_test(tc, packet_processor_orders_and_barriers);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

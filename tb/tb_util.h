@@ -1,0 +1,71 @@
+/* tb_util.h - helpers shared by the Check tests: temporary paths and small traces. */
+#ifndef TB_UTIL_H
+#define TB_UTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A fresh path under the system temp directory; the caller frees it. */
+static inline char *tb_tmp_path(const char *suffix)
+{
+    const char *dir = getenv("TMPDIR");
+    char tmpl[512];
+    snprintf(tmpl, sizeof tmpl, "%s/gdsim-tb-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(tmpl);
+    if (fd < 0)
+        return NULL;
+    close(fd);
+    unlink(tmpl);
+    size_t n = strlen(tmpl) + strlen(suffix) + 1;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s%s", tmpl, suffix);
+    return p;
+}
+
+/* Whole file into memory (NUL-terminated); *len gets its size. */
+static inline char *tb_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf) {
+        buf[n] = '\0';
+        if (len)
+            *len = (size_t)n;
+    }
+    return buf;
+}
+
+#ifdef GD_TRACE_H
+/* An H100 as the PyTorch profiler describes it (132 SMs, cc 9.0), no GPC layout. */
+static inline gd_trace_device tb_h100_device(const char *name)
+{
+    gd_trace_device d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.name, sizeof d.name, "%s", name);
+    d.cc_major = 9;
+    d.sms = 132;
+    d.max_threads_per_sm = 2048;
+    d.regs_per_sm = 65536;
+    d.smem_per_sm = 233472;
+    d.smem_per_cta_default = 49152;
+    d.smem_per_cta_optin = 232448;
+    d.max_threads_per_cta = 1024;
+    d.warp_size = 32;
+    return d;
+}
+#endif
+
+#endif

@@ -1,0 +1,249 @@
+/* test_api.c - the public C API: options, handles, configuration keys and their
+ * errors, error codes and texts, and several simulations created, run and freed in
+ * sequence in one process (Check's fork mode is off for this binary: everything
+ * runs in one process, as a sweep or a notebook would). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdsim.h"
+#include "tb_util.h"
+
+static const char *sample(void)
+{
+    /* tests run from the repository root (scripts/run_tests.sh) */
+    return "traces/sample.gdt.gz";
+}
+
+START_TEST(options_and_handles)
+{
+    gd_options o;
+    ck_assert_int_eq(gd_options_init(&o, GD_OPTIONS_VERSION), GD_OK);
+    ck_assert_uint_eq(o.version, GD_OPTIONS_VERSION);
+    ck_assert_ptr_null(o.progress);
+    ck_assert_int_eq(gd_options_init(&o, GD_OPTIONS_VERSION + 1), GD_EINVAL);
+    ck_assert_int_eq(gd_options_init(NULL, GD_OPTIONS_VERSION), GD_EINVAL);
+    gd_sim *sim = NULL;
+    ck_assert_int_eq(gd_sim_new(NULL, NULL), GD_EINVAL);
+    o.version = 99;
+    ck_assert_int_eq(gd_sim_new(&sim, &o), GD_EINVAL);
+    ck_assert_ptr_null(sim);
+    ck_assert_int_eq(gd_sim_new(&sim, NULL), GD_OK);
+    ck_assert_ptr_nonnull(sim);
+    ck_assert_str_eq(gd_sim_errmsg(sim), "");
+    gd_summary s;
+    ck_assert_int_eq(gd_sim_summary(sim, &s), GD_ESTATE);
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "no replay"));
+    ck_assert_int_eq(gd_sim_write_kernels_csv(sim, "/tmp/x.csv"), GD_ESTATE);
+    gd_sim_free(sim);
+    gd_sim_free(NULL); /* no-op */
+    ck_assert_str_eq(gd_sim_errmsg(NULL), "");
+}
+END_TEST
+
+START_TEST(config_keys)
+{
+    gd_sim *sim;
+    gd_sim_new(&sim, NULL);
+    ck_assert_int_eq(gd_sim_set(sim, "gpu.gpcs", "4"), GD_OK);
+    ck_assert_int_eq(gd_sim_set(sim, "gpu.gpc", "4"), GD_ECONFIG);
+    const char *msg = gd_sim_errmsg(sim);
+    ck_assert_ptr_nonnull(strstr(msg, "unknown configuration key 'gpu.gpc'"));
+    ck_assert_ptr_nonnull(strstr(msg, "gpu.gpcs")); /* keys of that group are listed */
+    ck_assert_int_eq(gd_sim_set(sim, "gpu.gpcs", "many"), GD_ECONFIG);
+    msg = gd_sim_errmsg(sim);
+    ck_assert_ptr_nonnull(strstr(msg, "'many'"));
+    ck_assert_ptr_nonnull(strstr(msg, "gpu.gpcs"));
+    ck_assert_ptr_nonnull(strstr(msg, "an integer from 1 to 64"));
+    ck_assert_int_eq(gd_sim_set(sim, "gpu.preset", "b200"), GD_ECONFIG);
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "one of auto|v100|a100|h100"));
+    ck_assert_int_eq(gd_sim_set(sim, "gpu.sms_per_gpc", "16,16,x"), GD_ECONFIG);
+    ck_assert_int_eq(gd_sim_set(sim, "gpu.cc", "8"), GD_ECONFIG);
+    ck_assert_int_eq(gd_sim_set(sim, "frontend.clock_mhz", "0"), GD_ECONFIG);
+    ck_assert_int_eq(gd_sim_set(sim, NULL, "1"), GD_EINVAL);
+    /* values as they would be used */
+    const char *v;
+    ck_assert_int_eq(gd_sim_get(&v, sim, "gpu.gpcs"), GD_OK);
+    ck_assert_str_eq(v, "4");
+    ck_assert_int_eq(gd_sim_get(&v, sim, "cwd.max_resident_kernels"), GD_OK);
+    ck_assert_str_eq(v, "128");
+    ck_assert_int_eq(gd_sim_get(&v, sim, "frontend.clock_mhz"), GD_OK);
+    ck_assert_ptr_nonnull(strstr(v, "from the trace"));
+    ck_assert_int_eq(gd_sim_set(sim, "gpu.preset", "a100"), GD_OK);
+    ck_assert_int_eq(gd_sim_get(&v, sim, "frontend.clock_mhz"), GD_OK);
+    ck_assert_str_eq(v, "1410");
+    ck_assert_int_eq(gd_sim_get(&v, sim, "no.such"), GD_ECONFIG);
+    /* an inconsistent layout is found when the replay resolves the configuration */
+    ck_assert_int_eq(gd_sim_set(sim, "gpu.sms_per_gpc", "16,16"), GD_OK);
+    ck_assert_int_eq(gd_sim_replay_file(sim, sample()), GD_ECONFIG);
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "gpu.sms_per_gpc lists 2 GPCs but gpu.gpcs is 4"));
+    gd_sim_free(sim);
+}
+END_TEST
+
+START_TEST(key_enumeration)
+{
+    const char *name, *def, *doc, *src;
+    size_t n = 0;
+    int seen_preset = 0;
+    while (gd_config_key(&name, &def, &doc, &src, n) == GD_OK) {
+        ck_assert_ptr_nonnull(name);
+        ck_assert_ptr_nonnull(doc);
+        ck_assert_ptr_nonnull(src);
+        ck_assert_int_gt((int)strlen(doc), 10);
+        if (strcmp(name, "gpu.preset") == 0) {
+            seen_preset = 1;
+            ck_assert_str_eq(def, "auto");
+        }
+        for (size_t j = 0; j < n; j++) {
+            const char *other;
+            gd_config_key(&other, NULL, NULL, NULL, j);
+            ck_assert_str_ne(other, name);
+        }
+        n++;
+    }
+    ck_assert(seen_preset);
+    ck_assert_uint_ge(n, 20);
+    ck_assert_int_eq(gd_config_key(NULL, NULL, NULL, NULL, n), GD_EINVAL);
+}
+END_TEST
+
+START_TEST(codes_and_version)
+{
+    int codes[] = {GD_OK, GD_EINVAL, GD_ENOMEM, GD_EIO, GD_EFORMAT, GD_ECONFIG, GD_ESTATE, GD_EMODEL, GD_EINTERNAL};
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        ck_assert_str_ne(gd_strerror(codes[i]), "unknown error code");
+        for (size_t j = 0; j < i; j++)
+            ck_assert_str_ne(gd_strerror(codes[i]), gd_strerror(codes[j]));
+    }
+    ck_assert_str_eq(gd_strerror(-1000), "unknown error code");
+    ck_assert_str_eq(gd_version(), GD_VERSION_STRING);
+}
+END_TEST
+
+static void summary_of(gd_sim *sim, gd_summary *s) { ck_assert_int_eq(gd_sim_summary(sim, s), GD_OK); }
+
+/* Several simulations one after another in one process give identical results. */
+START_TEST(many_simulations_in_one_process)
+{
+    gd_summary first;
+    char *csv0 = NULL;
+    for (int i = 0; i < 3; i++) {
+        gd_sim *sim;
+        ck_assert_int_eq(gd_sim_new(&sim, NULL), GD_OK);
+        ck_assert_msg(gd_sim_replay_file(sim, sample()) == GD_OK, "%s", gd_sim_errmsg(sim));
+        gd_summary s;
+        summary_of(sim, &s);
+        char *path = tb_tmp_path(".csv");
+        ck_assert_int_eq(gd_sim_write_kernels_csv(sim, path), GD_OK);
+        char *csv = tb_slurp(path, NULL);
+        remove(path);
+        free(path);
+        if (i == 0) {
+            first = s;
+            csv0 = csv;
+            ck_assert_uint_eq(s.kernels, 40);
+            ck_assert_uint_eq(s.ctas, 40000);
+        } else {
+            ck_assert_mem_eq(&s, &first, sizeof s);
+            ck_assert_str_eq(csv, csv0);
+            free(csv);
+        }
+        gd_sim_free(sim);
+    }
+    /* One handle, several replays; an error in between leaves it usable. */
+    gd_sim *sim;
+    gd_sim_new(&sim, NULL);
+    ck_assert_int_eq(gd_sim_replay_file(sim, sample()), GD_OK);
+    ck_assert_int_eq(gd_sim_replay_file(sim, "/nonexistent.gdt.gz"), GD_EIO);
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "/nonexistent.gdt.gz: cannot open"));
+    gd_summary s;
+    ck_assert_int_eq(gd_sim_summary(sim, &s), GD_ESTATE); /* the failed replay left no results */
+    ck_assert_int_eq(gd_sim_replay_file(sim, sample()), GD_OK);
+    summary_of(sim, &s);
+    ck_assert_mem_eq(&s, &first, sizeof s);
+    /* Two handles alternate. */
+    gd_sim *other;
+    gd_sim_new(&other, NULL);
+    ck_assert_int_eq(gd_sim_set(other, "gpu.preset", "a100"), GD_OK);
+    ck_assert_int_eq(gd_sim_replay_file(other, sample()), GD_OK);
+    gd_summary sa;
+    summary_of(other, &sa);
+    ck_assert_uint_ne(sa.sim_time_ns, first.sim_time_ns); /* another device, other times */
+    summary_of(sim, &s);
+    ck_assert_mem_eq(&s, &first, sizeof s);
+    gd_sim_free(other);
+    gd_sim_free(sim);
+    free(csv0);
+}
+END_TEST
+
+static int progress_calls;
+static void on_progress(void *ctx, const gd_progress *p)
+{
+    (void)p;
+    ck_assert_ptr_eq(ctx, &progress_calls);
+    progress_calls++;
+}
+
+START_TEST(progress_callback)
+{
+    gd_options o;
+    gd_options_init(&o, GD_OPTIONS_VERSION);
+    o.progress = on_progress;
+    o.progress_ctx = &progress_calls;
+    gd_sim *sim;
+    ck_assert_int_eq(gd_sim_new(&sim, &o), GD_OK);
+    progress_calls = 0;
+    ck_assert_int_eq(gd_sim_replay_file(sim, sample()), GD_OK);
+    ck_assert_int_ge(progress_calls, 1); /* at least the final report */
+    gd_sim_free(sim);
+}
+END_TEST
+
+START_TEST(writers)
+{
+    gd_sim *sim;
+    gd_sim_new(&sim, NULL);
+    ck_assert_int_eq(gd_sim_replay_file(sim, sample()), GD_OK);
+    char *t = tb_tmp_path(".txt"), *j = tb_tmp_path(".json");
+    ck_assert_int_eq(gd_sim_write_summary_text(sim, t), GD_OK);
+    ck_assert_int_eq(gd_sim_write_summary_json(sim, j), GD_OK);
+    char *text = tb_slurp(t, NULL), *json = tb_slurp(j, NULL);
+    ck_assert_ptr_nonnull(strstr(text, "mean SM occupancy"));
+    ck_assert_ptr_nonnull(strstr(text, "mean launch latency"));
+    ck_assert_ptr_nonnull(strstr(json, "\"mean_sm_occupancy_pct\""));
+    ck_assert_ptr_nonnull(strstr(json, "\"gpu.preset\": \"h100\""));
+    ck_assert_ptr_nonnull(strstr(json, "\"block\": \"gpc2sm_7\""));
+    ck_assert_int_eq(gd_sim_write_kernels_csv(sim, "/nonexistent/dir/k.csv"), GD_EIO);
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "/nonexistent/dir/k.csv"));
+    remove(t);
+    remove(j);
+    free(t);
+    free(j);
+    free(text);
+    free(json);
+    gd_sim_free(sim);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("api");
+    TCase *tc = tcase_create("lifecycle");
+    tcase_add_test(tc, options_and_handles);
+    tcase_add_test(tc, config_keys);
+    tcase_add_test(tc, key_enumeration);
+    tcase_add_test(tc, codes_and_version);
+    tcase_add_test(tc, many_simulations_in_one_process);
+    tcase_add_test(tc, progress_callback);
+    tcase_add_test(tc, writers);
+    tcase_set_timeout(tc, 120);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK); /* several simulations in one process */
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,73 @@
+#!/bin/sh
+# The gdsim command line: help, version, replay of the sample, CSV/JSON outputs,
+# configuration errors (exit 2), and damaged traces (exit 1, fast, with a message
+# naming the file and the record/offset). Usage: sh tb/test_cli.sh BUILD_DIR
+set -u
+B=${1:-build}
+G=$B/gdsim
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+$G --help >"$T/help" || fail "--help exit status"
+grep -q "gdsim replay TRACE" "$T/help" || fail "--help lacks usage"
+grep -q -- "--kernels-csv" "$T/help" || fail "--help lacks options"
+$G >/dev/null 2>&1; [ $? -eq 2 ] || fail "no arguments should exit 2"
+[ "$($G --version)" = "gdsim 0.1.0" ] || fail "--version"
+$G frobnicate >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown command should exit 2"
+
+# Replay of the bundled sample, with both outputs.
+$G replay traces/sample.gdt.gz --kernels-csv "$T/k.csv" --summary-json "$T/s.json" >"$T/out" || fail "replay of the sample"
+for w in "kernels             40 on 2 queues" "CTAs                40000" "mean SM occupancy" "mean launch latency"; do
+    grep -q "$w" "$T/out" || fail "summary lacks '$w'"
+done
+head -1 "$T/k.csv" | grep -q "^kernel_index,name,queue,grid_ctas,threads_per_cta,regs_per_thread,smem_bytes,max_ctas_per_sm,limiter,theoretical_occupancy_pct,submit_ns,first_cta_ns,last_cta_ns,end_ns,latency_ns,achieved_occupancy_pct" || fail "CSV header"
+[ "$(wc -l <"$T/k.csv")" -eq 41 ] || fail "CSV rows"
+python3 -c "import json,sys; d=json.load(open('$T/s.json')); assert d['summary']['kernels']==40 and d['config']['gpu.preset']=='h100'" || fail "JSON summary"
+$G replay traces/sample.gdt.gz --quiet --kernels-csv - | head -1 | grep -q '^kernel_index' || fail "CSV to stdout"
+[ -z "$($G replay traces/sample.gdt.gz --quiet)" ] || fail "--quiet prints nothing"
+$G replay traces/sample.gdt.gz --quiet --perf | grep -q "M CTAs/s, peak memory" || fail "--perf"
+
+# Configuration: --preset, --set, --config and their errors.
+$G replay traces/sample.gdt.gz --preset a100 | grep -q "preset a100: 7 GPCs, 108 SMs" || fail "--preset a100"
+$G replay traces/sample.gdt.gz --set gpu.gpcs=4 --set gpu.sms_per_gpc=10 | grep -q "4 GPCs, 40 SMs" || fail "--set layout"
+$G replay traces/sample.gdt.gz --set gpu.gpcs=x >/dev/null 2>"$T/err"; [ $? -eq 2 ] || fail "bad value should exit 2"
+grep -q "gpu.gpcs" "$T/err" && grep -q "an integer from 1 to 64" "$T/err" || fail "bad value message"
+$G replay traces/sample.gdt.gz --set nope=1 >/dev/null 2>"$T/err"; [ $? -eq 2 ] || fail "unknown key should exit 2"
+grep -q "unknown configuration key 'nope'" "$T/err" || fail "unknown key message"
+printf '# a config file\nfrontend.clock_mhz = 1000  # 1 ns cycles\n\ngpu.preset=v100\n' >"$T/c.cfg"
+$G replay traces/sample.gdt.gz --config "$T/c.cfg" | grep -q "preset v100: 6 GPCs, 80 SMs, cc 7.0, front-end 1000 MHz" || fail "--config"
+printf 'frontend.clock_mhz 1000\n' >"$T/bad.cfg"
+$G replay traces/sample.gdt.gz --config "$T/bad.cfg" >/dev/null 2>"$T/err"; [ $? -eq 2 ] || fail "bad config file should exit 2"
+grep -q "bad.cfg:1: expected KEY = VALUE" "$T/err" || fail "config file message names file and line"
+$G replay >/dev/null 2>&1; [ $? -eq 2 ] || fail "replay without trace should exit 2"
+$G replay traces/sample.gdt.gz --bogus >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown option should exit 2"
+$G replay "$T/none.gdt.gz" >/dev/null 2>"$T/err"; [ $? -eq 1 ] || fail "missing trace should exit 1"
+grep -q "none.gdt.gz: cannot open" "$T/err" || fail "missing trace message"
+
+# Damaged traces: a truncated and a bit-flipped copy of a larger trace.
+python3 scripts/gen_trace.py "$T/big.gdt.gz" --kernels 3000 --grid 50 --block 128 --regs 32 --smem 0 --cta-ns 1000 --queues 3 --seed 7
+$G replay "$T/big.gdt.gz" --quiet || fail "the undamaged trace replays"
+size=$(wc -c <"$T/big.gdt.gz")
+head -c $((size / 2)) "$T/big.gdt.gz" >"$T/cut.gdt.gz"
+start=$(date +%s%N)
+$G replay "$T/cut.gdt.gz" >/dev/null 2>"$T/err"; rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ $rc -eq 1 ] || fail "truncated trace exit status $rc"
+[ $ms -lt 1000 ] || fail "truncated trace took $ms ms"
+grep -q "cut.gdt.gz: record [0-9]* (offset [0-9]*): the gzip stream is truncated" "$T/err" || fail "truncated message: $(cat "$T/err")"
+python3 - "$T/big.gdt.gz" "$T/flip.gdt.gz" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+b[len(b) // 3] ^= 0x04
+open(sys.argv[2], "wb").write(b)
+PY
+start=$(date +%s%N)
+$G replay "$T/flip.gdt.gz" >/dev/null 2>"$T/err"; rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ $rc -eq 1 ] || fail "bit-flipped trace exit status $rc"
+[ $ms -lt 1000 ] || fail "bit-flipped trace took $ms ms"
+grep -q "flip.gdt.gz: record [0-9]* (offset [0-9]*): " "$T/err" || fail "bit flip message: $(cat "$T/err")"
+
+$G keys | grep -q "^cwd.max_resident_kernels = 128" || fail "gdsim keys"
+echo "cli: ok"

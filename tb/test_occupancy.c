@@ -1,0 +1,317 @@
+/* test_occupancy.c - the occupancy calculator and the SM resource tracker, against
+ * hand-computed cases (shared/data/kineto/README.md rules) for every limiter and
+ * every preset's compute capability. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "cwd.h"
+#include "gdsim.h"
+#include "occupancy.h"
+
+/* The resolved SM limits of a preset. */
+static gd_sm_limits preset_sm(const char *preset)
+{
+    gd_settings *s = gd_settings_new();
+    gd_err err;
+    ck_assert_int_eq(gd_settings_set(s, "gpu.preset", preset, &err), GD_OK);
+    gd_config cfg;
+    ck_assert_int_eq(gd_config_resolve(&cfg, s, NULL, &err), GD_OK);
+    gd_settings_free(s);
+    return cfg.sm;
+}
+
+static gd_occupancy occ(const char *preset, uint32_t threads, uint32_t regs, uint32_t smem)
+{
+    gd_sm_limits sm = preset_sm(preset);
+    gd_cta_shape shape = {threads, regs, smem};
+    gd_occupancy o;
+    gd_err err;
+    ck_assert_int_eq(gd_occupancy_compute(&o, &sm, &shape, sm.smem_per_cta_optin, &err), GD_OK);
+    return o;
+}
+
+#define CHECK_OCC(o, n, lim, pct)                          \
+    do {                                                   \
+        ck_assert_uint_eq((o).max_ctas, (n));              \
+        ck_assert_int_eq((o).limiter, (lim));              \
+        ck_assert_double_eq_tol((o).theoretical_pct, (pct), 1e-9); \
+    } while (0)
+
+/* The issue's example: 256 threads, 64 registers on H100. Registers per warp
+ * 64*32 = 2048; 16384 per sub-partition / 2048 = 8 warps, x4 = 32 warps, / 8 per CTA = 4. */
+START_TEST(registers_h100)
+{
+    gd_occupancy o = occ("h100", 256, 64, 0);
+    CHECK_OCC(o, 4, GD_LIMIT_REGISTERS, 50.0);
+    ck_assert_uint_eq(o.by_warps, 8);
+    ck_assert_uint_eq(o.by_regs, 4);
+    ck_assert_uint_eq(o.by_smem, 228); /* no shared memory but the 1 KiB reserve: 233472 / 1024 */
+    ck_assert_str_eq(gd_limiter_name(o.limiter), "registers");
+}
+END_TEST
+
+/* Register allocation granularity: 33 registers -> 1056 -> 1280 per warp;
+ * 16384/1280 = 12 warps per sub-partition, 48 per SM, / 8 = 6 CTAs (75 %). */
+START_TEST(registers_granularity_a100)
+{
+    gd_occupancy o = occ("a100", 256, 33, 0);
+    CHECK_OCC(o, 6, GD_LIMIT_REGISTERS, 75.0);
+    ck_assert_uint_eq(o.cost.regs_per_warp, 1280);
+}
+END_TEST
+
+/* 1024 threads, 32 registers: warps 64/32 = 2, registers 16 warps/sub x4 = 64/32 = 2:
+ * a tie, reported as warps (first in order). */
+START_TEST(warps_tie_v100)
+{
+    gd_occupancy o = occ("v100", 1024, 32, 0);
+    CHECK_OCC(o, 2, GD_LIMIT_WARPS, 100.0);
+    ck_assert_uint_eq(o.by_regs, 2);
+}
+END_TEST
+
+/* 48 KiB + 1 KiB reserve rounded to 128 = 50176 B; 167936 / 50176 = 3 CTAs on A100. */
+START_TEST(shared_memory_a100)
+{
+    gd_occupancy o = occ("a100", 128, 32, 49152);
+    CHECK_OCC(o, 3, GD_LIMIT_SHARED_MEMORY, 18.75);
+    ck_assert_uint_eq(o.cost.smem, 50176);
+}
+END_TEST
+
+/* cc 7.0: no reserve, 256 B granularity: 20000 -> 20224; 98304 / 20224 = 4. */
+START_TEST(shared_memory_v100)
+{
+    gd_occupancy o = occ("v100", 256, 32, 20000);
+    CHECK_OCC(o, 4, GD_LIMIT_SHARED_MEMORY, 50.0);
+    ck_assert_uint_eq(o.cost.smem, 20224);
+}
+END_TEST
+
+/* An opt-in GEMM: 200000 + 1024 -> 201088; one CTA per H100 SM (228 KiB). */
+START_TEST(shared_memory_optin_h100)
+{
+    gd_occupancy o = occ("h100", 128, 128, 200000);
+    CHECK_OCC(o, 1, GD_LIMIT_SHARED_MEMORY, 6.25);
+}
+END_TEST
+
+/* One-warp CTAs: warps allow 64, registers 128, shared memory none (cc 7.0: no
+ * limit at all; cc >= 8.0: the 1 KiB reserve allows 164 / 228): the CTA cap (32). */
+START_TEST(cta_slots_each_cc)
+{
+    ck_assert_uint_eq(occ("v100", 32, 16, 0).by_smem, UINT32_MAX);
+    CHECK_OCC(occ("v100", 32, 16, 0), 32, GD_LIMIT_CTA_SLOTS, 50.0);
+    CHECK_OCC(occ("a100", 32, 16, 0), 32, GD_LIMIT_CTA_SLOTS, 50.0);
+    CHECK_OCC(occ("h100", 32, 16, 0), 32, GD_LIMIT_CTA_SLOTS, 50.0);
+}
+END_TEST
+
+/* The profiler's convention: with the default 48 KiB per-CTA limit a larger CTA gets 0. */
+START_TEST(default_limit_gives_zero)
+{
+    gd_sm_limits sm = preset_sm("a100");
+    gd_cta_shape shape = {128, 64, 100000};
+    gd_occupancy o;
+    ck_assert_int_eq(gd_occupancy_compute(&o, &sm, &shape, sm.smem_per_cta_default, NULL), GD_OK);
+    ck_assert_uint_eq(o.max_ctas, 0);
+    ck_assert_int_eq(o.limiter, GD_LIMIT_SHARED_MEMORY);
+    ck_assert_int_eq(gd_occupancy_compute(&o, &sm, &shape, sm.smem_per_cta_optin, NULL), GD_OK);
+    ck_assert_uint_eq(o.max_ctas, 1);
+}
+END_TEST
+
+/* 255 registers x 1024 threads: 8192 per warp, 2 warps per sub-partition, 8 per SM: none fit. */
+START_TEST(too_many_registers_fit_none)
+{
+    gd_occupancy o = occ("h100", 1024, 255, 0);
+    ck_assert_uint_eq(o.max_ctas, 0);
+    ck_assert_int_eq(o.limiter, GD_LIMIT_REGISTERS);
+}
+END_TEST
+
+/* No registers: no register limit. Two-warp CTAs: 32 by warps ties the CTA cap of
+ * 32 and the tie is reported as warps. */
+START_TEST(no_registers_no_register_limit)
+{
+    gd_occupancy o = occ("h100", 64, 0, 0);
+    ck_assert_uint_eq(o.by_regs, UINT32_MAX);
+    CHECK_OCC(o, 32, GD_LIMIT_WARPS, 100.0);
+}
+END_TEST
+
+START_TEST(impossible_shapes_are_errors)
+{
+    gd_sm_limits sm = preset_sm("h100");
+    gd_occupancy o;
+    gd_err err;
+    gd_cta_shape zero = {0, 32, 0}, big = {1025, 32, 0}, regs = {256, 256, 0};
+    ck_assert_int_eq(gd_occupancy_compute(&o, &sm, &zero, sm.smem_per_cta_optin, &err), GD_EINVAL);
+    ck_assert_int_eq(gd_occupancy_compute(&o, &sm, &big, sm.smem_per_cta_optin, &err), GD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "1025 threads"));
+    ck_assert_int_eq(gd_occupancy_compute(&o, &sm, &regs, sm.smem_per_cta_optin, &err), GD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "256 registers"));
+}
+END_TEST
+
+/* On an empty SM, free slots equal max_ctas; each take removes exactly one and
+ * each give restores the state bit for bit. */
+START_TEST(free_slots_track_take_and_give)
+{
+    static const gd_cta_shape shapes[] = {{256, 64, 0},   {1024, 32, 0}, {128, 32, 49152},
+                                          {96, 40, 1000}, {32, 16, 0},   {544, 72, 3000}};
+    const char *presets[] = {"v100", "a100", "h100"};
+    for (size_t p = 0; p < 3; p++) {
+        gd_sm_limits sm = preset_sm(presets[p]);
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+            gd_occupancy o;
+            ck_assert_int_eq(gd_occupancy_compute(&o, &sm, &shapes[i], sm.smem_per_cta_optin, NULL), GD_OK);
+            gd_sm_res res, empty;
+            gd_sm_res_init(&res, &sm);
+            empty = res;
+            ck_assert_uint_eq(gd_sm_res_free_slots(&res, &o.cost), o.max_ctas);
+            gd_cta_alloc a[64];
+            for (uint32_t k = 0; k < o.max_ctas; k++) {
+                gd_sm_res_take(&res, &o.cost, &a[k]);
+                ck_assert_uint_eq(gd_sm_res_free_slots(&res, &o.cost), o.max_ctas - k - 1);
+            }
+            for (uint32_t k = o.max_ctas; k-- > 0;)
+                gd_sm_res_give(&res, &o.cost, &a[k]);
+            ck_assert_mem_eq(&res, &empty, sizeof res);
+        }
+    }
+}
+END_TEST
+
+/* With two kernels sharing an SM, free slots must equal what actually fits: take
+ * CTAs of B until free_slots says 0 and check none was refused before that. */
+START_TEST(free_slots_mixed_kernels)
+{
+    gd_sm_limits sm = preset_sm("h100");
+    gd_cta_shape sa = {96, 40, 1000}, sb = {256, 64, 20000};
+    gd_occupancy oa, ob;
+    gd_occupancy_compute(&oa, &sm, &sa, sm.smem_per_cta_optin, NULL);
+    gd_occupancy_compute(&ob, &sm, &sb, sm.smem_per_cta_optin, NULL);
+    for (uint32_t na = 0; na <= oa.max_ctas; na++) {
+        gd_sm_res res;
+        gd_sm_res_init(&res, &sm);
+        gd_cta_alloc al;
+        for (uint32_t k = 0; k < na; k++)
+            gd_sm_res_take(&res, &oa.cost, &al);
+        uint32_t f = gd_sm_res_free_slots(&res, &ob.cost);
+        for (uint32_t k = 0; k < f; k++) {
+            ck_assert_uint_ge(gd_sm_res_free_slots(&res, &ob.cost), 1);
+            gd_sm_res_take(&res, &ob.cost, &al);
+            for (uint32_t s = 0; s < res.nsub; s++)
+                ck_assert_uint_le(res.regs[s], sm.regs / sm.reg_subpartitions);
+        }
+        ck_assert_uint_eq(gd_sm_res_free_slots(&res, &ob.cost), 0);
+        ck_assert_uint_le(res.warps, sm.max_warps);
+    }
+}
+END_TEST
+
+/* A GPC2SM tracker puts each CTA on the SM with the most free slots, lowest index on
+ * a tie: on 3 SMs with 2 slots each, CTAs go to SM 0, 1, 2, 0, 1, 2. */
+START_TEST(gpc_places_most_free_lowest_index)
+{
+    gd_sm_limits sm = preset_sm("h100");
+    gd_cta_shape shape = {1024, 32, 0}; /* 2 per SM */
+    gd_occupancy o;
+    gd_occupancy_compute(&o, &sm, &shape, sm.smem_per_cta_optin, NULL);
+    gd_gpc_tracker *g = malloc(sizeof *g);
+    gd_gpc_init(g, 3, &sm);
+    ck_assert_uint_eq(gd_gpc_select(g, &o.cost), 2);
+    uint32_t order[6];
+    gd_cta_alloc al[6];
+    for (int i = 0; i < 6; i++)
+        order[i] = gd_gpc_place(g, &al[i]);
+    ck_assert_uint_eq(order[0], 0);
+    ck_assert_uint_eq(order[1], 1);
+    ck_assert_uint_eq(order[2], 2);
+    ck_assert_uint_eq(order[3], 0);
+    ck_assert_uint_eq(order[4], 1);
+    ck_assert_uint_eq(order[5], 2);
+    ck_assert_uint_eq(g->max_free, 0);
+    gd_gpc_release(g, 1, &o.cost, &al[1]);
+    ck_assert_uint_eq(g->max_free, 1);
+    ck_assert_uint_eq(gd_gpc_place(g, &al[1]), 1);
+    /* A different kernel retiring: free slots of the selected kernel are recomputed. */
+    gd_cta_shape small = {32, 16, 0};
+    gd_occupancy os;
+    gd_occupancy_compute(&os, &sm, &small, sm.smem_per_cta_optin, NULL);
+    gd_gpc_release(g, 2, &o.cost, &al[5]);
+    gd_gpc_select(g, &os.cost);
+    ck_assert_uint_eq(g->free_slots[2], 31); /* one 32-warp CTA left: 32 warps, 31 CTA slots free */
+    ck_assert_uint_eq(g->free_slots[0], 0);  /* two 32-warp CTAs: no warp slot free */
+    free(g);
+}
+END_TEST
+
+START_TEST(pick_gpc_most_free_lowest_index)
+{
+    uint32_t mf[] = {0, 3, 5, 5, 1};
+    ck_assert_uint_eq(gd_pick_gpc(mf, 5), 2);
+    uint32_t none[] = {0, 0};
+    ck_assert_uint_eq(gd_pick_gpc(none, 2), UINT32_MAX);
+}
+END_TEST
+
+/* The GPU2GPC view: earliest and second-earliest retirement, best GPC excluding one. */
+START_TEST(gpc_view_orders)
+{
+    gd_gpc_view v;
+    gd_gpc_view_init(&v, 5);
+    uint64_t t[] = {50, 20, 20, 90, 10};
+    for (uint32_t g = 0; g < 5; g++)
+        gd_gpc_view_set_retire(&v, g, t[g]);
+    ck_assert_uint_eq(gd_gpc_view_first(&v), 4);
+    uint32_t g2;
+    ck_assert_uint_eq(gd_gpc_view_second(&v, &g2), 20);
+    ck_assert_uint_eq(g2, 1); /* tie with GPC 2: lower index first */
+    gd_gpc_view_set_retire(&v, 4, UINT64_MAX);
+    ck_assert_uint_eq(gd_gpc_view_first(&v), 1);
+    ck_assert_uint_eq(gd_gpc_view_second(&v, &g2), 20);
+    ck_assert_uint_eq(g2, 2);
+    gd_gpc_view_set_free(&v, 0, 2);
+    gd_gpc_view_set_free(&v, 3, 4);
+    gd_gpc_view_set_free(&v, 4, 4);
+    ck_assert_uint_eq(gd_gpc_view_best(&v, UINT32_MAX), 3);
+    ck_assert_uint_eq(gd_gpc_view_best(&v, 3), 4);
+    gd_gpc_view_set_free(&v, 3, 0);
+    gd_gpc_view_set_free(&v, 4, 0);
+    ck_assert_uint_eq(gd_gpc_view_best(&v, 0), UINT32_MAX);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("occupancy");
+    TCase *tc = tcase_create("rules");
+    tcase_add_test(tc, registers_h100);
+    tcase_add_test(tc, registers_granularity_a100);
+    tcase_add_test(tc, warps_tie_v100);
+    tcase_add_test(tc, shared_memory_a100);
+    tcase_add_test(tc, shared_memory_v100);
+    tcase_add_test(tc, shared_memory_optin_h100);
+    tcase_add_test(tc, cta_slots_each_cc);
+    tcase_add_test(tc, default_limit_gives_zero);
+    tcase_add_test(tc, too_many_registers_fit_none);
+    tcase_add_test(tc, no_registers_no_register_limit);
+    tcase_add_test(tc, impossible_shapes_are_errors);
+    suite_add_tcase(s, tc);
+    TCase *tr = tcase_create("tracker");
+    tcase_add_test(tr, free_slots_track_take_and_give);
+    tcase_add_test(tr, free_slots_mixed_kernels);
+    tcase_add_test(tr, gpc_places_most_free_lowest_index);
+    tcase_add_test(tr, pick_gpc_most_free_lowest_index);
+    tcase_add_test(tr, gpc_view_orders);
+    suite_add_tcase(s, tr);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

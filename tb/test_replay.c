@@ -1,0 +1,343 @@
+/* test_replay.c - end-to-end replays of tiny traces with hand-checked times, and
+ * determinism. Front-end clock 1000 MHz (1 cycle = 1 ns), fetch 100, decode 10,
+ * completion 50, grid launch 200 cycles, one CTA launch per cycle; one GPC of two
+ * SMs with H100 limits. Trace times start at 1000 ns (the first submit), so a CSV
+ * time is 1000 + the simulated time. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdsim.h"
+#include "trace.h"
+#include "tb_util.h"
+
+static gd_trace_device h100_dev(void) { return tb_h100_device("test"); }
+
+static void add_kernel(gd_trace_writer *w, uint32_t id, const char *name, uint32_t threads, uint32_t regs,
+                       uint64_t cta_ns)
+{
+    gd_kernel_desc k;
+    memset(&k, 0, sizeof k);
+    k.id = id;
+    k.name = (char *)name;
+    k.threads_per_cta = threads;
+    k.regs_per_thread = regs;
+    k.exec_model = GD_EXEC_FIXED_CTA;
+    k.cta_duration_ps = cta_ns * 1000;
+    ck_assert_int_eq(gd_trace_write_kernel(w, &k, NULL), GD_OK);
+}
+
+static void add_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, uint32_t kid, uint16_t block,
+                         uint32_t ctas, int barrier)
+{
+    gd_aql_dispatch p;
+    memset(&p, 0, sizeof p);
+    p.header = GD_AQL_TYPE_KERNEL_DISPATCH | (barrier ? GD_AQL_HEADER_BARRIER : 0);
+    p.setup = 1;
+    p.workgroup_size[0] = block;
+    p.workgroup_size[1] = p.workgroup_size[2] = 1;
+    p.grid_size[0] = ctas * block;
+    p.grid_size[1] = p.grid_size[2] = 1;
+    p.kernel_object = kid;
+    ck_assert_int_eq(gd_trace_write_dispatch(w, queue, submit_ns, &p, NULL), GD_OK);
+}
+
+static gd_trace_writer *new_trace(char **path)
+{
+    *path = tb_tmp_path(".gdt.gz");
+    gd_trace_device d = h100_dev();
+    gd_trace_writer *w;
+    ck_assert_int_eq(gd_trace_create(&w, *path, &d, "test_replay", 6, NULL), GD_OK);
+    add_kernel(w, 1, "big", 1024, 32, 1000);  /* 2 CTAs per SM (warps) */
+    add_kernel(w, 2, "small", 32, 16, 500);   /* 32 per SM (CTA slots) */
+    return w;
+}
+
+static gd_sim *small_gpu(void)
+{
+    gd_sim *sim;
+    ck_assert_int_eq(gd_sim_new(&sim, NULL), GD_OK);
+    const char *kv[][2] = {{"gpu.preset", "h100"},        {"gpu.gpcs", "1"},
+                           {"gpu.sms_per_gpc", "2"},      {"frontend.clock_mhz", "1000"},
+                           {"pp.fetch_cycles", "100"},    {"pp.decode_cycles", "10"},
+                           {"pp.completion_cycles", "50"}, {"cwd.grid_launch_cycles", "200"},
+                           {"cwd.cta_launch_cycles", "1"}};
+    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
+        ck_assert_msg(gd_sim_set(sim, kv[i][0], kv[i][1]) == GD_OK, "%s", gd_sim_errmsg(sim));
+    return sim;
+}
+
+/* Replay and return the CSV text (caller frees). */
+static char *replay_csv(gd_sim *sim, const char *trace)
+{
+    ck_assert_msg(gd_sim_replay_file(sim, trace) == GD_OK, "%s", gd_sim_errmsg(sim));
+    char *csv = tb_tmp_path(".csv");
+    ck_assert_int_eq(gd_sim_write_kernels_csv(sim, csv), GD_OK);
+    char *text = tb_slurp(csv, NULL);
+    remove(csv);
+    free(csv);
+    return text;
+}
+
+/* Row `index` of the CSV (0 = first data row), without the newline. */
+static char *row(const char *csv, int index)
+{
+    const char *p = strchr(csv, '\n') + 1;
+    for (int i = 0; i < index; i++)
+        p = strchr(p, '\n') + 1;
+    const char *e = strchr(p, '\n');
+    char *r = malloc((size_t)(e - p) + 1);
+    memcpy(r, p, (size_t)(e - p));
+    r[e - p] = '\0';
+    return r;
+}
+
+#define ROW_IS(csv, i, expected)              \
+    do {                                      \
+        char *r_ = row((csv), (i));           \
+        ck_assert_str_eq(r_, (expected));     \
+        free(r_);                             \
+    } while (0)
+
+/* Three kernels, two queues (see the comments for the hand-worked timeline):
+ * D0 q0 submit 0: 5 big CTAs; D1 q0 submit 5: 1 big CTA, waits for D0 (barrier);
+ * D2 q1 submit 5: 2 small CTAs. */
+START_TEST(hand_checked_timeline)
+{
+    char *path;
+    gd_trace_writer *w = new_trace(&path);
+    add_dispatch(w, 0, 1000, 1, 1024, 5, 1);
+    add_dispatch(w, 0, 1005, 1, 1024, 1, 1);
+    add_dispatch(w, 1, 1005, 2, 32, 2, 1);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    gd_sim *sim = small_gpu();
+    char *csv = replay_csv(sim, path);
+    ck_assert_ptr_nonnull(strstr(csv, "kernel_index,name,queue,grid_ctas,threads_per_cta,regs_per_thread,"
+                                      "smem_bytes,max_ctas_per_sm,limiter,theoretical_occupancy_pct,submit_ns,"
+                                      "first_cta_ns,last_cta_ns,end_ns,latency_ns,achieved_occupancy_pct,"));
+    /* D0: fetched 100, decoded 110, dispatched 110, first CTA 110 + 200 = 310 (SM0),
+     * 311 (SM1), 312 (SM0), 313 (SM1); the 5th waits for the first retirement at
+     * 1310 (SM0) and ends at 2310; completion 2310 + 50. Occupancy: 5 x 32 warps x
+     * 1000 ns / (2000 ns x 128 warp slots) = 62.5 %. */
+    ROW_IS(csv, 0, "0,big,0,5,1024,32,0,2,warps,100.00,1000.000,1310.000,2310.000,3310.000,310.000,62.50,"
+                   "1100.000,1110.000,1110.000,3360.000,3");
+    /* D1: fetched when D0 left the queue (110 + 100), decoded 220; barrier until D0's
+     * completion at 2360; first CTA 2360 + 200. */
+    ROW_IS(csv, 1, "1,big,0,1,1024,32,0,2,warps,100.00,1005.000,3560.000,3560.000,4560.000,2555.000,25.00,"
+                   "1210.000,1220.000,3360.000,4610.000,4");
+    /* D2: fetched 105, decoded after D0 (110..120), dispatched 120, ready to launch at
+     * 320 but queued behind D0 in the distributor: its CTAs take the slots freed at
+     * 1311 (SM1) and 1312 (SM0); end 1812; occupancy 2 x 500 / (501 x 128). */
+    ROW_IS(csv, 2, "2,small,1,2,32,16,0,32,cta_slots,50.00,1005.000,2311.000,2312.000,2812.000,1306.000,1.56,"
+                   "1105.000,1120.000,1120.000,2862.000,5");
+    gd_summary s;
+    ck_assert_int_eq(gd_sim_summary(sim, &s), GD_OK);
+    ck_assert_uint_eq(s.kernels, 3);
+    ck_assert_uint_eq(s.ctas, 8);
+    ck_assert_uint_eq(s.sim_time_ns, 3610);
+    ck_assert_uint_eq(s.busy_span_ns, 3250);
+    ck_assert_double_eq_tol(s.mean_launch_latency_ns, (310.0 + 2555.0 + 1306.0) / 3, 1e-9);
+    ck_assert_double_eq_tol(s.mean_sm_occupancy_pct, 100.0 * 193000.0 / (3250.0 * 128.0), 1e-9);
+    ck_assert_uint_eq(s.packets, 3);
+    ck_assert_uint_eq(s.queues, 2);
+    ck_assert_uint_eq(s.max_resident_kernels, 2);
+    ck_assert_uint_eq(s.host_stalls, 0);
+    free(csv);
+    gd_sim_free(sim);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+/* Without the barrier bit D1 does not wait for D0: it is fetched at 210, decoded at
+ * 220, dispatched at once, and its CTA launches when D0's last one has (1310) and a
+ * slot frees (1311). */
+START_TEST(no_barrier_overlaps)
+{
+    char *path;
+    gd_trace_writer *w = new_trace(&path);
+    add_dispatch(w, 0, 1000, 1, 1024, 5, 1);
+    add_dispatch(w, 0, 1005, 1, 1024, 1, 0);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    gd_sim *sim = small_gpu();
+    char *csv = replay_csv(sim, path);
+    ROW_IS(csv, 1, "1,big,0,1,1024,32,0,2,warps,100.00,1005.000,2311.000,2311.000,3311.000,1306.000,25.00,"
+                   "1210.000,1220.000,1220.000,3361.000,4");
+    free(csv);
+    gd_sim_free(sim);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+/* cwd.max_resident_kernels=1: D1 (another queue) is refused at 120 and dispatched
+ * when D0 completes in the distributor (1310); it was ready (barrier satisfied) at 120. */
+START_TEST(distributor_full_waits)
+{
+    char *path;
+    gd_trace_writer *w = new_trace(&path);
+    add_dispatch(w, 0, 1000, 1, 1024, 1, 1);
+    add_dispatch(w, 1, 1000, 1, 1024, 1, 1);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    gd_sim *sim = small_gpu();
+    ck_assert_int_eq(gd_sim_set(sim, "cwd.max_resident_kernels", "1"), GD_OK);
+    char *csv = replay_csv(sim, path);
+    ROW_IS(csv, 0, "0,big,0,1,1024,32,0,2,warps,100.00,1000.000,1310.000,1310.000,2310.000,310.000,25.00,"
+                   "1100.000,1110.000,1110.000,2360.000,3");
+    ROW_IS(csv, 1, "1,big,1,1,1024,32,0,2,warps,100.00,1000.000,2510.000,2510.000,3510.000,1510.000,25.00,"
+                   "1100.000,1120.000,1120.000,3560.000,4");
+    gd_summary s;
+    gd_sim_summary(sim, &s);
+    ck_assert_uint_eq(s.max_resident_kernels, 1);
+    free(csv);
+    gd_sim_free(sim);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+/* pp.queue_packets=1: D1's submit at 1 finds the queue full; the host waits until D0
+ * is dispatched (110) and D1 enters the queue then. */
+START_TEST(full_queue_stalls_host)
+{
+    char *path;
+    gd_trace_writer *w = new_trace(&path);
+    add_dispatch(w, 0, 1000, 1, 1024, 1, 1);
+    add_dispatch(w, 0, 1001, 1, 1024, 1, 1);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    gd_sim *sim = small_gpu();
+    ck_assert_int_eq(gd_sim_set(sim, "pp.queue_packets", "1"), GD_OK);
+    char *csv = replay_csv(sim, path);
+    ROW_IS(csv, 1, "1,big,0,1,1024,32,0,2,warps,100.00,1110.000,2560.000,2560.000,3560.000,1450.000,25.00,"
+                   "1210.000,1220.000,2360.000,3610.000,4");
+    gd_summary s;
+    gd_sim_summary(sim, &s);
+    ck_assert_uint_eq(s.host_stalls, 1);
+    free(csv);
+    gd_sim_free(sim);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+/* The issue's example: 1000 CTAs x 256 threads, 64 registers, 10 us each, on h100:
+ * 4 CTAs per SM (registers), 50 %, two waves: end - first CTA = 20 us plus the
+ * launches of the second wave (471 CTAs after the 528 slots, one cycle each). */
+START_TEST(issue_example_h100)
+{
+    char *path = tb_tmp_path(".gdt.gz");
+    gd_trace_device d = h100_dev();
+    gd_trace_writer *w;
+    ck_assert_int_eq(gd_trace_create(&w, path, &d, "test", 6, NULL), GD_OK);
+    add_kernel(w, 1, "example", 256, 64, 10000);
+    add_dispatch(w, 0, 0, 1, 256, 1000, 1);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    gd_sim *sim;
+    ck_assert_int_eq(gd_sim_new(&sim, NULL), GD_OK);
+    ck_assert_int_eq(gd_sim_set(sim, "gpu.preset", "h100"), GD_OK);
+    char *csv = replay_csv(sim, path);
+    char *r = row(csv, 0);
+    unsigned idx, queue, grid, threads, regs, smem, maxc;
+    char name[64], limiter[32];
+    double theo, submit, first, last, end;
+    ck_assert_int_eq(sscanf(r, "%u,%63[^,],%u,%u,%u,%u,%u,%u,%31[^,],%lf,%lf,%lf,%lf,%lf", &idx, name, &queue, &grid,
+                            &threads, &regs, &smem, &maxc, limiter, &theo, &submit, &first, &last, &end),
+                     14);
+    ck_assert_uint_eq(maxc, 4);
+    ck_assert_str_eq(limiter, "registers");
+    ck_assert_double_eq_tol(theo, 50.0, 1e-9);
+    /* 471 launch cycles at 1980 MHz, each rounded to 505 ps */
+    ck_assert_double_eq_tol(end - first, 20000.0 + 471 * 0.505, 1e-6);
+    free(r);
+    free(csv);
+    gd_sim_free(sim);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+/* Same trace, same configuration: byte-identical CSV and JSON, also across handles. */
+START_TEST(deterministic)
+{
+    char *path;
+    gd_trace_writer *w = new_trace(&path);
+    for (uint32_t i = 0; i < 200; i++)
+        add_dispatch(w, i % 3, 1000 + i * 7, 1 + i % 2, i % 2 ? 32 : 1024, 1 + (i * 37) % 23, (int)(i % 5 != 0));
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    char *csv[2], *json[2];
+    for (int k = 0; k < 2; k++) {
+        gd_sim *sim = small_gpu();
+        csv[k] = replay_csv(sim, path);
+        char *j = tb_tmp_path(".json");
+        ck_assert_int_eq(gd_sim_write_summary_json(sim, j), GD_OK);
+        json[k] = tb_slurp(j, NULL);
+        remove(j);
+        free(j);
+        gd_sim_free(sim);
+    }
+    ck_assert_str_eq(csv[0], csv[1]);
+    ck_assert_str_eq(json[0], json[1]);
+    ck_assert_ptr_nonnull(strstr(json[0], "\"frontend.clock_mhz\": \"1000\""));
+    ck_assert_ptr_nonnull(strstr(json[0], "\"gdsim_version\": \"" GD_VERSION_STRING "\""));
+    ck_assert_ptr_nonnull(strstr(json[0], "\"kernels\": 200"));
+    for (int k = 0; k < 2; k++) {
+        free(csv[k]);
+        free(json[k]);
+    }
+    remove(path);
+    free(path);
+}
+END_TEST
+
+/* A trace that cannot run on the chosen device is an error naming the kernel. */
+START_TEST(model_errors)
+{
+    char *path = tb_tmp_path(".gdt.gz");
+    gd_trace_device d = h100_dev();
+    gd_trace_writer *w;
+    ck_assert_int_eq(gd_trace_create(&w, path, &d, "test", 6, NULL), GD_OK);
+    gd_kernel_desc k;
+    memset(&k, 0, sizeof k);
+    k.id = 1;
+    k.name = (char *)"fat";
+    k.threads_per_cta = 128;
+    k.static_smem = 150000; /* fits an H100, not a V100 */
+    k.exec_model = GD_EXEC_FIXED_CTA;
+    ck_assert_int_eq(gd_trace_write_kernel(w, &k, NULL), GD_OK);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    gd_sim *sim;
+    gd_sim_new(&sim, NULL);
+    ck_assert_int_eq(gd_sim_set(sim, "gpu.preset", "v100"), GD_OK);
+    ck_assert_int_eq(gd_sim_replay_file(sim, path), GD_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "kernel 'fat'"));
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "record 1 (offset"));
+    ck_assert_int_eq(gd_sim_set(sim, "gpu.preset", "h100"), GD_OK);
+    ck_assert_int_eq(gd_sim_replay_file(sim, path), GD_OK);
+    /* auto: this trace's device (132 SMs, cc 9.0) is the h100 preset */
+    ck_assert_int_eq(gd_sim_set(sim, "gpu.preset", "auto"), GD_OK);
+    ck_assert_int_eq(gd_sim_replay_file(sim, path), GD_OK);
+    gd_sim_free(sim);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("replay");
+    TCase *tc = tcase_create("timeline");
+    tcase_add_test(tc, hand_checked_timeline);
+    tcase_add_test(tc, no_barrier_overlaps);
+    tcase_add_test(tc, distributor_full_waits);
+    tcase_add_test(tc, full_queue_stalls_host);
+    tcase_add_test(tc, issue_example_h100);
+    tcase_add_test(tc, deterministic);
+    tcase_add_test(tc, model_errors);
+    tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

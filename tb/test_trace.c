@@ -1,0 +1,563 @@
+/* test_trace.c - trace format v1: round trip, and every class of corrupt,
+ * truncated or out-of-range input is an error naming the file, the record index
+ * and its byte offset (never a crash, never a silent skip). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "gdsim.h"
+#include "trace.h"
+#include "tb_util.h"
+
+/* A device description: H100-like, no GPC layout, one-letter name and producer, so
+ * the header record is 44 + 2 + 1 + 2 + 1 = 50 bytes and record 1 starts at
+ * 16 + 8 + 50 = 74. */
+static gd_trace_device test_dev(void) { return tb_h100_device("T"); }
+
+#define REC1 74u           /* offset of record 1 */
+#define KREC (8u + 35u)    /* a kernel record named "k" */
+#define DREC (8u + 80u)    /* a dispatch record */
+
+static gd_kernel_desc kdesc(uint32_t id, const char *name, uint32_t threads, uint32_t regs, uint32_t smem)
+{
+    gd_kernel_desc k;
+    memset(&k, 0, sizeof k);
+    k.id = id;
+    k.name = (char *)name;
+    k.threads_per_cta = threads;
+    k.regs_per_thread = regs;
+    k.static_smem = smem;
+    k.exec_model = GD_EXEC_FIXED_CTA;
+    k.cta_duration_ps = 1000000;
+    return k;
+}
+
+static gd_aql_dispatch pkt(uint64_t kobj, uint16_t block, uint32_t grid_ctas, uint32_t smem)
+{
+    gd_aql_dispatch p;
+    memset(&p, 0, sizeof p);
+    p.header = GD_AQL_TYPE_KERNEL_DISPATCH | GD_AQL_HEADER_BARRIER;
+    p.setup = 1;
+    p.workgroup_size[0] = block;
+    p.workgroup_size[1] = p.workgroup_size[2] = 1;
+    p.grid_size[0] = grid_ctas * block;
+    p.grid_size[1] = p.grid_size[2] = 1;
+    p.group_segment_size = smem;
+    p.kernel_object = kobj;
+    p.completion_signal = 7;
+    return p;
+}
+
+static gd_trace_writer *start(const char *path)
+{
+    gd_trace_device d = test_dev();
+    gd_trace_writer *w;
+    gd_err err;
+    ck_assert_int_eq(gd_trace_create(&w, path, &d, "p", 6, &err), GD_OK);
+    return w;
+}
+
+/* Read path to the end; return the status and leave the message in err. */
+static int read_all(const char *path, gd_err *err, uint64_t *dispatches)
+{
+    gd_trace_reader *r;
+    int rc = gd_trace_open(&r, path, err);
+    if (rc)
+        return rc;
+    gd_trace_record rec;
+    while ((rc = gd_trace_next(r, &rec, err)) == 1)
+        ;
+    if (dispatches)
+        *dispatches = gd_trace_dispatches_read(r);
+    gd_trace_close_reader(r);
+    return rc;
+}
+
+/* The error names the file and "record N (offset O)" and contains `what`. */
+static void expect_error(const char *path, int code, uint64_t record, uint64_t offset, const char *what)
+{
+    gd_err err;
+    gd_err_clear(&err);
+    ck_assert_int_eq(read_all(path, &err, NULL), code);
+    char where[128];
+    snprintf(where, sizeof where, "record %llu (offset %llu)", (unsigned long long)record,
+             (unsigned long long)offset);
+    ck_assert_msg(strstr(err.msg, path) != NULL, "message '%s' does not name the file", err.msg);
+    ck_assert_msg(strstr(err.msg, where) != NULL, "message '%s' does not say '%s'", err.msg, where);
+    ck_assert_msg(strstr(err.msg, what) != NULL, "message '%s' does not say '%s'", err.msg, what);
+}
+
+START_TEST(round_trip)
+{
+    char *path = tb_tmp_path(".gdt.gz");
+    gd_trace_writer *w = start(path);
+    gd_err err;
+    gd_kernel_desc k1 = kdesc(1, "k", 256, 64, 0), k2 = kdesc(42, "void gemm<float, 2>(int)", 128, 96, 40000);
+    k2.dynamic_smem = 1000;
+    k2.cta_duration_ps = 123456789;
+    ck_assert_int_eq(gd_trace_write_kernel(w, &k1, &err), GD_OK);
+    ck_assert_int_eq(gd_trace_write_kernel(w, &k2, &err), GD_OK);
+    gd_aql_dispatch a = pkt(1, 256, 1000, 0);
+    gd_aql_dispatch b = pkt(42, 128, 1, 41000);
+    b.setup = 3;
+    b.workgroup_size[0] = 32;
+    b.workgroup_size[1] = 4;
+    b.grid_size[0] = 32 * 7;
+    b.grid_size[1] = 4 * 5 + 1; /* a partial workgroup: 6 CTAs along y */
+    b.grid_size[2] = 3;
+    b.kernarg_address = 0xdeadbeef00ull;
+    b.private_segment_size = 64;
+    b.header &= (uint16_t)~GD_AQL_HEADER_BARRIER;
+    ck_assert_int_eq(gd_trace_write_dispatch(w, 0, 5000, &a, &err), GD_OK);
+    ck_assert_int_eq(gd_trace_write_dispatch(w, 3, 5000, &b, &err), GD_OK);
+    ck_assert_int_eq(gd_trace_write_dispatch(w, 0, 9000, &a, &err), GD_OK);
+    ck_assert_int_eq(gd_trace_finish(w, &err), GD_OK);
+
+    gd_trace_reader *r;
+    ck_assert_int_eq(gd_trace_open(&r, path, &err), GD_OK);
+    ck_assert_str_eq(gd_trace_device_of(r)->name, "T");
+    ck_assert_uint_eq(gd_trace_device_of(r)->sms, 132);
+    ck_assert_str_eq(gd_trace_producer(r), "p");
+    gd_trace_record rec;
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_uint_eq(rec.type, GD_REC_KERNEL);
+    ck_assert_uint_eq(rec.index, 1);
+    ck_assert_uint_eq(rec.offset, REC1);
+    ck_assert_str_eq(rec.kernel->name, "k");
+    ck_assert_uint_eq(rec.kernel->occ.max_ctas, 4);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_str_eq(rec.kernel->name, "void gemm<float, 2>(int)");
+    ck_assert_uint_eq(rec.kernel->dynamic_smem, 1000);
+    ck_assert_uint_eq(rec.kernel->cta_duration_ps, 123456789);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_uint_eq(rec.type, GD_REC_DISPATCH);
+    ck_assert_uint_eq(rec.dispatch.ctas, 1000);
+    ck_assert_uint_eq(rec.dispatch.submit_ns, 5000);
+    ck_assert_int_eq(gd_aql_barrier(rec.dispatch.pkt.header), 1);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_uint_eq(rec.dispatch.queue, 3);
+    ck_assert_uint_eq(rec.dispatch.grid_ctas[0], 7);
+    ck_assert_uint_eq(rec.dispatch.grid_ctas[1], 6);
+    ck_assert_uint_eq(rec.dispatch.grid_ctas[2], 3);
+    ck_assert_uint_eq(rec.dispatch.ctas, 126);
+    ck_assert_mem_eq(&rec.dispatch.pkt, &b, sizeof b);
+    ck_assert_ptr_eq(rec.dispatch.kernel->name, rec.dispatch.kernel->name);
+    ck_assert_uint_eq(rec.dispatch.kernel->id, 42);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 0); /* END checked */
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 0);
+    ck_assert_uint_eq(gd_trace_records_read(r), 7); /* header, 2 kernels, 3 dispatches, end */
+    ck_assert_uint_eq(gd_trace_dispatches_read(r), 3);
+    gd_trace_close_reader(r);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+START_TEST(aql_layout)
+{
+    gd_aql_dispatch p = pkt(0x1122334455667788ull, 256, 10, 0x1234);
+    p.reserved0 = 0xabcd;
+    uint8_t b[64];
+    gd_aql_encode(b, &p);
+    ck_assert_uint_eq(b[0], 2);            /* type */
+    ck_assert_uint_eq(b[1], 1);            /* barrier bit = header bit 8 */
+    ck_assert_uint_eq(b[4], 0);            /* workgroup_size_x = 256, little-endian */
+    ck_assert_uint_eq(b[5], 1);
+    ck_assert_uint_eq(b[10], 0xcd);        /* reserved0 at offset 10 */
+    ck_assert_uint_eq(gd_get32(b + 12), 2560);
+    ck_assert_uint_eq(gd_get32(b + 28), 0x1234);
+    ck_assert_uint_eq(b[32], 0x88);        /* kernel_object at 32 */
+    ck_assert_uint_eq(gd_get64(b + 56), 7); /* completion_signal at 56 */
+    gd_aql_dispatch q;
+    gd_aql_decode(&q, b);
+    ck_assert_mem_eq(&q, &p, sizeof p);
+}
+END_TEST
+
+/* Write a header, then whatever `body` writes, then optionally END. */
+typedef void (*body_fn)(gd_trace_writer *w);
+static char *make(body_fn body, int finish)
+{
+    char *path = tb_tmp_path(".gdt.gz");
+    gd_trace_writer *w = start(path);
+    body(w);
+    if (finish) {
+        gd_err err;
+        ck_assert_int_eq(gd_trace_finish(w, &err), GD_OK);
+    } else {
+        gd_trace_abandon(w);
+    }
+    return path;
+}
+
+static void w_kernel(gd_trace_writer *w)
+{
+    gd_kernel_desc k = kdesc(1, "k", 256, 32, 0);
+    gd_trace_write_kernel(w, &k, NULL);
+}
+
+static void b_unknown_type(gd_trace_writer *w) { gd_trace_write_raw(w, 99, "x", 1, NULL); }
+static void b_reserved_type(gd_trace_writer *w) { gd_trace_write_raw(w, GD_REC_BARRIER_AND, "x", 1, NULL); }
+static void b_missing_desc(gd_trace_writer *w)
+{
+    w_kernel(w);
+    gd_aql_dispatch p = pkt(9, 256, 10, 0);
+    gd_trace_write_dispatch(w, 0, 1, &p, NULL);
+}
+static void b_zero_grid(gd_trace_writer *w)
+{
+    w_kernel(w);
+    gd_aql_dispatch p = pkt(1, 256, 10, 0);
+    p.setup = 2;
+    p.grid_size[1] = 0;
+    gd_trace_write_dispatch(w, 0, 1, &p, NULL);
+}
+static void b_big_grid(gd_trace_writer *w)
+{
+    w_kernel(w);
+    gd_aql_dispatch p = pkt(1, 256, 10, 0);
+    p.setup = 2;
+    p.grid_size[1] = 70000;
+    gd_trace_write_dispatch(w, 0, 1, &p, NULL);
+}
+static void b_big_block(gd_trace_writer *w)
+{
+    gd_kernel_desc k = kdesc(1, "k", 1024, 32, 0);
+    gd_trace_write_kernel(w, &k, NULL);
+    gd_aql_dispatch p = pkt(1, 2048, 1, 0);
+    gd_trace_write_dispatch(w, 0, 1, &p, NULL);
+}
+static void b_block_mismatch(gd_trace_writer *w)
+{
+    w_kernel(w);
+    gd_aql_dispatch p = pkt(1, 128, 1, 0);
+    gd_trace_write_dispatch(w, 0, 1, &p, NULL);
+}
+static void b_regs(gd_trace_writer *w)
+{
+    gd_kernel_desc k = kdesc(1, "k", 256, 300, 0);
+    gd_trace_write_kernel(w, &k, NULL);
+}
+static void b_smem(gd_trace_writer *w)
+{
+    gd_kernel_desc k = kdesc(1, "k", 256, 32, 300000);
+    gd_trace_write_kernel(w, &k, NULL);
+}
+static void b_nofit(gd_trace_writer *w)
+{
+    gd_kernel_desc k = kdesc(1, "k", 1024, 255, 0);
+    gd_trace_write_kernel(w, &k, NULL);
+}
+static void b_smem_mismatch(gd_trace_writer *w)
+{
+    w_kernel(w);
+    gd_aql_dispatch p = pkt(1, 256, 1, 512);
+    gd_trace_write_dispatch(w, 0, 1, &p, NULL);
+}
+static void b_order(gd_trace_writer *w)
+{
+    w_kernel(w);
+    gd_aql_dispatch p = pkt(1, 256, 1, 0);
+    gd_trace_write_dispatch(w, 0, 100, &p, NULL);
+    gd_trace_write_dispatch(w, 1, 50, &p, NULL);
+}
+static void b_dup(gd_trace_writer *w)
+{
+    w_kernel(w);
+    w_kernel(w);
+}
+static void b_reserved0(gd_trace_writer *w)
+{
+    w_kernel(w);
+    gd_aql_dispatch p = pkt(1, 256, 1, 0);
+    p.reserved0 = 3;
+    gd_trace_write_dispatch(w, 0, 1, &p, NULL);
+}
+static void b_type(gd_trace_writer *w)
+{
+    w_kernel(w);
+    gd_aql_dispatch p = pkt(1, 256, 1, 0);
+    p.header = GD_AQL_TYPE_BARRIER_AND;
+    gd_trace_write_dispatch(w, 0, 1, &p, NULL);
+}
+static void b_queue(gd_trace_writer *w)
+{
+    w_kernel(w);
+    gd_aql_dispatch p = pkt(1, 256, 1, 0);
+    gd_trace_write_dispatch(w, 5000, 1, &p, NULL);
+}
+static void b_short_kernel(gd_trace_writer *w) { gd_trace_write_raw(w, GD_REC_KERNEL, "abc", 3, NULL); }
+static void b_bad_end(gd_trace_writer *w)
+{
+    w_kernel(w);
+    uint8_t e[16];
+    gd_put64(e, 5);
+    gd_put64(e + 8, 0);
+    gd_trace_write_raw(w, GD_REC_END, e, 16, NULL);
+}
+static void b_after_end(gd_trace_writer *w)
+{
+    w_kernel(w);
+    uint8_t e[16];
+    gd_put64(e, 2);
+    gd_put64(e + 8, 0);
+    gd_trace_write_raw(w, GD_REC_END, e, 16, NULL);
+    w_kernel(w);
+}
+static void b_none(gd_trace_writer *w) { w_kernel(w); }
+struct corrupt_case {
+    const char *name;
+    body_fn body;
+    int finish;
+    uint64_t record, offset;
+    const char *what;
+};
+
+static const struct corrupt_case CASES[] = {
+    {"unknown type", b_unknown_type, 1, 1, REC1, "unknown record type 99"},
+    {"reserved type", b_reserved_type, 1, 1, REC1, "barrier-AND packet) is reserved"},
+    {"missing descriptor", b_missing_desc, 1, 2, REC1 + KREC, "kernel_object 9 names no kernel descriptor"},
+    {"zero grid", b_zero_grid, 1, 2, REC1 + KREC, "grid_size_y is 0"},
+    {"oversized grid", b_big_grid, 1, 2, REC1 + KREC, "70000 CTAs along y exceed the device's grid limit of 65535"},
+    {"oversized block", b_big_block, 1, 2, REC1 + KREC, "2048 work-items exceeds the device's limit of 1024"},
+    {"block vs descriptor", b_block_mismatch, 1, 2, REC1 + KREC, "described with 256 threads per CTA"},
+    {"too many registers", b_regs, 1, 1, REC1, "300 registers per thread (the device allows at most 255)"},
+    {"shared memory beyond device", b_smem, 1, 1, REC1, "exceed the device's opt-in limit of 232448"},
+    {"no CTA fits", b_nofit, 1, 1, REC1, "no CTA fits in an SM (limited by registers)"},
+    {"group segment vs descriptor", b_smem_mismatch, 1, 2, REC1 + KREC, "group_segment_size 512"},
+    {"submit order", b_order, 1, 3, REC1 + KREC + DREC, "earlier than the previous dispatch's 100 ns"},
+    {"duplicate descriptor", b_dup, 1, 2, REC1 + KREC, "already defined (record 1)"},
+    {"reference packet", b_reserved0, 1, 2, REC1 + KREC, "reserved0 is 3"},
+    {"packet type", b_type, 1, 2, REC1 + KREC, "packet type is 3"},
+    {"queue id", b_queue, 1, 2, REC1 + KREC, "queue 5000"},
+    {"short record", b_short_kernel, 1, 1, REC1, "shorter than its fixed part"},
+    {"end counts", b_bad_end, 1, 2, REC1 + KREC, "records are missing or extra"},
+    {"data after end", b_after_end, 0, 3, REC1 + KREC + 8 + 16, "data after the end record"},
+    {"no end record", b_none, 0, 2, REC1 + KREC, "ends without an end record"},
+};
+
+START_TEST(corrupt)
+{
+    const struct corrupt_case *c = &CASES[_i];
+    char *path = make(c->body, c->finish);
+    expect_error(path, GD_EFORMAT, c->record, c->offset, c->what);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+/* A raw (uncompressed) file with given bytes, through gzip. */
+static char *raw_file(const void *bytes, size_t n)
+{
+    char *path = tb_tmp_path(".gdt.gz");
+    gzFile f = gzopen(path, "wb");
+    gzwrite(f, bytes, (unsigned)n);
+    gzclose(f);
+    return path;
+}
+
+/* The uncompressed stream of a trace with only a kernel record, cut after `keep`
+ * bytes, with `extra` appended, compressed again. */
+static char *edited_stream(size_t keep, const void *extra, size_t extra_len)
+{
+    char *path = make(b_none, 1);
+    gzFile in = gzopen(path, "rb");
+    char buf[4096];
+    int n = gzread(in, buf, sizeof buf);
+    gzclose(in);
+    ck_assert_int_gt(n, (int)keep);
+    gzFile out = gzopen(path, "wb");
+    gzwrite(out, buf, (unsigned)keep);
+    if (extra_len)
+        gzwrite(out, extra, (unsigned)extra_len);
+    gzclose(out);
+    return path;
+}
+
+/* A frame announcing 1000 bytes followed by only 10. */
+START_TEST(length_past_end)
+{
+    uint8_t bytes[18];
+    gd_put16(bytes, GD_REC_KERNEL);
+    gd_put16(bytes + 2, 0);
+    gd_put32(bytes + 4, 1000);
+    memset(bytes + 8, 0, 10);
+    char *path = edited_stream(REC1, bytes, sizeof bytes);
+    expect_error(path, GD_EFORMAT, 1, REC1, "the file ends inside a record (10 of 1000 bytes present)");
+    remove(path);
+    free(path);
+}
+END_TEST
+
+/* The stream ends in the middle of a frame header. */
+START_TEST(cut_inside_frame)
+{
+    char *path = edited_stream(REC1 + 5, NULL, 0);
+    expect_error(path, GD_EFORMAT, 1, REC1, "the file ends inside a record (5 of 8 bytes present)");
+    remove(path);
+    free(path);
+}
+END_TEST
+
+START_TEST(bad_magic)
+{
+    char *path = raw_file("hello, this is not a trace at all", 33);
+    expect_error(path, GD_EFORMAT, 0, 0, "bad magic");
+    remove(path);
+    free(path);
+}
+END_TEST
+
+START_TEST(bad_version)
+{
+    uint8_t fh[16];
+    memcpy(fh, GD_TRACE_MAGIC, 8);
+    gd_put16(fh + 8, 2);
+    gd_put16(fh + 10, 0);
+    gd_put32(fh + 12, 0);
+    char *path = raw_file(fh, sizeof fh);
+    expect_error(path, GD_EFORMAT, 0, 8, "version 2.0 is not supported");
+    remove(path);
+    free(path);
+}
+END_TEST
+
+/* A valid trace of many dispatches, big enough that cutting or flipping its
+ * compressed bytes lands inside the records. */
+static char *big_trace(void)
+{
+    char *path = tb_tmp_path(".gdt.gz");
+    gd_trace_writer *w = start(path);
+    w_kernel(w);
+    for (uint32_t i = 0; i < 20000; i++) {
+        gd_aql_dispatch p = pkt(1, 256, 1 + (i * 7919u) % 5000, 0);
+        p.kernarg_address = (uint64_t)i * 2654435761u;
+        gd_trace_write_dispatch(w, i % 4, i * 3ull, &p, NULL);
+    }
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    return path;
+}
+
+START_TEST(big_trace_reads)
+{
+    char *path = big_trace();
+    gd_err err;
+    uint64_t n = 0;
+    ck_assert_int_eq(read_all(path, &err, &n), 0);
+    ck_assert_uint_eq(n, 20000);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+START_TEST(truncated_gzip)
+{
+    char *path = big_trace();
+    size_t len = 0;
+    char *bytes = tb_slurp(path, &len);
+    FILE *f = fopen(path, "wb");
+    fwrite(bytes, 1, len / 2, f);
+    fclose(f);
+    gd_err err;
+    ck_assert_int_eq(read_all(path, &err, NULL), GD_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(err.msg, path));
+    ck_assert_ptr_nonnull(strstr(err.msg, "truncated"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "(offset "));
+    free(bytes);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+START_TEST(bit_flip)
+{
+    char *path = big_trace();
+    size_t len = 0;
+    char *bytes = tb_slurp(path, &len);
+    int errors = 0;
+    /* Flip one bit at several places of the compressed stream: each is an error. */
+    for (size_t at = 40; at < len - 8; at += len / 7) {
+        bytes[at] ^= 0x10;
+        FILE *f = fopen(path, "wb");
+        fwrite(bytes, 1, len, f);
+        fclose(f);
+        bytes[at] ^= 0x10;
+        gd_err err;
+        int rc = read_all(path, &err, NULL);
+        ck_assert_msg(rc == GD_EFORMAT, "bit flip at %zu gave %d", at, rc);
+        ck_assert_ptr_nonnull(strstr(err.msg, path));
+        ck_assert_ptr_nonnull(strstr(err.msg, "record "));
+        errors++;
+    }
+    ck_assert_int_ge(errors, 5);
+    free(bytes);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+START_TEST(missing_file)
+{
+    gd_err err;
+    ck_assert_int_eq(read_all("/nonexistent/dir/t.gdt.gz", &err, NULL), GD_EIO);
+    ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent/dir/t.gdt.gz: cannot open"));
+}
+END_TEST
+
+/* The limits the model runs with, not the trace's own, decide what is out of range. */
+START_TEST(model_limits)
+{
+    char *path = make(b_none, 1);
+    gd_trace_reader *r;
+    gd_err err;
+    ck_assert_int_eq(gd_trace_open(&r, path, &err), GD_OK);
+    gd_sm_limits sm;
+    memset(&sm, 0, sizeof sm);
+    sm.warp_size = 32;
+    sm.max_warps = 64;
+    sm.max_ctas = 32;
+    sm.regs = 65536;
+    sm.reg_alloc_unit = 256;
+    sm.reg_subpartitions = 4;
+    sm.max_regs_per_thread = 16; /* smaller than the kernel's 32 */
+    sm.smem = 98304;
+    sm.smem_alloc_unit = 256;
+    sm.smem_per_cta_optin = 98304;
+    sm.max_threads_per_cta = 1024;
+    uint32_t grid[3] = {100, 1, 1};
+    gd_trace_set_limits(r, &sm, grid);
+    gd_trace_record rec;
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), GD_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "32 registers per thread (the device allows at most 16)"));
+    gd_trace_close_reader(r);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("trace");
+    TCase *tc = tcase_create("codec");
+    tcase_add_test(tc, round_trip);
+    tcase_add_test(tc, aql_layout);
+    tcase_add_loop_test(tc, corrupt, 0, (int)(sizeof CASES / sizeof CASES[0]));
+    tcase_add_test(tc, length_past_end);
+    tcase_add_test(tc, cut_inside_frame);
+    tcase_add_test(tc, bad_magic);
+    tcase_add_test(tc, bad_version);
+    tcase_add_test(tc, big_trace_reads);
+    tcase_add_test(tc, truncated_gzip);
+    tcase_add_test(tc, bit_flip);
+    tcase_add_test(tc, missing_file);
+    tcase_add_test(tc, model_limits);
+    tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
