@@ -220,6 +220,40 @@ START_TEST(full_queue_stalls_host)
 }
 END_TEST
 
+/* Same-time order across GPCs: retirements come before a launch at the same time.
+ * Two GPCs of one SM each. D0's 3 CTAs go to SM0 (310), SM1 (311), SM0 (312); SM0
+ * frees one slot at 1310. D1 (queue 1, submitted at 1001) may launch from 1311, when
+ * SM1's CTA retires: after that retirement SM1 has 2 free slots against SM0's 1, so
+ * D1's CTA must go to SM1 (GPC 1) - launching before the retirement would pick SM0. */
+START_TEST(retire_before_launch_across_gpcs)
+{
+    char *path;
+    gd_trace_writer *w = new_trace(&path);
+    add_dispatch(w, 0, 1000, 1, 1024, 3, 1);
+    add_dispatch(w, 1, 2001, 1, 1024, 1, 1);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    gd_sim *sim = small_gpu();
+    ck_assert_int_eq(gd_sim_set(sim, "gpu.gpcs", "2"), GD_OK);
+    ck_assert_int_eq(gd_sim_set(sim, "gpu.sms_per_gpc", "1"), GD_OK);
+    char *csv = replay_csv(sim, path);
+    ROW_IS(csv, 1, "1,big,1,1,1024,32,0,2,warps,100.00,2001.000,2311.000,2311.000,3311.000,310.000,25.00,"
+                   "2101.000,2111.000,2111.000,3361.000,4");
+    char *j = tb_tmp_path(".json");
+    ck_assert_int_eq(gd_sim_write_summary_json(sim, j), GD_OK);
+    char *json = tb_slurp(j, NULL);
+    /* GPC 0 ran D0's two CTAs on SM0, GPC 1 D0's one and D1's */
+    ck_assert_ptr_nonnull(strstr(json, "{\"block\": \"gpc2sm_1\", \"name\": \"ctas_launched\", \"value\": 2,"));
+    ck_assert_ptr_nonnull(strstr(json, "{\"block\": \"gpc2sm_0\", \"name\": \"ctas_launched\", \"value\": 2,"));
+    remove(j);
+    free(j);
+    free(json);
+    free(csv);
+    gd_sim_free(sim);
+    remove(path);
+    free(path);
+}
+END_TEST
+
 /* The issue's example: 1000 CTAs x 256 threads, 64 registers, 10 us each, on h100:
  * 4 CTAs per SM (registers), 50 %, two waves: end - first CTA = 20 us plus the
  * launches of the second wave (471 CTAs after the 528 slots, one cycle each). */
@@ -330,6 +364,7 @@ int main(void)
     tcase_add_test(tc, no_barrier_overlaps);
     tcase_add_test(tc, distributor_full_waits);
     tcase_add_test(tc, full_queue_stalls_host);
+    tcase_add_test(tc, retire_before_launch_across_gpcs);
     tcase_add_test(tc, issue_example_h100);
     tcase_add_test(tc, deterministic);
     tcase_add_test(tc, model_errors);
