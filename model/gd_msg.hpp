@@ -74,6 +74,20 @@ struct channel {
     }
 };
 
+// Base of blocks whose per-CTA target socket is bound to the block itself (the
+// canonical TLM-2.0 binding: the initiator's b_transport is one virtual call into
+// the block, without simple_target_socket's callback indirection). Only the
+// blocking transport is offered.
+struct fw_target : tlm::tlm_fw_transport_if<> {
+    tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload &p, tlm::tlm_phase &, sc_core::sc_time &) override
+    {
+        p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+        return tlm::TLM_COMPLETED;
+    }
+    bool get_direct_mem_ptr(tlm::tlm_generic_payload &, tlm::tlm_dmi &) override { return false; }
+    unsigned int transport_dbg(tlm::tlm_generic_payload &) override { return 0; }
+};
+
 inline msg &msg_of(tlm::tlm_generic_payload &p)
 {
     msg *m = nullptr;

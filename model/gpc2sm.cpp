@@ -8,7 +8,7 @@ namespace gd {
 gpc2sm::gpc2sm(sc_core::sc_module_name name, uint32_t nsm, const gd_config &cfg, gd_stats *stats)
     : sc_module(name), cwd_in("cwd_in")
 {
-    cwd_in.register_b_transport(this, &gpc2sm::b_transport);
+    cwd_in.bind(*this);
     for (uint32_t i = 0; i < nsm; i++)
         sm_out.emplace_back(new tlm_utils::simple_initiator_socket<gpc2sm>(("sm_out_" + std::to_string(i)).c_str()));
     gd_gpc_init(&trk_, nsm, &cfg.sm);

@@ -10,7 +10,6 @@
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 
 #include "gd_msg.hpp"
 #include "calendar.h"
@@ -18,9 +17,9 @@
 
 namespace gd {
 
-class gpc2sm : public sc_core::sc_module {
+class gpc2sm : public sc_core::sc_module, public fw_target {
 public:
-    tlm_utils::simple_target_socket<gpc2sm> cwd_in;  // from the GPU2GPC distributor
+    tlm::tlm_target_socket<> cwd_in;  // from the GPU2GPC distributor
     std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket<gpc2sm>>> sm_out;  // one per SM
 
     gpc2sm(sc_core::sc_module_name name, uint32_t nsm, const gd_config &cfg, gd_stats *stats);
@@ -33,7 +32,7 @@ private:
         gd_cta_alloc alloc;
     };
 
-    void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
+    void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) override;
     void step(gpc_step_body *b, sc_core::sc_time &delay);
 
     gd_gpc_tracker trk_;

@@ -6,7 +6,7 @@ namespace gd {
 
 sm::sm(sc_core::sc_module_name name, uint32_t id, gd_stats *stats) : sc_module(name), launch_in("launch_in"), id_(id)
 {
-    launch_in.register_b_transport(this, &sm::b_transport);
+    launch_in.bind(*this);
     if (stats) {
         gd_stats_add(stats, basename(), "ctas", "CTAs", "CTAs run on this SM", &ctas_);
         gd_stats_add(stats, basename(), "warp_ps", "warp x ps", "resident warps integrated over time", &warp_ps_);

@@ -9,16 +9,15 @@
 
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 #include "gd_msg.hpp"
 #include "report.h"
 
 namespace gd {
 
-class sm : public sc_core::sc_module {
+class sm : public sc_core::sc_module, public fw_target {
 public:
-    tlm_utils::simple_target_socket<sm> launch_in;  // from the GPC2SM distributor
+    tlm::tlm_target_socket<> launch_in;  // from the GPC2SM distributor
 
     sm(sc_core::sc_module_name name, uint32_t id, gd_stats *stats);
 
@@ -26,7 +25,7 @@ public:
     uint64_t warp_ps() const { return warp_ps_; }
 
 private:
-    void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
+    void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) override;
 
     uint32_t id_;
     uint64_t ctas_ = 0;     // CTAs run
