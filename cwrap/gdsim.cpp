@@ -125,6 +125,7 @@ int replay(gd_sim *s, const char *path)
         try {
             top = new gd::gpu_top("gpu", s->cfg, env, &s->stats);
             sc_core::sc_start();
+            top->cwd.flush();  // the GPCs retire what they still hold (statistics count every CTA)
             packets = top->pp.packets();
             stalls = top->pp.host_stalls();
             queues = top->pp.queues_used();

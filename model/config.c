@@ -98,6 +98,13 @@ static const key_def KEYS[] = {
      "it waits in the packet processor until a kernel completes.",
      "CUDA C++ Programming Guide, table 'Technical Specifications per Compute Capability': "
      "maximum number of resident grids per device = 128 for compute capability 7.0, 8.0 and 9.0"},
+    {"sim.shortcuts", T_ENUM, OFF(sim_shortcuts), 0, 0, 0, "on|off", "on",
+     "Simulation technique, not a model number. on: a GPC's CTA retirement and the next CTA "
+     "launch share one step when nothing else happens at that time, and retirements nothing "
+     "depends on (no kernel waits to launch) are handed to the GPCs later; off: every "
+     "retirement is a step of its own. Results are identical (tb/test_replay.c compares the "
+     "two on random traces); off is slower and serves to check that.",
+     "gdsim"},
 };
 
 #define NKEYS (sizeof KEYS / sizeof KEYS[0])

@@ -39,6 +39,7 @@ typedef struct gd_config {
     uint32_t cwd_grid_launch_cycles;
     uint32_t cwd_cta_launch_cycles;
     uint32_t cwd_max_resident_kernels;
+    char sim_shortcuts[16];                /* "on" | "off" */
 } gd_config;
 
 /* What a trace says about the device it was captured on or made for. */

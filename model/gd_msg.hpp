@@ -23,7 +23,8 @@ enum class op : uint8_t {
     dispatch,     // packet processor -> GPU2GPC: launch a kernel
     kernel_done,  // GPU2GPC -> packet processor: a kernel's last CTA retired
     gpc_select,   // GPU2GPC -> GPC2SM: count free slots for this kernel from now on
-    gpc_step,     // GPU2GPC -> GPC2SM: retire the CTAs that end by the annotated time, then
+    gpc_step,     // GPU2GPC -> GPC2SM: retire the CTAs that end by the annotated time (or
+                  // before: retirements may be handed over late while nothing depends on them), then
                   // launch one CTA of the selected kernel if asked (and, when the launch is
                   // conditional, only if this GPC then beats every other GPC)
     sm_launch     // GPC2SM -> SM: start a CTA
@@ -41,14 +42,14 @@ struct queue_space_body { uint32_t queue; };
 struct dispatch_body { gd_kernel_run *run; bool accepted; };
 struct kernel_done_body { gd_kernel_run *run; };
 struct gpc_select_body { const gd_cta_cost *cost; uint32_t max_free; };
-struct retired_ctas { gd_kernel_run *run; uint32_t count; };
 struct gpc_step_body {
-    gd_time_ps at;                       // == sc_time_stamp() + delay
-    retired_ctas *out; uint32_t n, cap;  // CTAs retired by `at`, grouped by kernel
+    gd_time_ps at;                       // == sc_time_stamp() + delay (UINT64_MAX with no
+                                         // launch: retire everything, at the end of a run)
     gd_kernel_run *launch;               // launch one CTA of this (selected) kernel at `at`, or null
     bool conditional;                    // launch only if max_free then beats (beat_free, beat_gpc)
     uint32_t beat_free, beat_gpc, gpc;   // the best other GPC's max_free and index; this GPC's index
-    bool launched;                       // results: a CTA was launched ...
+    uint64_t retired;                    // results: CTAs retired by `at`
+    bool launched;                       // a CTA was launched ...
     uint32_t sm; gd_time_ps end;         // ... on this SM of the GPC, ending then
     uint32_t max_free; gd_time_ps next_retire;
 };

@@ -50,40 +50,30 @@ void gpc2sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
 void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
 {
     const gd_time_ps t = b->at;  // == sc_time_stamp() + delay
-    // 1. CTA-complete messages due by t: give the resources back.
-    b->n = 0;
+    // 1. CTA-complete messages due by t: give the resources back. A retirement may be
+    //    handed over after its time while no launch decision depends on it (gpu2gpc.hpp);
+    //    it only frees resources, so it references the kernel's descriptor, never the
+    //    kernel's run record (which is recycled once the kernel has completed).
+    uint64_t n = 0;
     while (gd_cal_size(&calendar_) && gd_cal_top(&calendar_)->time <= t) {
         uint32_t idx = (uint32_t)(gd_cal_top(&calendar_)->key & 0xffff);
-        cta &c = ctas_[idx];
-        // Group the report by kernel; the latest kernel is the usual match.
-        uint32_t k = b->n;
-        if (k && b->out[k - 1].run == c.run)
-            k--;
-        else
-            for (uint32_t i = 0; i < b->n; i++)
-                if (b->out[i].run == c.run)
-                    k = i;
-        if (k == b->n) {
-            if (b->n == b->cap)
-                break;  // report full: the caller sees next_retire <= t and asks again
-            b->out[b->n++] = retired_ctas{c.run, 0};
-        }
-        b->out[k].count++;
         gd_cal_pop(&calendar_);
-        gd_gpc_release(&trk_, c.sm, &c.run->desc->occ.cost, &c.alloc);
+        cta &c = ctas_[idx];
+        gd_gpc_release(&trk_, c.sm, c.cost, &c.alloc);
         free_.push_back(idx);
-        retired_++;
+        n++;
     }
+    retired_ += n;
+    b->retired = n;
     // 2. Launch one CTA of the selected kernel on the SM with the most free slots.
     b->launched = false;
     uint32_t mf = trk_.max_free;
-    bool go = b->launch && mf > 0 &&
-              (!b->conditional || mf > b->beat_free || (mf == b->beat_free && b->gpc < b->beat_gpc));
-    if (go && !(gd_cal_size(&calendar_) && gd_cal_top(&calendar_)->time <= t)) {
+    if (b->launch && mf > 0 &&
+        (!b->conditional || mf > b->beat_free || (mf == b->beat_free && b->gpc < b->beat_gpc))) {
         uint32_t idx = free_.back();
         free_.pop_back();
         cta &c = ctas_[idx];
-        c.run = b->launch;
+        c.cost = &b->launch->desc->occ.cost;
         c.sm = gd_gpc_place(&trk_, &c.alloc);
         sm_launch_body sb{t, b->launch, 0};
         ch_.call(*sm_out[c.sm], op::sm_launch, &sb, delay);

@@ -27,7 +27,7 @@ public:
 
 private:
     struct cta {
-        gd_kernel_run *run;
+        const gd_cta_cost *cost;  // the kernel descriptor's (lives for the whole replay)
         uint32_t sm;
         gd_cta_alloc alloc;
     };

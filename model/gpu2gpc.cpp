@@ -13,7 +13,7 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
       grid_launch_ps_(gd_cycles_to_ps(cfg.cwd_grid_launch_cycles, cfg.clock_mhz)),
       cta_launch_ps_(gd_cycles_to_ps(cfg.cwd_cta_launch_cycles, cfg.clock_mhz)),
       max_resident_(cfg.cwd_max_resident_kernels),
-      retired_buf_(cfg.cwd_max_resident_kernels)
+      shortcuts_(std::string(cfg.sim_shortcuts) == "on")
 {
     dispatch_in.register_b_transport(this, &gpu2gpc::b_transport);
     gd_gpc_view_init(&view_, ngpc_);
@@ -25,11 +25,12 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
     if (stats) {
         gd_stats_add(stats, basename(), "kernels", "kernels", "kernels accepted from the packet processor", &kernels_);
         gd_stats_add(stats, basename(), "ctas_launched", "CTAs", "CTAs handed to GPCs", &ctas_launched_);
-        gd_stats_add(stats, basename(), "ctas_retired", "CTAs", "CTAs reported retired by GPCs", &ctas_retired_);
+        gd_stats_add(stats, basename(), "ctas_done", "CTAs", "CTAs of completed kernels", &ctas_done_);
         gd_stats_add(stats, basename(), "peak_resident_kernels", "kernels",
                      "most kernels held at once (launching or with CTAs resident)", &peak_resident_);
         gd_stats_add(stats, basename(), "dispatches_refused", "dispatches",
                      "dispatches refused because cwd.max_resident_kernels were held", &rejected_);
+        gd_stats_add(stats, basename(), "gpc_steps", "steps", "gpc_step transactions sent to GPCs", &steps_);
         gd_stats_add(stats, basename(), "wakeups", "events", "SystemC wake-ups of this block", &wakes_);
     }
 }
@@ -44,6 +45,13 @@ gd_time_ps gpu2gpc::launch_time() const
     if (!head_ || best_gpc_ == UINT32_MAX)
         return GD_TIME_NEVER;  // nothing to launch, or no free slot anywhere: wait for a retirement
     return launch_ready();
+}
+
+// Retirements are events only while a kernel waits to launch (they free its slots),
+// or always with sim.shortcuts=off.
+gd_time_ps gpu2gpc::retire_time() const
+{
+    return head_ || !shortcuts_ ? view_.retire[gd_gpc_view_first(&view_)] : GD_TIME_NEVER;
 }
 
 void gpu2gpc::set_gpc_state(uint32_t g, uint32_t max_free, gd_time_ps next_retire)
@@ -63,14 +71,23 @@ void gpu2gpc::set_gpc_state(uint32_t g, uint32_t max_free, gd_time_ps next_retir
 
 gd_time_ps gpu2gpc::next_event() const
 {
-    return std::min(view_.retire[gd_gpc_view_first(&view_)], launch_time());
+    return std::min({retire_time(), completion_time(), launch_time()});
 }
 
-void gpu2gpc::select_head()
+// The head kernel changed at time t (SystemC time now): every GPC first retires what
+// ended by t (while no kernel waited to launch, retirements stayed with the GPCs),
+// then counts free slots for the new head.
+void gpu2gpc::select_head(gd_time_ps now, gd_time_ps t)
 {
     head_ = launch_q_.empty() ? nullptr : launch_q_.front();
     if (!head_)
         return;
+    for (uint32_t g = 0; g < ngpc_; g++) {
+        if (view_.retire[g] <= t) {
+            step(now, t, g, nullptr, false, 0, 0);
+            set_gpc_state(g, body_.max_free, body_.next_retire);
+        }
+    }
     gpc_select_body b{&head_->desc->occ.cost, 0};
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
     for (uint32_t g = 0; g < ngpc_; g++) {
@@ -82,7 +99,6 @@ void gpu2gpc::select_head()
 
 void gpu2gpc::launched(gd_time_ps now, gd_time_ps t, gd_time_ps end)
 {
-    (void)now;
     gd_kernel_run *k = head_;
     if (k->ctas_launched++ == 0)
         k->first_cta = t;
@@ -93,8 +109,9 @@ void gpu2gpc::launched(gd_time_ps now, gd_time_ps t, gd_time_ps end)
     ctas_launched_++;
     next_launch_ = t + cta_launch_ps_;
     if (k->ctas_launched == k->ctas) {
+        completions_.push(completion{k->end, k->index, k});  // its last CTA ends then
         launch_q_.pop_front();
-        select_head();
+        select_head(now, t);
     }
 }
 
@@ -105,9 +122,6 @@ void gpu2gpc::step(gd_time_ps now, gd_time_ps t, uint32_t g, gd_kernel_run *laun
 {
     gpc_step_body &b = body_;
     b.at = t;
-    b.out = retired_buf_.data();
-    b.n = 0;
-    b.cap = (uint32_t)retired_buf_.size();
     b.launch = launch;
     b.conditional = conditional;
     b.beat_free = beat_free;
@@ -115,36 +129,29 @@ void gpu2gpc::step(gd_time_ps now, gd_time_ps t, uint32_t g, gd_kernel_run *laun
     b.gpc = g;
     sc_core::sc_time d = ps_time(t - now);
     gpc_ch_.call(*gpc_out[g], op::gpc_step, &b, d);
-    for (uint32_t i = 0; i < b.n; i++) {
-        gd_kernel_run *k = b.out[i].run;
-        k->ctas_done += b.out[i].count;
-        ctas_retired_ += b.out[i].count;
-        if (k->ctas_done == k->ctas) {
-            outputs_.emplace_back(t, k);
-            resident_--;
-        }
-    }
+    steps_++;
 }
 
 void gpu2gpc::advance(gd_time_ps now, gd_time_ps limit, bool inclusive)
 {
     gd_time_ps out_t = outputs_.empty() ? GD_TIME_NEVER : outputs_.back().first;
     for (;;) {
-        uint32_t g = gd_gpc_view_first(&view_);
-        gd_time_ps tr = view_.retire[g], tl = launch_time();
-        gd_time_ps t = std::min(tr, tl);
+        gd_time_ps tr = retire_time(), tc = completion_time(), tl = launch_time();
+        gd_time_ps t = std::min({tr, tc, tl});
         if (t == GD_TIME_NEVER || (inclusive ? t > limit : t >= limit))
             break;
         if (out_t != GD_TIME_NEVER && t > out_t)
             break;  // finish the time step that completed a kernel, then hand it over
+        if (t < t_cur_)  // an invariant: every event due earlier was handed over then
+            SC_REPORT_ERROR("gdsim/gpu2gpc", "internal: event time went backwards");
         t_cur_ = t;
-        if (tr <= tl) {
+        if (tr == t) {
             // Retirement in GPC g. Fuse the head's next launch into the same step when it
             // is due now and no other GPC retires by now (so every retirement at t comes
             // first); g then launches only if it beats the best other GPC.
-            gd_kernel_run *fuse = (head_ && launch_ready() <= tr) ? head_ : nullptr;
-            uint32_t g2, beat = UINT32_MAX;
-            if (fuse && gd_gpc_view_second(&view_, &g2) <= tr)
+            uint32_t g = gd_gpc_view_first(&view_), g2, beat = UINT32_MAX;
+            gd_kernel_run *fuse = (shortcuts_ && head_ && tc > t && launch_ready() <= t) ? head_ : nullptr;
+            if (fuse && gd_gpc_view_second(&view_, &g2) <= t)
                 fuse = nullptr;
             if (fuse)
                 beat = gd_gpc_view_best(&view_, g);
@@ -152,6 +159,14 @@ void gpu2gpc::advance(gd_time_ps now, gd_time_ps limit, bool inclusive)
             set_gpc_state(g, body_.max_free, body_.next_retire);
             if (body_.launched)
                 launched(now, t, body_.end);
+        } else if (tc == t) {
+            gd_kernel_run *k = completions_.top().run;
+            completions_.pop();
+            k->ctas_done = k->ctas;
+            ctas_done_ += k->ctas;
+            resident_--;
+            outputs_.emplace_back(t, k);
+            out_t = t;
         } else {
             uint32_t bg = best_gpc_;
             step(now, t, bg, head_, false, 0, 0);
@@ -160,8 +175,6 @@ void gpu2gpc::advance(gd_time_ps now, gd_time_ps limit, bool inclusive)
                 SC_REPORT_ERROR("gdsim/gpu2gpc", "a GPC with free slots refused a CTA launch");
             launched(now, t, body_.end);
         }
-        if (!outputs_.empty())
-            out_t = outputs_.back().first;
     }
 }
 
@@ -202,26 +215,42 @@ void gpu2gpc::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
         return;
     }
     auto *b = static_cast<dispatch_body *>(m.body);
-    gd_time_ps now = now_ps() + delay.value();
-    advance(now_ps(), now, true);  // events up to and including now come first
+    gd_time_ps now = now_ps(), t = now + delay.value();
+    advance(now, t, true);  // events up to and including t come first
     if (resident_ >= max_resident_) {
         b->accepted = false;
         rejected_++;
-        schedule(now_ps());
+        schedule(now);
         p.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
     }
     gd_kernel_run *k = b->run;
-    k->dispatched = now;
+    k->dispatched = t;
     launch_q_.push_back(k);
     if (++resident_ > peak_resident_)
         peak_resident_ = resident_;
     kernels_++;
     if (!head_)
-        select_head();
+        select_head(now, t);
     b->accepted = true;
-    schedule(now_ps());
+    schedule(now);
     p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void gpu2gpc::flush()
+{
+    for (uint32_t g = 0; g < ngpc_; g++) {
+        if (view_.retire[g] == GD_TIME_NEVER)
+            continue;
+        gpc_step_body &b = body_;
+        b.at = GD_TIME_NEVER;  // no launch: nothing happens at this time, all is retired
+        b.launch = nullptr;
+        b.conditional = false;
+        b.gpc = g;
+        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+        gpc_ch_.call(*gpc_out[g], op::gpc_step, &b, d);
+        set_gpc_state(g, b.max_free, b.next_retire);
+    }
 }
 
 }  // namespace gd

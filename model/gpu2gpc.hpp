@@ -1,7 +1,7 @@
 // gpu2gpc.hpp - the GPU2GPC work distributor: takes kernels from the packet
 // processor in order, hands their CTAs one at a time to the GPC whose best SM has
-// the most free slots, learns of retired CTAs from the GPCs' retirement
-// calendars, and reports each kernel's completion.
+// the most free slots, hands the GPCs their CTA-complete messages, and reports each
+// kernel's completion.
 //
 // Timing. CTA-level events (a CTA launch every cwd.cta_launch_cycles, each CTA's
 // retirement) are never SystemC events. This block keeps them in C and runs them
@@ -16,16 +16,25 @@
 //     activity (a barrier released, a queue refilled);
 //   - a kernel arriving at time T first processes the events at times <= T.
 // So SystemC sees one event per kernel-level happening, while every CTA still gets
-// its exact launch and retirement time. Same-time order: retirements before launches
-// (a freed slot is usable at once), internal events before a kernel arriving then.
-// When one GPC alone retires CTAs at a time the head kernel can launch, the retirement
-// and the launch go to that GPC as one gpc_step ("launch if you now beat the others"),
-// which is the common case when the GPU is full and halves the per-CTA traffic.
+// its exact launch and retirement time.
+//
+// Events, and their order at the same time: CTA retirements, kernel completions,
+// CTA launches (a freed slot is usable at once); all before a kernel arriving then.
+//  - A kernel completes when its last CTA ends; once all its CTAs have launched that
+//    time is known (the latest CTA end), so completions are events of their own.
+//  - Retirements matter only to launch decisions (they free slots). While no kernel
+//    waits to launch, the GPCs keep them; when one arrives, every GPC is first told
+//    to retire what ended by then. So an idle stretch costs one step per GPC, not one
+//    per CTA.
+//  - When one GPC alone retires CTAs at a time the head kernel can launch, the
+//    retirement and the launch go to that GPC as one gpc_step ("launch if you now
+//    beat the others"): the common case on a full GPU.
 #ifndef GD_GPU2GPC_HPP
 #define GD_GPU2GPC_HPP
 
 #include <deque>
 #include <memory>
+#include <queue>
 #include <utility>
 #include <vector>
 
@@ -49,26 +58,39 @@ public:
     gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats);
 
     uint64_t peak_resident_kernels() const { return peak_resident_; }
-    const uint64_t *ctas_retired_counter() const { return &ctas_retired_; }
+    const uint64_t *ctas_done_counter() const { return &ctas_done_; }
+    // After the run: have the GPCs retire what they still hold, so their statistics
+    // count every CTA.
+    void flush();
 
 private:
+    struct completion {
+        gd_time_ps end;
+        uint64_t index;  // kernel_index: same-time completions in dispatch order
+        gd_kernel_run *run;
+        bool operator>(const completion &o) const { return end > o.end || (end == o.end && index > o.index); }
+    };
+
     void run();  // SC_METHOD on wake_
     void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
 
     void advance(gd_time_ps now, gd_time_ps limit, bool inclusive);
     gd_time_ps launch_ready() const;
     gd_time_ps launch_time() const;
+    gd_time_ps retire_time() const;
+    gd_time_ps completion_time() const { return completions_.empty() ? GD_TIME_NEVER : completions_.top().end; }
     void set_gpc_state(uint32_t g, uint32_t max_free, gd_time_ps next_retire);
     gd_time_ps next_event() const;
     void step(gd_time_ps now, gd_time_ps t, uint32_t g, gd_kernel_run *launch, bool conditional,
               uint32_t beat_free, uint32_t beat_gpc);
     void launched(gd_time_ps now, gd_time_ps t, gd_time_ps end);
-    void select_head();
+    void select_head(gd_time_ps now, gd_time_ps t);
     void schedule(gd_time_ps now);
 
     const uint32_t ngpc_;
     const gd_time_ps grid_launch_ps_, cta_launch_ps_;
     const uint32_t max_resident_;
+    const bool shortcuts_;                   // sim.shortcuts
 
     std::deque<gd_kernel_run *> launch_q_;   // kernels with CTAs left to launch; front = head
     gd_kernel_run *head_ = nullptr;          // launch_q_.front(), or null
@@ -76,14 +98,14 @@ private:
     uint32_t best_gpc_ = UINT32_MAX;         // GPC with the most free slots, kept up to date
     gd_time_ps t_cur_ = 0;                   // time of the last event processed
     gd_time_ps next_launch_ = 0;             // the launch rate allows the next CTA from here
+    std::priority_queue<completion, std::vector<completion>, std::greater<completion>> completions_;
     std::deque<std::pair<gd_time_ps, gd_kernel_run *>> outputs_;  // completions to deliver
-    std::vector<retired_ctas> retired_buf_;
     gpc_step_body body_;
     sc_core::sc_event wake_;
     channel gpc_ch_, done_ch_;
 
     uint64_t resident_ = 0, peak_resident_ = 0;
-    uint64_t kernels_ = 0, ctas_launched_ = 0, ctas_retired_ = 0, rejected_ = 0, wakes_ = 0;
+    uint64_t kernels_ = 0, ctas_launched_ = 0, ctas_done_ = 0, rejected_ = 0, wakes_ = 0, steps_ = 0;
 };
 
 }  // namespace gd

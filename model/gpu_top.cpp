@@ -9,7 +9,7 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, host_env &e
 {
     if (!time_layout_ok())
         SC_REPORT_FATAL("gdsim", "sc_time layout differs from the one gdsim was built for");
-    env.ctas_done = cwd.ctas_retired_counter();
+    env.ctas_done = cwd.ctas_done_counter();
     host.doorbell_out.bind(pp.doorbell_in);
     pp.space_out.bind(host.space_in);
     pp.dispatch_out.bind(cwd.dispatch_in);
