@@ -117,8 +117,13 @@ void gd_sm_res_take(gd_sm_res *res, const gd_cta_cost *cost, gd_cta_alloc *alloc
     uint32_t left = cost->sub_extra;
     const uint32_t need = share + (left ? rpw : 0);
     uint32_t i;
-    for (i = 0; i < n && res->regs[i] >= need; i++)
-        ;
+    uint32_t *r = res->regs;
+    if (n == 4) {  /* every preset: a fixed-width path the compiler unrolls */
+        i = (r[0] >= need) & (r[1] >= need) & (r[2] >= need) & (r[3] >= need) ? 4 : 0;
+    } else {
+        for (i = 0; i < n && r[i] >= need; i++)
+            ;
+    }
     if (i == n) {
         for (i = 0; i < n; i++) {
             res->regs[i] -= share;
@@ -142,8 +147,17 @@ void gd_sm_res_give(gd_sm_res *res, const gd_cta_cost *cost, const gd_cta_alloc 
     res->warps += cost->warps;
     res->ctas += 1;
     res->smem += cost->smem;
-    if (!cost->regs_per_warp)
+    const uint32_t rpw = cost->regs_per_warp;
+    if (!rpw)
         return;
+    const uint8_t *a = alloc->warps_in_sub;
+    if (res->nsub == 4) {
+        res->regs[0] += a[0] * rpw;
+        res->regs[1] += a[1] * rpw;
+        res->regs[2] += a[2] * rpw;
+        res->regs[3] += a[3] * rpw;
+        return;
+    }
     for (uint32_t i = 0; i < res->nsub; i++)
-        res->regs[i] += alloc->warps_in_sub[i] * cost->regs_per_warp;
+        res->regs[i] += a[i] * rpw;
 }
