@@ -114,8 +114,10 @@ int replay(gd_sim *s, const char *path)
     env.pool = &s->pool;
     env.report = &s->report;
     env.err = &s->err;
-    env.progress = s->opts.progress;
-    env.progress_ctx = s->opts.progress_ctx;
+    env.progress.fn = s->opts.progress;
+    env.progress.ctx = s->opts.progress_ctx;
+    env.progress.reader = reader;
+    env.progress.report = &s->report;
 
     uint64_t packets = 0, stalls = 0, queues = 0, peak = 0, outstanding = 0, dispatches = 0;
     bool finished = false;
@@ -126,6 +128,7 @@ int replay(gd_sim *s, const char *path)
             top = new gd::gpu_top("gpu", s->cfg, env, &s->stats);
             sc_core::sc_start();
             top->cwd.flush();  // the GPCs retire what they still hold (statistics count every CTA)
+            env.progress.tick(sc_core::sc_time_stamp().value(), true);  // a final report
             packets = top->pp.packets();
             stalls = top->pp.host_stalls();
             queues = top->pp.queues_used();

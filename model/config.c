@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -604,10 +605,8 @@ int gd_config_format(char *buf, size_t size, const gd_config *cfg, const char *k
 static gd_key_info INFO[NKEYS];
 static char ACCEPTED[NKEYS][160];
 
-static void build_info(void)
+static void build_info_once(void)
 {
-    if (INFO[0].name)
-        return;
     static const char *TYPES[] = {"uint", "enum", "string", "cc", "list"};
     for (size_t i = 0; i < NKEYS; i++) {
         accepted_text(ACCEPTED[i], sizeof ACCEPTED[i], &KEYS[i]);
@@ -616,8 +615,14 @@ static void build_info(void)
         INFO[i].accepted = ACCEPTED[i];
         INFO[i].doc = KEYS[i].doc;
         INFO[i].source = KEYS[i].source;
-        INFO[i].name = KEYS[i].name; /* last: marks the table built */
+        INFO[i].name = KEYS[i].name;
     }
+}
+
+static void build_info(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, build_info_once);
 }
 
 size_t gd_config_nkeys(void) { return NKEYS; }

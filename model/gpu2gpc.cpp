@@ -5,7 +5,7 @@
 
 namespace gd {
 
-gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats)
+gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats, progress_meter *progress)
     : sc_module(name),
       dispatch_in("dispatch_in"),
       done_out("done_out"),
@@ -13,7 +13,8 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
       grid_launch_ps_(gd_cycles_to_ps(cfg.cwd_grid_launch_cycles, cfg.clock_mhz)),
       cta_launch_ps_(gd_cycles_to_ps(cfg.cwd_cta_launch_cycles, cfg.clock_mhz)),
       max_resident_(cfg.cwd_max_resident_kernels),
-      shortcuts_(std::string(cfg.sim_shortcuts) == "on")
+      shortcuts_(std::string(cfg.sim_shortcuts) == "on"),
+      progress_(progress)
 {
     dispatch_in.register_b_transport(this, &gpu2gpc::b_transport);
     gd_gpc_view_init(&view_, ngpc_);
@@ -145,6 +146,8 @@ void gpu2gpc::advance(gd_time_ps now, gd_time_ps limit, bool inclusive)
         if (t < t_cur_)  // an invariant: every event due earlier was handed over then
             SC_REPORT_ERROR("gdsim/gpu2gpc", "internal: event time went backwards");
         t_cur_ = t;
+        if (progress_)
+            progress_->tick(t);
         if (tr == t) {
             // Retirement in GPC g. Fuse the head's next launch into the same step when it
             // is due now and no other GPC retires by now (so every retirement at t comes

@@ -44,6 +44,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "gd_msg.hpp"
+#include "progress.hpp"
 #include "report.h"
 
 namespace gd {
@@ -55,7 +56,8 @@ public:
     std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket<gpu2gpc>>> gpc_out;  // one per GPC
 
     SC_HAS_PROCESS(gpu2gpc);
-    gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats);
+    gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats,
+            progress_meter *progress = nullptr);
 
     uint64_t peak_resident_kernels() const { return peak_resident_; }
     const uint64_t *ctas_done_counter() const { return &ctas_done_; }
@@ -91,6 +93,7 @@ private:
     const gd_time_ps grid_launch_ps_, cta_launch_ps_;
     const uint32_t max_resident_;
     const bool shortcuts_;                   // sim.shortcuts
+    progress_meter *progress_;               // may be null
 
     std::deque<gd_kernel_run *> launch_q_;   // kernels with CTAs left to launch; front = head
     gd_kernel_run *head_ = nullptr;          // launch_q_.front(), or null

@@ -1,15 +1,6 @@
 #include "trace_source.hpp"
 
-#include <time.h>
-
 namespace gd {
-
-static double wall_seconds()
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 trace_source::trace_source(sc_core::sc_module_name name, host_env &env, gd_stats *stats)
     : sc_module(name), doorbell_out("doorbell_out"), space_in("space_in"), env_(env)
@@ -17,7 +8,6 @@ trace_source::trace_source(sc_core::sc_module_name name, host_env &env, gd_stats
     space_in.register_b_transport(this, &trace_source::space);
     SC_METHOD(run);
     sensitive << wake_;
-    start_wall_ = last_report_ = wall_seconds();
     (void)stats;
 }
 
@@ -26,23 +16,6 @@ void trace_source::fail(int code)
     (void)code;
     finished_ = true;
     sc_core::sc_stop();
-}
-
-void trace_source::report_progress(bool force)
-{
-    if (!env_.progress)
-        return;
-    double w = wall_seconds();
-    if (!force && w - last_report_ < 0.5)
-        return;
-    last_report_ = w;
-    gd_progress pr;
-    pr.records_read = gd_trace_records_read(env_.reader);
-    pr.kernels_done = env_.report->kernels;
-    pr.ctas_done = env_.ctas_done ? *env_.ctas_done : 0;
-    pr.sim_time_ns = now_ps() / GD_PS_PER_NS;
-    pr.wall_seconds = w - start_wall_;
-    env_.progress(env_.progress_ctx, &pr);
 }
 
 void trace_source::space(tlm::tlm_generic_payload &p, sc_core::sc_time &)
@@ -59,15 +32,14 @@ void trace_source::run()
     if (finished_ || blocked_)
         return;
     for (unsigned n = 0;; n++) {
-        if ((n & 1023) == 1023)
-            report_progress(false);
+        (void)n;
+        env_.progress.tick(now_ps());
         if (!pending_) {
             int rc = gd_trace_next(env_.reader, &rec_, env_.err);
             if (rc < 0)
                 return fail(rc);
             if (rc == 0) {
                 finished_ = true;
-                report_progress(true);
                 return;
             }
             if (rec_.type != GD_REC_DISPATCH)

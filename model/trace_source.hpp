@@ -14,19 +14,18 @@
 
 #include "gd_msg.hpp"
 #include "gdsim.h"
+#include "progress.hpp"
 #include "report.h"
 
 namespace gd {
 
-// Progress and error plumbing shared with the C API shim.
+// What the host needs from the C API shim.
 struct host_env {
     gd_trace_reader *reader = nullptr;
     gd_run_pool *pool = nullptr;
     gd_report *report = nullptr;
-    gd_err *err = nullptr;                // first error of the replay
-    gd_progress_fn progress = nullptr;
-    void *progress_ctx = nullptr;
-    const uint64_t *ctas_done = nullptr;  // for progress reports
+    gd_err *err = nullptr;  // first error of the replay
+    progress_meter progress;
 };
 
 class trace_source : public sc_core::sc_module {
@@ -44,14 +43,12 @@ private:
     void run();  // SC_METHOD on wake_ (and once at start)
     void space(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
     void fail(int code);
-    void report_progress(bool force);
 
     host_env &env_;
     gd_trace_record rec_;
     gd_kernel_run *pending_ = nullptr;  // read, not yet submitted
     bool blocked_ = false, finished_ = false, have_origin_ = false;
     uint64_t origin_ns_ = 0, next_index_ = 0;
-    double start_wall_ = 0, last_report_ = 0;
     sc_core::sc_event wake_;
     channel ch_;
 };

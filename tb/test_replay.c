@@ -390,6 +390,28 @@ START_TEST(shortcuts_change_nothing)
 }
 END_TEST
 
+/* A trace without dispatches replays to an empty report. */
+START_TEST(empty_trace)
+{
+    char *path;
+    gd_trace_writer *w = new_trace(&path);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    gd_sim *sim = small_gpu();
+    char *csv = replay_csv(sim, path);
+    ck_assert_str_eq(strchr(csv, '\n') + 1, "");
+    gd_summary s;
+    ck_assert_int_eq(gd_sim_summary(sim, &s), GD_OK);
+    ck_assert_uint_eq(s.kernels, 0);
+    ck_assert_uint_eq(s.ctas, 0);
+    ck_assert_uint_eq(s.sim_time_ns, 0);
+    ck_assert_double_eq(s.mean_sm_occupancy_pct, 0.0);
+    free(csv);
+    gd_sim_free(sim);
+    remove(path);
+    free(path);
+}
+END_TEST
+
 /* A trace that cannot run on the chosen device is an error naming the kernel. */
 START_TEST(model_errors)
 {
@@ -436,6 +458,7 @@ int main(void)
     tcase_add_test(tc, deterministic);
     tcase_add_loop_test(tc, shortcuts_change_nothing, 0, 12);
     tcase_add_test(tc, model_errors);
+    tcase_add_test(tc, empty_trace);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -1,0 +1,51 @@
+// progress.hpp - progress reports during a replay (instrumentation, not a hardware
+// block): blocks that do long stretches of work call tick(); at most about twice a
+// second of wall time the user's callback gets the counters.
+#ifndef GD_PROGRESS_HPP
+#define GD_PROGRESS_HPP
+
+#include <time.h>
+
+#include "gdsim.h"
+#include "report.h"
+#include "trace.h"
+
+namespace gd {
+
+struct progress_meter {
+    gd_progress_fn fn = nullptr;
+    void *ctx = nullptr;
+    const gd_trace_reader *reader = nullptr;
+    const gd_report *report = nullptr;
+    const uint64_t *ctas_done = nullptr;
+    double start = now(), last = start;
+    unsigned calls = 0;
+
+    static double now()
+    {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+    }
+    // Cheap enough to call per event: the clock is read every 256th call.
+    void tick(gd_time_ps sim_time, bool force = false)
+    {
+        if (!fn || (!force && (++calls & 255) != 0))
+            return;
+        double w = now();
+        if (!force && w - last < 0.5)
+            return;
+        last = w;
+        gd_progress p;
+        p.records_read = reader ? gd_trace_records_read(reader) : 0;
+        p.kernels_done = report ? report->kernels : 0;
+        p.ctas_done = ctas_done ? *ctas_done : 0;
+        p.sim_time_ns = sim_time / GD_PS_PER_NS;
+        p.wall_seconds = w - start;
+        fn(ctx, &p);
+    }
+};
+
+}  // namespace gd
+
+#endif
