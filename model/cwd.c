@@ -62,18 +62,6 @@ void gd_gpc_release(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, con
         g->max_free = f;
 }
 
-uint32_t gd_pick_gpc(const uint32_t *max_free, uint32_t ngpc)
-{
-    uint32_t best = UINT32_MAX, m = 0;
-    for (uint32_t i = 0; i < ngpc; i++) {
-        if (max_free[i] > m) {
-            m = max_free[i];
-            best = i;
-        }
-    }
-    return best;
-}
-
 static inline int view_before(const gd_gpc_view *v, uint32_t a, uint32_t b)
 {
     return v->retire[a] < v->retire[b] || (v->retire[a] == v->retire[b] && a < b);

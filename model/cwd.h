@@ -83,10 +83,6 @@ uint32_t gd_gpc_place(gd_gpc_tracker *g, gd_cta_alloc *alloc);
 /* A CTA of any kernel retired from SM sm. */
 void gd_gpc_release(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, const gd_cta_alloc *alloc);
 
-/* GPU2GPC: the GPC to send the next CTA to, from each GPC's max_free; UINT32_MAX
- * when no GPC has a free slot. */
-uint32_t gd_pick_gpc(const uint32_t *max_free, uint32_t ngpc);
-
 #ifdef __cplusplus
 }
 #endif

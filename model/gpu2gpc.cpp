@@ -165,7 +165,6 @@ void gpu2gpc::advance(gd_time_ps now, gd_time_ps limit, bool inclusive)
         } else if (tc == t) {
             gd_kernel_run *k = completions_.top().run;
             completions_.pop();
-            k->ctas_done = k->ctas;
             ctas_done_ += k->ctas;
             resident_--;
             outputs_.emplace_back(t, k);

@@ -123,11 +123,9 @@ void packet_processor::issue(gd_time_ps now)
     for (uint32_t k = 0; k < n && !cwd_full_; k++) {
         uint32_t qi = used_[(dispatch_rr_ + k) % n];
         gd_pp_queue &q = queues_[qi];
-        if (!q.count || q.state != GD_PQ_DECODED)
+        if (!gd_pp_can_dispatch(&q))
             continue;
         gd_kernel_run *r = gd_pp_queue_head(&q);
-        if (!gd_pp_deps_ready(&q, r))
-            continue;
         if (!r->ready)
             r->ready = now;
         dispatch_body b{r, false};
@@ -158,18 +156,13 @@ void packet_processor::issue(gd_time_ps now)
         }
     }
     // One decoder, shared round-robin.
-    if (!decoder_busy_ && n) {
-        for (uint32_t k = 0; k < n; k++) {
-            uint32_t qi = used_[(decode_rr_ + k) % n];
-            gd_pp_queue &q = queues_[qi];
-            if (q.count && q.state == GD_PQ_FETCHED) {
-                q.state = GD_PQ_DECODING;
-                decoder_busy_ = true;
-                decode_rr_ = (decode_rr_ + k + 1) % n;
-                post(now + decode_ps_, ev{DECODE_DONE, qi, nullptr});
-                break;
-            }
-        }
+    uint32_t k;
+    if (!decoder_busy_ && n && (k = gd_pp_pick(queues_.data(), used_.data(), n, decode_rr_, GD_PQ_FETCHED)) != UINT32_MAX) {
+        uint32_t qi = used_[(decode_rr_ + k) % n];
+        queues_[qi].state = GD_PQ_DECODING;
+        decoder_busy_ = true;
+        decode_rr_ = (decode_rr_ + k + 1) % n;
+        post(now + decode_ps_, ev{DECODE_DONE, qi, nullptr});
     }
 }
 

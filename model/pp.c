@@ -92,12 +92,12 @@ void gd_pp_queue_pop(gd_pp_queue *q)
     q->state = GD_PQ_IDLE;
 }
 
-uint32_t gd_pp_pick(const gd_pp_queue *qs, uint32_t nq, uint32_t start, int state)
+uint32_t gd_pp_pick(const gd_pp_queue *qs, const uint32_t *ids, uint32_t n, uint32_t start, int state)
 {
-    for (uint32_t k = 0; k < nq; k++) {
-        uint32_t i = (start + k) % nq;
-        if (qs[i].count && qs[i].state == state)
-            return i;
+    for (uint32_t k = 0; k < n; k++) {
+        const gd_pp_queue *q = &qs[ids[(start + k) % n]];
+        if (q->count && q->state == state)
+            return k;
     }
     return UINT32_MAX;
 }

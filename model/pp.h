@@ -25,7 +25,7 @@ typedef struct gd_kernel_run {
     uint64_t ctas;
     gd_time_ps submit, fetched, decoded, ready, dispatched;
     gd_time_ps first_cta, last_cta, end, completion;
-    uint64_t ctas_launched, ctas_done;
+    uint64_t ctas_launched;
     uint64_t warp_ps;           /* sum over CTAs of warps x residency (ps) */
     struct gd_kernel_run *next_free;
 } gd_kernel_run;
@@ -77,9 +77,16 @@ static inline int gd_pp_deps_ready(const gd_pp_queue *q, const gd_kernel_run *he
     return !head->barrier || q->outstanding == 0;
 }
 
-/* Round-robin: the first queue at or after `start` (cyclically) whose head is in
- * `state`; UINT32_MAX if none. */
-uint32_t gd_pp_pick(const gd_pp_queue *qs, uint32_t nq, uint32_t start, int state);
+/* May the head packet go to the distributor now: decoded and its barrier satisfied? */
+static inline int gd_pp_can_dispatch(const gd_pp_queue *q)
+{
+    return q->count && q->state == GD_PQ_DECODED && gd_pp_deps_ready(q, q->ring[q->head]);
+}
+
+/* Round-robin over the queues ids[0..n): the first position k (0 <= k < n, counted
+ * from position start) whose queue's head packet is in `state`; UINT32_MAX if none.
+ * The shared decoder takes the next fetched packet this way. */
+uint32_t gd_pp_pick(const gd_pp_queue *qs, const uint32_t *ids, uint32_t n, uint32_t start, int state);
 
 #ifdef __cplusplus
 }

@@ -250,15 +250,6 @@ START_TEST(gpc_places_most_free_lowest_index)
 }
 END_TEST
 
-START_TEST(pick_gpc_most_free_lowest_index)
-{
-    uint32_t mf[] = {0, 3, 5, 5, 1};
-    ck_assert_uint_eq(gd_pick_gpc(mf, 5), 2);
-    uint32_t none[] = {0, 0};
-    ck_assert_uint_eq(gd_pick_gpc(none, 2), UINT32_MAX);
-}
-END_TEST
-
 /* The GPU2GPC view: earliest and second-earliest retirement, best GPC excluding one. */
 START_TEST(gpc_view_orders)
 {
@@ -306,7 +297,6 @@ int main(void)
     tcase_add_test(tr, free_slots_track_take_and_give);
     tcase_add_test(tr, free_slots_mixed_kernels);
     tcase_add_test(tr, gpc_places_most_free_lowest_index);
-    tcase_add_test(tr, pick_gpc_most_free_lowest_index);
     tcase_add_test(tr, gpc_view_orders);
     suite_add_tcase(s, tr);
     SRunner *sr = srunner_create(s);
