@@ -32,12 +32,12 @@ void gd_cal_free(gd_calendar *c)
 int gd_cal_push(gd_calendar *c, const void *stream, uint64_t time, uint64_t key)
 {
     gd_cal_fifo *f = NULL;
+    gd_cal_item x = {time, key};
     /* The newest FIFO of this stream (streams are few; the newest is searched first). */
     for (uint32_t i = c->n; i-- > 0;) {
         if (c->fifos[i].stream == stream) {
             gd_cal_fifo *g = &c->fifos[i];
             const gd_cal_item *tail = &g->items[(g->head + g->count - 1) & (g->cap - 1)];
-            gd_cal_item x = {time, key};
             if (!before(&x, tail))
                 f = g;
             break;
@@ -91,6 +91,8 @@ void gd_cal_pop(gd_calendar *c)
         *f = last;
         c->n--;
     }
-    if (c->n)
+    if (c->n > 1)
         find_min(c);
+    else
+        c->min = 0;
 }

@@ -103,10 +103,12 @@ void gd_sm_res_take(gd_sm_res *res, const gd_cta_cost *cost, gd_cta_alloc *alloc
     res->warps -= cost->warps;
     res->ctas -= 1;
     res->smem -= cost->smem;
-    const uint32_t rpw = cost->regs_per_warp, n = res->nsub;
+    /* nsub <= GD_MAX_SUBPARTITIONS (configuration check); said here for the compiler */
+    const uint32_t rpw = cost->regs_per_warp, n = res->nsub < GD_MAX_SUBPARTITIONS ? res->nsub : GD_MAX_SUBPARTITIONS;
     memset(alloc, 0, sizeof *alloc);
     if (!rpw)
         return;
+    uint8_t *a = alloc->warps_in_sub;
     /* Warps go to sub-partitions round-robin, as warp slots map to SMSPs: each takes
      * warps / n and the warps % n left over go to the sub-partitions with the most
      * free registers (lowest index on a tie). Where a sub-partition cannot take its
@@ -127,7 +129,7 @@ void gd_sm_res_take(gd_sm_res *res, const gd_cta_cost *cost, gd_cta_alloc *alloc
     if (i == n) {
         for (i = 0; i < n; i++) {
             res->regs[i] -= share;
-            alloc->warps_in_sub[i] = (uint8_t)q;
+            a[i] = (uint8_t)q;
         }
     } else {
         left = cost->warps;
@@ -138,7 +140,7 @@ void gd_sm_res_take(gd_sm_res *res, const gd_cta_cost *cost, gd_cta_alloc *alloc
             if (res->regs[i] > res->regs[best])
                 best = i;
         res->regs[best] -= rpw;
-        alloc->warps_in_sub[best]++;
+        a[best]++;
     }
 }
 

@@ -1,0 +1,123 @@
+/* test_calendar.c - the two calendars (model/heap.c, model/calendar.c) give their
+ * entries back in (time, key) order, against a sorted reference, for random
+ * interleavings of pushes and pops, with streams in and out of time order. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calendar.h"
+#include "heap.h"
+
+typedef struct {
+    uint64_t time, key;
+} item;
+
+static int cmp_item(const void *a, const void *b)
+{
+    const item *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static uint64_t rng(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 33;
+}
+
+/* Push n items, popping now and then; every pop must return the smallest item
+ * pushed and not yet popped. mode 0: binary heap; 1: calendar of FIFOs. */
+static void run(int mode, uint64_t seed, int streams, int disorder)
+{
+    enum { N = 5000 };
+    item *live = malloc(N * sizeof *live);
+    size_t nlive = 0;
+    gd_heap h;
+    gd_calendar c;
+    gd_heap_init(&h);
+    gd_cal_init(&c);
+    uint64_t stream_time[8] = {0};
+    uint64_t seq = 0, now = 0;
+    for (int i = 0; i < N; i++) {
+        int s = (int)(rng(&seed) % (uint64_t)streams);
+        /* a stream's times grow, except now and then (disorder) */
+        uint64_t t = stream_time[s] + rng(&seed) % 50;
+        if (disorder && rng(&seed) % 10 == 0)
+            t = now + rng(&seed) % 200;
+        if (t < now)
+            t = now;
+        stream_time[s] = t;
+        item it = {t, (seq++ << 8) | (uint64_t)s};
+        live[nlive++] = it;
+        if (mode == 0)
+            ck_assert_int_eq(gd_heap_push(&h, it.time, it.key), 0);
+        else
+            ck_assert_int_eq(gd_cal_push(&c, (void *)(uintptr_t)(s + 1), it.time, it.key), 0);
+        while (nlive && rng(&seed) % 3 == 0) {
+            qsort(live, nlive, sizeof *live, cmp_item);
+            const item *want = &live[0];
+            if (mode == 0) {
+                ck_assert_uint_eq(gd_heap_top(&h)->time, want->time);
+                ck_assert_uint_eq(gd_heap_top(&h)->key, want->key);
+                gd_heap_pop(&h);
+            } else {
+                ck_assert_uint_eq(gd_cal_top(&c)->time, want->time);
+                ck_assert_uint_eq(gd_cal_top(&c)->key, want->key);
+                gd_cal_pop(&c);
+            }
+            now = want->time;
+            memmove(live, live + 1, (nlive - 1) * sizeof *live);
+            nlive--;
+        }
+    }
+    qsort(live, nlive, sizeof *live, cmp_item);
+    for (size_t i = 0; i < nlive; i++) {
+        if (mode == 0) {
+            ck_assert_uint_eq(gd_heap_top(&h)->key, live[i].key);
+            gd_heap_pop(&h);
+        } else {
+            ck_assert_uint_eq(gd_cal_top(&c)->key, live[i].key);
+            gd_cal_pop(&c);
+        }
+    }
+    ck_assert_uint_eq(mode == 0 ? gd_heap_size(&h) : gd_cal_size(&c), 0);
+    ck_assert_uint_eq(mode == 0 ? gd_heap_top_time(&h) : gd_cal_top_time(&c), UINT64_MAX);
+    gd_heap_free(&h);
+    gd_cal_free(&c);
+    free(live);
+}
+
+START_TEST(heap_orders)
+{
+    run(0, 1 + (uint64_t)_i, 4, 1);
+}
+END_TEST
+
+START_TEST(calendar_in_order_streams)
+{
+    run(1, 100 + (uint64_t)_i, 1 + _i % 5, 0);
+}
+END_TEST
+
+START_TEST(calendar_out_of_order_streams)
+{
+    run(1, 200 + (uint64_t)_i, 1 + _i % 5, 1);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("calendar");
+    TCase *tc = tcase_create("order");
+    tcase_add_loop_test(tc, heap_orders, 0, 4);
+    tcase_add_loop_test(tc, calendar_in_order_streams, 0, 8);
+    tcase_add_loop_test(tc, calendar_out_of_order_streams, 0, 8);
+    tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
