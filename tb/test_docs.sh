@@ -8,4 +8,17 @@ if ! cmp -s "$B/CONFIG.md.new" docs/CONFIG.md; then
     echo "FAIL: docs/CONFIG.md is out of date: run 'make docs' and commit it"
     exit 1
 fi
-echo "docs: ok"
+
+# The README's example report is what the demo prints.
+"$B/gdsim" replay traces/sample.gdt.gz >"$B/demo.out" || { echo "FAIL: demo replay"; exit 1; }
+python3 - "$B/demo.out" <<'PY' || exit 1
+import sys
+readme = open("README.md").read()
+block = "gdsim 0.1.0 replay" + readme.split("```\ngdsim 0.1.0 replay", 1)[1].split("```", 1)[0]
+demo = open(sys.argv[1]).read()
+if block.strip() != demo.strip():
+    print("FAIL: README.md's example report differs from what `make demo` prints now:")
+    print(demo)
+    sys.exit(1)
+PY
+echo "readme: ok"
