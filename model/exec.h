@@ -1,19 +1,20 @@
 /* exec.h - the SM's execution-time model, pure C.
  *
- * Issue 2: every CTA of a kernel descriptor runs for the descriptor's fixed
- * per-CTA duration, independent of what else shares the SM. */
+ * Every CTA of a dispatch runs for the dispatch's per-CTA duration (from its kernel
+ * descriptor, or given by the dispatch itself: format 1.1 launch info), independent
+ * of what else shares the SM. */
 #ifndef GD_EXEC_H
 #define GD_EXEC_H
 
-#include "trace.h"
+#include "pp.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-static inline gd_time_ps gd_cta_exec_time(const gd_kernel_desc *d)
+static inline gd_time_ps gd_cta_exec_time(const gd_kernel_run *k)
 {
-    return d->cta_duration_ps;
+    return k->cta_ps;
 }
 
 #ifdef __cplusplus

@@ -82,6 +82,15 @@ typedef struct gd_occupancy {
 int gd_occupancy_compute(gd_occupancy *out, const gd_sm_limits *sm, const gd_cta_shape *shape,
                          uint32_t smem_limit_per_cta, gd_err *err);
 
+/* The PyTorch profiler's "est. achieved occupancy %" (Kineto, CudaDeviceProperties.cpp
+ * and the Chrome trace logger), bit for bit: blocks per SM = (float)ctas / (float)sms,
+ * capped at active_ctas (the occupancy calculator's CTAs per SM); occupancy =
+ * blocks per SM * threads / (float)(max_warps * warp_size) in float; the percentage
+ * is (int)(0.5 + occupancy * 100.0). The profiler computes active_ctas with the
+ * per-CTA shared memory limit without opt-in (so a CTA above 48 KiB gives 0). */
+int gd_kineto_occupancy_pct(const gd_sm_limits *sm, uint32_t sms, uint64_t ctas, uint32_t threads,
+                            uint32_t active_ctas);
+
 /* Free resources of one SM, maintained as CTAs launch and retire. */
 typedef struct gd_sm_res {
     uint32_t warps;                        /* free warp slots */

@@ -23,6 +23,9 @@ typedef struct gd_kernel_run {
     const gd_kernel_desc *desc;
     uint32_t grid[3];           /* CTAs per dimension */
     uint64_t ctas;
+    gd_time_ps cta_ps;          /* each CTA runs this long */
+    uint64_t source_id;         /* GD_UNKNOWN fields: not known */
+    uint64_t measured_start_ns, measured_dur_ns;
     gd_time_ps submit, fetched, decoded, ready, dispatched;
     gd_time_ps first_cta, last_cta, end, completion;
     uint64_t ctas_launched;

@@ -56,7 +56,8 @@ void gd_stats_freeze(gd_stats *s)
 const char GD_KERNELS_CSV_HEADER[] =
     "kernel_index,name,queue,grid_ctas,threads_per_cta,regs_per_thread,smem_bytes,max_ctas_per_sm,limiter,"
     "theoretical_occupancy_pct,submit_ns,first_cta_ns,last_cta_ns,end_ns,latency_ns,achieved_occupancy_pct,"
-    "fetched_ns,decoded_ns,ready_ns,completion_ns,trace_record\n";
+    "fetched_ns,decoded_ns,ready_ns,completion_ns,trace_record,source_id,measured_start_ns,measured_dur_ns,"
+    "kineto_est_occupancy_pct,est_achieved_occupancy_pct\n";
 
 int gd_report_init(gd_report *r, const gd_config *cfg, gd_run_pool *pool, gd_err *err)
 {
@@ -128,12 +129,23 @@ static void write_row(gd_report *r, const gd_kernel_run *k)
     double span = (double)(k->end - k->first_cta);
     double slots = (double)r->cfg.sms * r->cfg.sm.max_warps;
     double achieved = span > 0 ? 100.0 * (double)k->warp_ps / (span * slots) : 0.0;
+    /* Provenance: empty when unknown. Measured times are in the trace's time base. */
+    char src[24] = "", mstart[32] = "", mdur[32] = "";
+    if (k->source_id != GD_UNKNOWN)
+        snprintf(src, sizeof src, "%" PRIu64, k->source_id);
+    if (k->measured_start_ns != GD_UNKNOWN)
+        gd_format_ns(mstart, sizeof mstart, (gd_time_ps)k->measured_start_ns * GD_PS_PER_NS);
+    if (k->measured_dur_ns != GD_UNKNOWN)
+        gd_format_ns(mdur, sizeof mdur, (gd_time_ps)k->measured_dur_ns * GD_PS_PER_NS);
+    const gd_sm_limits *sm = &r->cfg.sm;
+    int kineto = gd_kineto_occupancy_pct(sm, r->cfg.sms, k->ctas, d->threads_per_cta, d->occ_default.max_ctas);
+    int est = gd_kineto_occupancy_pct(sm, r->cfg.sms, k->ctas, d->threads_per_cta, o->max_ctas);
     fprintf(r->csv, "%" PRIu64 ",", k->index);
     csv_name(r->csv, d->name);
-    if (fprintf(r->csv, ",%u,%" PRIu64 ",%u,%u,%u,%u,%s,%.2f,%s,%s,%s,%s,%s,%.2f,%s,%s,%s,%s,%" PRIu64 "\n", k->queue,
-                k->ctas, d->threads_per_cta, d->regs_per_thread, d->static_smem + d->dynamic_smem, o->max_ctas,
-                gd_limiter_name(o->limiter), o->theoretical_pct, sub, first, last, end, lat, achieved, fet, dec, rdy,
-                cmp, k->record) < 0)
+    if (fprintf(r->csv, ",%u,%" PRIu64 ",%u,%u,%u,%u,%s,%.2f,%s,%s,%s,%s,%s,%.2f,%s,%s,%s,%s,%" PRIu64 ",%s,%s,%s,%d,%d\n",
+                k->queue, k->ctas, d->threads_per_cta, d->regs_per_thread, d->static_smem + d->dynamic_smem,
+                o->max_ctas, gd_limiter_name(o->limiter), o->theoretical_pct, sub, first, last, end, lat, achieved,
+                fet, dec, rdy, cmp, k->record, src, mstart, mdur, kineto, est) < 0)
         r->io_error = 1;
 }
 

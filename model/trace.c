@@ -12,6 +12,7 @@
 #define HEADER_FIXED 44   /* 11 u32 before the GPC list */
 #define KERNEL_FIXED 32
 #define DISPATCH_SIZE 80
+#define LAUNCH_INFO_SIZE 32   /* v1.1 trailer of packet records */
 #define END_SIZE 16
 
 const char *gd_record_type_name(unsigned type)
@@ -111,6 +112,7 @@ struct gd_trace_reader {
     uint64_t records;       /* records read (header included) */
     uint64_t dispatches;
     uint64_t last_submit_ns;
+    unsigned minor;         /* the file's format minor version */
     int done;
     gd_trace_device dev;
     char producer[256];
@@ -296,6 +298,7 @@ int gd_trace_open(gd_trace_reader **out, const char *path, gd_err *err)
                           "%s: record 0 (offset 8): trace format version %u.%u is not supported (this gdsim "
                           "reads version %d.x)", path, major, minor, GD_TRACE_VERSION_MAJOR);
     }
+    r->minor = minor;
     if (gd_get32(fh + 12) != 0) {
         gd_trace_close_reader(r);
         return gd_err_set(err, GD_EFORMAT, "%s: record 0 (offset 12): unknown file flags 0x%08x", path,
@@ -383,9 +386,9 @@ static int parse_kernel(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint
     if (table_find(&r->descs, k.id))
         return rec_error(r, err, idx, off, "kernel descriptor id %u ('%s') is already defined (record %" PRIu64 ")",
                          k.id, name, table_find(&r->descs, k.id)->record);
-    if (k.exec_model != GD_EXEC_FIXED_CTA)
+    if (k.exec_model != GD_EXEC_FIXED_CTA && !(k.exec_model == GD_EXEC_PER_DISPATCH && r->minor >= 1))
         return rec_error(r, err, idx, off, "kernel '%s': unknown execution-time model %u (known: 1 = fixed per-CTA "
-                         "duration)", name, k.exec_model);
+                         "duration; 2 = per dispatch, from format version 1.1)", name, k.exec_model);
     const gd_sm_limits *l = &r->limits;
     if (k.threads_per_cta == 0 || k.threads_per_cta > l->max_threads_per_cta)
         return rec_error(r, err, idx, off, "kernel '%s': %u threads per CTA (the device allows 1 to %u)", name,
@@ -406,6 +409,7 @@ static int parse_kernel(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint
     if (k.occ.max_ctas == 0)
         return rec_error(r, err, idx, off, "kernel '%s' cannot run on this device: no CTA fits in an SM (limited by %s)",
                          name, gd_limiter_name(k.occ.limiter));
+    gd_occupancy_compute(&k.occ_default, l, &shape, l->smem_per_cta_default, NULL);
 
     gd_kernel_desc *d = malloc(sizeof *d);
     if (!d || !(k.name = malloc(nl + 1))) {
@@ -429,9 +433,19 @@ static const char *DIM = "xyz";
 static int parse_dispatch(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
                           gd_trace_record *rec, gd_err *err)
 {
-    if (len != DISPATCH_SIZE)
-        return rec_error(r, err, idx, off, "dispatch record is %u bytes, expected %u", len, DISPATCH_SIZE);
+    if (len != DISPATCH_SIZE && len != DISPATCH_SIZE + LAUNCH_INFO_SIZE)
+        return rec_error(r, err, idx, off, "dispatch record is %u bytes, expected %u or %u", len, DISPATCH_SIZE,
+                         DISPATCH_SIZE + LAUNCH_INFO_SIZE);
+    if (len > DISPATCH_SIZE && r->minor < 1)
+        return rec_error(r, err, idx, off, "dispatch record with launch info in a version 1.0 trace (needs 1.1)");
     gd_trace_dispatch *d = &rec->dispatch;
+    d->info = gd_launch_info_unknown();
+    if (len > DISPATCH_SIZE) {
+        d->info.cta_duration_ps = gd_get64(p + DISPATCH_SIZE);
+        d->info.source_id = gd_get64(p + DISPATCH_SIZE + 8);
+        d->info.measured_start_ns = gd_get64(p + DISPATCH_SIZE + 16);
+        d->info.measured_dur_ns = gd_get64(p + DISPATCH_SIZE + 24);
+    }
     d->queue = gd_get16(p);
     if (gd_get16(p + 2) || gd_get32(p + 4))
         return rec_error(r, err, idx, off, "dispatch record: reserved bytes 2-7 are not zero");
@@ -498,6 +512,13 @@ static int parse_dispatch(gd_trace_reader *r, const uint8_t *p, uint32_t len, ui
         return rec_error(r, err, idx, off, "dispatch packet: group_segment_size %u but kernel '%s' (descriptor %u) "
                          "uses %u bytes of shared memory (static %u + dynamic %u)", a->group_segment_size, k->name,
                          k->id, k->static_smem + k->dynamic_smem, k->static_smem, k->dynamic_smem);
+    if (d->info.cta_duration_ps != GD_UNKNOWN)
+        d->cta_ps = d->info.cta_duration_ps;
+    else if (k->exec_model == GD_EXEC_FIXED_CTA)
+        d->cta_ps = k->cta_duration_ps;
+    else
+        return rec_error(r, err, idx, off, "dispatch of kernel '%s' (descriptor %u, execution time per dispatch) gives "
+                         "no CTA duration", k->name, k->id);
     r->last_submit_ns = d->submit_ns;
     r->dispatches++;
     return 0;
@@ -695,14 +716,20 @@ int gd_trace_write_kernel(gd_trace_writer *w, const gd_kernel_desc *k, gd_err *e
 }
 
 int gd_trace_write_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, const gd_aql_dispatch *pkt,
-                            gd_err *err)
+                            const gd_launch_info *info, gd_err *err)
 {
-    uint8_t p[DISPATCH_SIZE];
+    uint8_t p[DISPATCH_SIZE + LAUNCH_INFO_SIZE];
     memset(p, 0, sizeof p);
     gd_put16(p, (uint16_t)queue);
     gd_put64(p + 8, submit_ns);
     gd_aql_encode(p + 16, pkt);
-    return gd_trace_write_raw(w, GD_REC_DISPATCH, p, sizeof p, err);
+    if (info) {
+        gd_put64(p + DISPATCH_SIZE, info->cta_duration_ps);
+        gd_put64(p + DISPATCH_SIZE + 8, info->source_id);
+        gd_put64(p + DISPATCH_SIZE + 16, info->measured_start_ns);
+        gd_put64(p + DISPATCH_SIZE + 24, info->measured_dur_ns);
+    }
+    return gd_trace_write_raw(w, GD_REC_DISPATCH, p, info ? sizeof p : DISPATCH_SIZE, err);
 }
 
 int gd_trace_finish(gd_trace_writer *w, gd_err *err)

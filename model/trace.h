@@ -21,7 +21,7 @@ extern "C" {
 
 #define GD_TRACE_MAGIC "\x89GDT\r\n\x1a\n"
 #define GD_TRACE_VERSION_MAJOR 1
-#define GD_TRACE_VERSION_MINOR 0
+#define GD_TRACE_VERSION_MINOR 1
 #define GD_TRACE_FILE_HEADER_SIZE 16
 #define GD_TRACE_FRAME_SIZE 8
 #define GD_TRACE_MAX_RECORD (1u << 20)  /* largest payload accepted, bytes */
@@ -43,7 +43,29 @@ enum gd_record_type {
 const char *gd_record_type_name(unsigned type);
 
 /* Execution-time models of a kernel descriptor. */
-enum { GD_EXEC_FIXED_CTA = 1 };
+enum {
+    GD_EXEC_FIXED_CTA = 1,     /* every CTA runs the descriptor's cta_duration_ps */
+    GD_EXEC_PER_DISPATCH = 2   /* each dispatch gives its CTAs' duration (launch info) */
+};
+
+/* A value of the launch info that is not known. */
+#define GD_UNKNOWN UINT64_MAX
+
+/* What a v1.1 dispatch record may say besides the AQL packet (all GD_UNKNOWN when
+ * absent): its CTAs' duration, and where it came from (the source's id, e.g. the
+ * profiler's correlation id, and the measured start and duration in trace time). */
+typedef struct gd_launch_info {
+    gd_time_ps cta_duration_ps;  /* overrides the descriptor's model when known */
+    uint64_t source_id;
+    uint64_t measured_start_ns;
+    uint64_t measured_dur_ns;
+} gd_launch_info;
+
+static inline gd_launch_info gd_launch_info_unknown(void)
+{
+    gd_launch_info i = {GD_UNKNOWN, GD_UNKNOWN, GD_UNKNOWN, GD_UNKNOWN};
+    return i;
+}
 
 /* A kernel descriptor: one launch configuration of a kernel. */
 typedef struct gd_kernel_desc {
@@ -52,11 +74,12 @@ typedef struct gd_kernel_desc {
     uint32_t regs_per_thread;
     uint32_t static_smem;       /* bytes */
     uint32_t dynamic_smem;      /* bytes */
-    uint32_t exec_model;        /* GD_EXEC_FIXED_CTA */
+    uint32_t exec_model;        /* GD_EXEC_FIXED_CTA or GD_EXEC_PER_DISPATCH */
     gd_time_ps cta_duration_ps; /* GD_EXEC_FIXED_CTA: each CTA runs this long */
     char *name;
     /* Filled by the reader once device limits are known: */
     gd_occupancy occ;           /* with the opt-in shared memory limit */
+    gd_occupancy occ_default;   /* with the per-CTA limit without opt-in (the profiler's convention) */
     uint64_t record;            /* record index that defined it */
 } gd_kernel_desc;
 
@@ -68,6 +91,8 @@ typedef struct gd_trace_dispatch {
     const gd_kernel_desc *kernel;  /* resolved kernel_object (owned by the reader) */
     uint32_t grid_ctas[3];         /* CTAs per dimension: ceil(grid_size / workgroup_size) */
     uint64_t ctas;                 /* total CTAs */
+    gd_launch_info info;           /* GD_UNKNOWN fields when the record has none */
+    gd_time_ps cta_ps;             /* what each CTA runs: info.cta_duration_ps, else the descriptor's */
 } gd_trace_dispatch;
 
 typedef struct gd_trace_record {
@@ -110,8 +135,9 @@ typedef struct gd_trace_writer gd_trace_writer;
 int gd_trace_create(gd_trace_writer **out, const char *path, const gd_trace_device *dev,
                     const char *producer, int level, gd_err *err);
 int gd_trace_write_kernel(gd_trace_writer *w, const gd_kernel_desc *k, gd_err *err);
+/* info may be NULL: a version 1.0 dispatch record without launch info. */
 int gd_trace_write_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns,
-                            const gd_aql_dispatch *pkt, gd_err *err);
+                            const gd_aql_dispatch *pkt, const gd_launch_info *info, gd_err *err);
 /* Any record, unchecked (tests use it to build malformed traces). */
 int gd_trace_write_raw(gd_trace_writer *w, unsigned type, const void *payload, uint32_t len, gd_err *err);
 /* Write the END record and close. Frees w even on error. */

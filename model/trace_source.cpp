@@ -64,6 +64,10 @@ void trace_source::run()
             for (int i = 0; i < 3; i++)
                 r->grid[i] = d.grid_ctas[i];
             r->ctas = d.ctas;
+            r->cta_ps = d.cta_ps;
+            r->source_id = d.info.source_id;
+            r->measured_start_ns = d.info.measured_start_ns;
+            r->measured_dur_ns = d.info.measured_dur_ns;
             r->submit = (d.submit_ns - origin_ns_) * GD_PS_PER_NS;
             pending_ = r;
         }

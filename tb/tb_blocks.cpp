@@ -84,6 +84,7 @@ START_TEST(sm_runs_cta)
     gd_kernel_run run;
     std::memset(&run, 0, sizeof run);
     run.desc = &k;
+    run.cta_ps = k.cta_duration_ps;
     driver d("d");
     gd::sm s("sm", 0, nullptr);
     d.out.bind(s.launch_in);
@@ -143,6 +144,7 @@ START_TEST(gpc2sm_places_and_retires)
     gd_kernel_run run;
     std::memset(&run, 0, sizeof run);
     run.desc = &k;
+    run.cta_ps = k.cta_duration_ps;
     gpc_bench t(c, 3);
     ck_assert_uint_eq(t.select(k), 2);
     uint32_t expect_sm[] = {0, 1, 2, 0, 1, 2};
@@ -237,6 +239,7 @@ START_TEST(gpu2gpc_runs_kernels)
     gpc.sm_out[1]->bind(s1.launch_in);
     for (int i = 0; i < 3; i++) {
         runs[i].desc = &k;
+        runs[i].cta_ps = k.cta_duration_ps;
         runs[i].ctas = ctas[i];
         runs[i].index = i;
         pp.to_send.push_back(&runs[i]);
@@ -365,6 +368,7 @@ START_TEST(packet_processor_orders_and_barriers)
     for (int i = 0; i < 4; i++) {
         r[i] = gd_run_alloc(&pool);
         r[i]->desc = &k;
+        r[i]->cta_ps = k.cta_duration_ps;
         r[i]->ctas = 1;
         r[i]->index = i;
         r[i]->queue = q[i];

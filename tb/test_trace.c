@@ -109,9 +109,9 @@ START_TEST(round_trip)
     b.kernarg_address = 0xdeadbeef00ull;
     b.private_segment_size = 64;
     b.header &= (uint16_t)~GD_AQL_HEADER_BARRIER;
-    ck_assert_int_eq(gd_trace_write_dispatch(w, 0, 5000, &a, &err), GD_OK);
-    ck_assert_int_eq(gd_trace_write_dispatch(w, 3, 5000, &b, &err), GD_OK);
-    ck_assert_int_eq(gd_trace_write_dispatch(w, 0, 9000, &a, &err), GD_OK);
+    ck_assert_int_eq(gd_trace_write_dispatch(w, 0, 5000, &a, NULL, &err), GD_OK);
+    ck_assert_int_eq(gd_trace_write_dispatch(w, 3, 5000, &b, NULL, &err), GD_OK);
+    ck_assert_int_eq(gd_trace_write_dispatch(w, 0, 9000, &a, NULL, &err), GD_OK);
     ck_assert_int_eq(gd_trace_finish(w, &err), GD_OK);
 
     gd_trace_reader *r;
@@ -154,6 +154,56 @@ START_TEST(round_trip)
     free(path);
 }
 END_TEST
+
+/* Format 1.1: dispatches with launch info, and descriptors whose CTA time comes
+ * from each dispatch. */
+START_TEST(launch_info_round_trip)
+{
+    char *path = tb_tmp_path(".gdt.gz");
+    gd_trace_writer *w = start(path);
+    gd_err err;
+    gd_kernel_desc k = kdesc(1, "k", 256, 32, 0);
+    k.exec_model = GD_EXEC_PER_DISPATCH;
+    k.cta_duration_ps = 0;
+    ck_assert_int_eq(gd_trace_write_kernel(w, &k, &err), GD_OK);
+    gd_kernel_desc f = kdesc(2, "fixed", 256, 32, 0);
+    ck_assert_int_eq(gd_trace_write_kernel(w, &f, &err), GD_OK);
+    gd_aql_dispatch a = pkt(1, 256, 10, 0), b = pkt(2, 256, 10, 0);
+    gd_launch_info info = {2500000, 57541, 4458676983543183ull, 41407};
+    ck_assert_int_eq(gd_trace_write_dispatch(w, 0, 100, &a, &info, &err), GD_OK);
+    gd_launch_info partial = gd_launch_info_unknown();
+    partial.source_id = 9;
+    ck_assert_int_eq(gd_trace_write_dispatch(w, 0, 200, &b, &partial, &err), GD_OK);
+    ck_assert_int_eq(gd_trace_finish(w, &err), GD_OK);
+    gd_trace_reader *r;
+    gd_trace_record rec;
+    ck_assert_int_eq(gd_trace_open(&r, path, &err), GD_OK);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_uint_eq(rec.dispatch.cta_ps, 2500000);
+    ck_assert_uint_eq(rec.dispatch.info.source_id, 57541);
+    ck_assert_uint_eq(rec.dispatch.info.measured_start_ns, 4458676983543183ull);
+    ck_assert_uint_eq(rec.dispatch.info.measured_dur_ns, 41407);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_uint_eq(rec.dispatch.cta_ps, 1000000); /* the descriptor's: the info has no duration */
+    ck_assert_uint_eq(rec.dispatch.info.source_id, 9);
+    ck_assert_uint_eq(rec.dispatch.info.measured_start_ns, GD_UNKNOWN);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 0);
+    gd_trace_close_reader(r);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+static void b_no_duration(gd_trace_writer *w)
+{
+    gd_kernel_desc k = kdesc(1, "k", 256, 32, 0);
+    k.exec_model = GD_EXEC_PER_DISPATCH;
+    gd_trace_write_kernel(w, &k, NULL);
+    gd_aql_dispatch p = pkt(1, 256, 1, 0);
+    gd_trace_write_dispatch(w, 0, 1, &p, NULL, NULL);
+}
 
 START_TEST(aql_layout)
 {
@@ -204,7 +254,7 @@ static void b_missing_desc(gd_trace_writer *w)
 {
     w_kernel(w);
     gd_aql_dispatch p = pkt(9, 256, 10, 0);
-    gd_trace_write_dispatch(w, 0, 1, &p, NULL);
+    gd_trace_write_dispatch(w, 0, 1, &p, NULL, NULL);
 }
 static void b_zero_grid(gd_trace_writer *w)
 {
@@ -212,7 +262,7 @@ static void b_zero_grid(gd_trace_writer *w)
     gd_aql_dispatch p = pkt(1, 256, 10, 0);
     p.setup = 2;
     p.grid_size[1] = 0;
-    gd_trace_write_dispatch(w, 0, 1, &p, NULL);
+    gd_trace_write_dispatch(w, 0, 1, &p, NULL, NULL);
 }
 static void b_big_grid(gd_trace_writer *w)
 {
@@ -220,20 +270,20 @@ static void b_big_grid(gd_trace_writer *w)
     gd_aql_dispatch p = pkt(1, 256, 10, 0);
     p.setup = 2;
     p.grid_size[1] = 70000;
-    gd_trace_write_dispatch(w, 0, 1, &p, NULL);
+    gd_trace_write_dispatch(w, 0, 1, &p, NULL, NULL);
 }
 static void b_big_block(gd_trace_writer *w)
 {
     gd_kernel_desc k = kdesc(1, "k", 1024, 32, 0);
     gd_trace_write_kernel(w, &k, NULL);
     gd_aql_dispatch p = pkt(1, 2048, 1, 0);
-    gd_trace_write_dispatch(w, 0, 1, &p, NULL);
+    gd_trace_write_dispatch(w, 0, 1, &p, NULL, NULL);
 }
 static void b_block_mismatch(gd_trace_writer *w)
 {
     w_kernel(w);
     gd_aql_dispatch p = pkt(1, 128, 1, 0);
-    gd_trace_write_dispatch(w, 0, 1, &p, NULL);
+    gd_trace_write_dispatch(w, 0, 1, &p, NULL, NULL);
 }
 static void b_regs(gd_trace_writer *w)
 {
@@ -254,14 +304,14 @@ static void b_smem_mismatch(gd_trace_writer *w)
 {
     w_kernel(w);
     gd_aql_dispatch p = pkt(1, 256, 1, 512);
-    gd_trace_write_dispatch(w, 0, 1, &p, NULL);
+    gd_trace_write_dispatch(w, 0, 1, &p, NULL, NULL);
 }
 static void b_order(gd_trace_writer *w)
 {
     w_kernel(w);
     gd_aql_dispatch p = pkt(1, 256, 1, 0);
-    gd_trace_write_dispatch(w, 0, 100, &p, NULL);
-    gd_trace_write_dispatch(w, 1, 50, &p, NULL);
+    gd_trace_write_dispatch(w, 0, 100, &p, NULL, NULL);
+    gd_trace_write_dispatch(w, 1, 50, &p, NULL, NULL);
 }
 static void b_dup(gd_trace_writer *w)
 {
@@ -273,20 +323,20 @@ static void b_reserved0(gd_trace_writer *w)
     w_kernel(w);
     gd_aql_dispatch p = pkt(1, 256, 1, 0);
     p.reserved0 = 3;
-    gd_trace_write_dispatch(w, 0, 1, &p, NULL);
+    gd_trace_write_dispatch(w, 0, 1, &p, NULL, NULL);
 }
 static void b_type(gd_trace_writer *w)
 {
     w_kernel(w);
     gd_aql_dispatch p = pkt(1, 256, 1, 0);
     p.header = GD_AQL_TYPE_BARRIER_AND;
-    gd_trace_write_dispatch(w, 0, 1, &p, NULL);
+    gd_trace_write_dispatch(w, 0, 1, &p, NULL, NULL);
 }
 static void b_queue(gd_trace_writer *w)
 {
     w_kernel(w);
     gd_aql_dispatch p = pkt(1, 256, 1, 0);
-    gd_trace_write_dispatch(w, 5000, 1, &p, NULL);
+    gd_trace_write_dispatch(w, 5000, 1, &p, NULL, NULL);
 }
 static void b_short_kernel(gd_trace_writer *w) { gd_trace_write_raw(w, GD_REC_KERNEL, "abc", 3, NULL); }
 static void b_bad_end(gd_trace_writer *w)
@@ -332,6 +382,7 @@ static const struct corrupt_case CASES[] = {
     {"reference packet", b_reserved0, 1, 2, REC1 + KREC, "reserved0 is 3"},
     {"packet type", b_type, 1, 2, REC1 + KREC, "packet type is 3"},
     {"queue id", b_queue, 1, 2, REC1 + KREC, "queue 5000"},
+    {"no CTA duration", b_no_duration, 1, 2, REC1 + KREC, "gives no CTA duration"},
     {"short record", b_short_kernel, 1, 1, REC1, "shorter than its fixed part"},
     {"end counts", b_bad_end, 1, 2, REC1 + KREC, "records are missing or extra"},
     {"data after end", b_after_end, 0, 3, REC1 + KREC + 8 + 16, "data after the end record"},
@@ -410,6 +461,31 @@ START_TEST(bad_magic)
 }
 END_TEST
 
+/* A 1.0 trace cannot hold 1.1 records. */
+START_TEST(version_1_0_limits)
+{
+    char *path = tb_tmp_path(".gdt.gz");
+    gd_trace_writer *w = start(path);
+    w_kernel(w);
+    gd_aql_dispatch p = pkt(1, 256, 1, 0);
+    gd_launch_info info = gd_launch_info_unknown();
+    gd_trace_write_dispatch(w, 0, 1, &p, &info, NULL);
+    gd_trace_finish(w, NULL);
+    /* rewrite the minor version in the file header to 0 */
+    gzFile in = gzopen(path, "rb");
+    char buf[8192];
+    int n = gzread(in, buf, sizeof buf);
+    gzclose(in);
+    gd_put16((uint8_t *)buf + 10, 0);
+    gzFile out = gzopen(path, "wb");
+    gzwrite(out, buf, (unsigned)n);
+    gzclose(out);
+    expect_error(path, GD_EFORMAT, 2, REC1 + KREC, "launch info in a version 1.0 trace");
+    remove(path);
+    free(path);
+}
+END_TEST
+
 START_TEST(bad_version)
 {
     uint8_t fh[16];
@@ -434,7 +510,7 @@ static char *big_trace(void)
     for (uint32_t i = 0; i < 20000; i++) {
         gd_aql_dispatch p = pkt(1, 256, 1 + (i * 7919u) % 5000, 0);
         p.kernarg_address = (uint64_t)i * 2654435761u;
-        gd_trace_write_dispatch(w, i % 4, i * 3ull, &p, NULL);
+        gd_trace_write_dispatch(w, i % 4, i * 3ull, &p, NULL, NULL);
     }
     ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
     return path;
@@ -543,11 +619,13 @@ int main(void)
     TCase *tc = tcase_create("codec");
     tcase_add_test(tc, round_trip);
     tcase_add_test(tc, aql_layout);
+    tcase_add_test(tc, launch_info_round_trip);
     tcase_add_loop_test(tc, corrupt, 0, (int)(sizeof CASES / sizeof CASES[0]));
     tcase_add_test(tc, length_past_end);
     tcase_add_test(tc, cut_inside_frame);
     tcase_add_test(tc, bad_magic);
     tcase_add_test(tc, bad_version);
+    tcase_add_test(tc, version_1_0_limits);
     tcase_add_test(tc, big_trace_reads);
     tcase_add_test(tc, truncated_gzip);
     tcase_add_test(tc, bit_flip);
