@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +31,11 @@ typedef struct key_def {
 #define OFF(f) offsetof(gd_config, f)
 
 static const key_def KEYS[] = {
-    {"gpu.preset", T_ENUM, OFF(preset), 0, 0, 0, "auto|v100|a100|h100", "auto",
-     "Device preset. auto picks the preset whose SM count and compute capability match the "
-     "trace's device description (an error when none does). Keys set explicitly override the preset.",
+    {"gpu.preset", T_ENUM, OFF(preset), 0, 0, 0, "trace|v100|a100|h100|mi250", "trace",
+     "Device preset. trace: the device the trace describes - the preset of the same chip when its "
+     "SM count, compute capability and warp size match one (keeping the trace's device name), "
+     "else built from the trace's description (docs/MODEL.md, 'The trace preset'). Keys set "
+     "explicitly override the preset.",
      "gdsim"},
     {"gpu.name", T_STRING, OFF(gpu_name), 0, 0, 0, NULL, NULL, "Device name shown in reports.", "preset"},
     {"gpu.cc", T_CC, OFF(sm.cc_major), 0, 0, 0, NULL, NULL,
@@ -119,7 +122,7 @@ typedef struct preset_value {
 
 typedef struct preset_def {
     const char *name, *desc;
-    uint32_t match_sms, match_cc_major, match_cc_minor;
+    uint32_t match_sms, match_cc_major, match_cc_minor, match_warp;
     const preset_value *values;
 } preset_def;
 
@@ -230,10 +233,50 @@ static const preset_value H100[] = {
     {NULL, NULL, NULL},
 };
 
+#define SRC_MI250 "AMD Instinct MI250 data sheet"
+#define SRC_LLVM_AMDGPU "LLVM AMDGPU backend, AMDGPUBaseInfo.cpp (IsaInfo) for gfx90a"
+#define SRC_HC22 "AMD, Hot Chips 22 (2022): a CDNA2 die has 8 shader engines of 14 CUs (112 CUs)"
+#define SRC_KINETO_MI250 "deviceProperties of shared/data/kineto/mi250_minitoy_14_kernels.json.gz"
+#define SRC_GAP_MI250                                                                             \
+    "provisional: no MI250 capture with back-to-back kernels; the A100 value in time (0.575 us) " \
+    "x 1700 MHz"
+
+/* One GCD of an AMD Instinct MI250 (CDNA2, gfx90a): HIP shows each GCD as a device. */
+static const preset_value MI250[] = {
+    {"gpu.name", "MI250 (one GCD)", SRC_MI250},
+    {"gpu.cc", "9.0", SRC_KINETO_MI250 " (computeMajor/Minor of gfx90a)"},
+    {"gpu.gpcs", "8", SRC_HC22 "; a shader engine plays the GPC's part"},
+    {"gpu.sms_per_gpc", "13", SRC_HC22 "; an MI250 GCD enables 104 CUs (" SRC_MI250 "): assumed 13 per engine"},
+    {"gpu.sms_per_tpc", "1", "CDNA2 has no pairs of CUs sharing a port"},
+    {"sm.warp_size", "64", SRC_KINETO_MI250 " (warpSize: wave64)"},
+    {"sm.max_warps", "32", SRC_LLVM_AMDGPU ": 8 waves per SIMD (getMaxWavesPerEU), 4 SIMDs per CU (getEUsPerCU)"},
+    {"sm.max_ctas", "40", SRC_LLVM_AMDGPU ": getMaxWorkGroupsPerCU gives 40 for one-wave work-groups, else "
+                          "min(40 / waves, 16), which the 32-wave limit already implies"},
+    {"sm.regs", "131072", SRC_LLVM_AMDGPU ": 512 VGPRs per lane (getTotalNumVGPRs, unified VGPR/AGPR file) x 64 "
+                          "lanes x 4 SIMDs"},
+    {"sm.reg_alloc_unit", "512", SRC_LLVM_AMDGPU ": VGPRs are allocated in granules of 8 per lane "
+                                 "(getVGPRAllocGranule), 8 x 64 lanes"},
+    {"sm.reg_subpartitions", "4", SRC_LLVM_AMDGPU ": a wave's VGPRs live in one of the 4 SIMDs"},
+    {"sm.max_regs_per_thread", "512", SRC_LLVM_AMDGPU ": 512 VGPRs per lane (VGPRs plus AGPRs)"},
+    {"sm.smem_bytes", "65536", SRC_KINETO_MI250 " (maxSharedMemoryPerMultiProcessor: 64 KiB of LDS)"},
+    {"sm.smem_alloc_unit", "512", "LLVM AMDGPUUsage: LDS_SIZE is allocated in blocks of 128 dwords on GFX7 and later"},
+    {"sm.smem_reserved_per_cta", "0", "AMD reserves no LDS per work-group"},
+    {"sm.smem_per_cta_default", "65536", SRC_KINETO_MI250 " (sharedMemPerBlock)"},
+    {"sm.smem_per_cta_optin", "65536", SRC_KINETO_MI250 " (no opt-in above sharedMemPerBlock)"},
+    {"sm.max_threads_per_cta", "1024", SRC_KINETO_MI250 " (maxThreadsPerBlock)"},
+    {"frontend.clock_mhz", "1700", SRC_MI250 ": peak engine clock 1700 MHz (front-end clock assumed equal)"},
+    {"pp.fetch_cycles", "773", "provisional: the A100 fetch + decode time (0.505 us) x 1700 MHz, split 90/10"},
+    {"pp.decode_cycles", "86", "provisional: the A100 fetch + decode time (0.505 us) x 1700 MHz, split 90/10"},
+    {"pp.completion_cycles", "978", SRC_GAP_MI250},
+    {"cwd.grid_launch_cycles", "978", SRC_GAP_MI250},
+    {NULL, NULL, NULL},
+};
+
 static const preset_def PRESETS[] = {
-    {"v100", "NVIDIA Tesla V100-SXM2 (GV100, 80 SMs, cc 7.0)", 80, 7, 0, V100},
-    {"a100", "NVIDIA A100-SXM4 40/80 GB (GA100, 108 SMs, cc 8.0)", 108, 8, 0, A100},
-    {"h100", "NVIDIA H100-SXM5 (GH100, 132 SMs, cc 9.0)", 132, 9, 0, H100},
+    {"v100", "NVIDIA Tesla V100-SXM2 (GV100, 80 SMs, cc 7.0)", 80, 7, 0, 32, V100},
+    {"a100", "NVIDIA A100-SXM4 40/80 GB (GA100, 108 SMs, cc 8.0)", 108, 8, 0, 32, A100},
+    {"h100", "NVIDIA H100-SXM5 (GH100, 132 SMs, cc 9.0)", 132, 9, 0, 32, H100},
+    {"mi250", "AMD Instinct MI250, one GCD (CDNA2 gfx90a, 104 CUs, wave64)", 104, 9, 0, 64, MI250},
 };
 #define NPRESETS (sizeof PRESETS / sizeof PRESETS[0])
 
@@ -468,31 +511,132 @@ const char *gd_config_preset_value(size_t preset, const char *key, const char **
     return v ? v : lookup(COMMON, key, source);
 }
 
-static int choose_preset(const gd_settings *s, const gd_trace_device *dev, gd_err *err)
+/* The preset a replay resolves with: a named preset, or (gpu.preset=trace) the
+ * preset of the chip the trace describes plus values taken from the trace. */
+typedef struct preset_choice {
+    int base;                    /* preset index */
+    char label[16];              /* what gpu.preset resolves to */
+    const char *trace_val[NKEYS]; /* values from the trace's description (NULL: none) */
+    char store[NKEYS][128];
+} preset_choice;
+
+static int match_chip(const gd_trace_device *dev)
 {
-    const char *p = s->values[key_index("gpu.preset")];
-    if (p && strcmp(p, "auto") != 0)
-        return find_preset(p);
-    if (!dev)
-        return gd_err_set(err, GD_ECONFIG, "gpu.preset=auto needs a trace with a device description; "
-                          "set gpu.preset to one of v100, a100, h100");
     for (size_t i = 0; i < NPRESETS; i++)
         if (PRESETS[i].match_sms == dev->sms && PRESETS[i].match_cc_major == dev->cc_major &&
-            PRESETS[i].match_cc_minor == dev->cc_minor)
+            PRESETS[i].match_cc_minor == dev->cc_minor && PRESETS[i].match_warp == dev->warp_size)
             return (int)i;
-    return gd_err_set(err, GD_EMODEL,
-                      "the trace's device '%s' (%u SMs, compute capability %u.%u) matches no preset "
-                      "(v100: 80 SMs cc 7.0, a100: 108 SMs cc 8.0, h100: 132 SMs cc 9.0); "
-                      "choose one with --preset NAME / gpu.preset",
-                      dev->name, dev->sms, dev->cc_major, dev->cc_minor);
+    return -1;
 }
 
-static const char *value_text(const gd_settings *s, int preset, size_t k)
+/* Resident CTAs per SM by compute capability (CUDA C++ Programming Guide). */
+static uint32_t nvidia_cta_cap(uint32_t major, uint32_t minor)
+{
+    uint32_t cc = major * 10 + minor;
+    if (cc == 75 || cc == 86 || cc == 87)
+        return 16;
+    if (cc == 89)
+        return 24;
+    return 32;
+}
+
+static void set_trace_val(preset_choice *c, const char *key, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void set_trace_val(preset_choice *c, const char *key, const char *fmt, ...)
+{
+    int k = key_index(key);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->store[k], sizeof c->store[k], fmt, ap);
+    va_end(ap);
+    c->trace_val[k] = c->store[k];
+}
+
+/* gpu.gpcs and gpu.sms_per_gpc from the trace's own layout, else the fallback: GPCs of
+ * at most 16 SMs, as even as possible (the larger ones first). */
+static void trace_layout(preset_choice *c, const gd_trace_device *dev, int known)
+{
+    char list[GD_MAX_GPCS * 4 + 1] = "";
+    size_t used = 0;
+    uint32_t gpcs = dev->gpcs;
+    if (gpcs) {
+        for (uint32_t g = 0; g < gpcs; g++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%u", g ? "," : "", dev->sms_per_gpc[g]);
+    } else if (known) {
+        return; /* the chip's preset has its layout */
+    } else {
+        gpcs = (dev->sms + 15) / 16;
+        if (gpcs > GD_MAX_GPCS)
+            gpcs = GD_MAX_GPCS;
+        for (uint32_t g = 0; g < gpcs; g++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%u", g ? "," : "",
+                                     dev->sms / gpcs + (g < dev->sms % gpcs ? 1 : 0));
+    }
+    set_trace_val(c, "gpu.gpcs", "%u", gpcs);
+    set_trace_val(c, "gpu.sms_per_gpc", "%s", list);
+}
+
+static int choose_preset(preset_choice *c, const gd_settings *s, const gd_trace_device *dev, gd_err *err)
+{
+    memset(c, 0, sizeof *c);
+    const char *p = s->values[key_index("gpu.preset")];
+    if (p && strcmp(p, "trace") != 0) {
+        c->base = find_preset(p);
+        snprintf(c->label, sizeof c->label, "%s", p);
+        return GD_OK;
+    }
+    snprintf(c->label, sizeof c->label, "trace");
+    if (!dev)
+        return gd_err_set(err, GD_ECONFIG, "gpu.preset=trace needs a trace with a device description; "
+                          "set gpu.preset to one of v100, a100, h100, mi250");
+    int known = match_chip(dev);
+    set_trace_val(c, "gpu.name", "%.63s", dev->name);
+    trace_layout(c, dev, known >= 0);
+    if (known >= 0) {
+        c->base = known;
+        return GD_OK;
+    }
+    /* Not a known chip: the trace's description, plus what it does not say from the
+     * nearest preset of the same warp size (highest compute capability not above the
+     * trace's, else the lowest). */
+    int base = -1;
+    uint32_t cc = dev->cc_major * 10 + dev->cc_minor;
+    for (size_t i = 0; i < NPRESETS; i++) {
+        uint32_t pc = PRESETS[i].match_cc_major * 10 + PRESETS[i].match_cc_minor;
+        if (PRESETS[i].match_warp != dev->warp_size)
+            continue;
+        uint32_t bc = base < 0 ? 0 : PRESETS[base].match_cc_major * 10 + PRESETS[base].match_cc_minor;
+        if (base < 0 || (pc <= cc && (bc > cc || pc > bc)) || (bc > cc && pc < bc))
+            base = (int)i;
+    }
+    c->base = base >= 0 ? base : find_preset("a100");
+    set_trace_val(c, "gpu.cc", "%u.%u", dev->cc_major, dev->cc_minor);
+    set_trace_val(c, "sm.warp_size", "%u", dev->warp_size);
+    set_trace_val(c, "sm.max_warps", "%u", dev->max_threads_per_sm / dev->warp_size);
+    set_trace_val(c, "sm.regs", "%u", dev->regs_per_sm);
+    set_trace_val(c, "sm.smem_bytes", "%u", dev->smem_per_sm);
+    set_trace_val(c, "sm.smem_per_cta_default", "%u", dev->smem_per_cta_default);
+    set_trace_val(c, "sm.smem_per_cta_optin", "%u", dev->smem_per_cta_optin);
+    set_trace_val(c, "sm.max_threads_per_cta", "%u", dev->max_threads_per_cta);
+    if (dev->warp_size == 32) {
+        set_trace_val(c, "sm.max_ctas", "%u", nvidia_cta_cap(dev->cc_major, dev->cc_minor));
+        set_trace_val(c, "sm.smem_alloc_unit", "%u", dev->cc_major >= 8 ? 128u : 256u);
+        set_trace_val(c, "sm.smem_reserved_per_cta", "%u", dev->cc_major >= 8 ? 1024u : 0u);
+    }
+    return GD_OK;
+}
+
+static const char *value_text(const gd_settings *s, const preset_choice *c, size_t k)
 {
     if (s->values[k])
         return s->values[k];
-    if (preset >= 0) {
-        const char *v = gd_config_preset_value((size_t)preset, KEYS[k].name, NULL);
+    if (c) {
+        if (c->trace_val[k])
+            return c->trace_val[k];
+        const char *v = gd_config_preset_value((size_t)c->base, KEYS[k].name, NULL);
         if (v)
             return v;
     }
@@ -504,35 +648,49 @@ int gd_settings_effective(char *buf, size_t size, const gd_settings *s, const ch
     int k = key_index(key);
     if (k < 0)
         return gd_err_set(err, GD_ECONFIG, "unknown configuration key '%s'", key);
-    if (k == key_index("gpu.preset")) {
-        snprintf(buf, size, "%s", value_text(s, -1, (size_t)k));
-        return GD_OK;
-    }
     const char *p = s->values[key_index("gpu.preset")];
-    int preset = (p && strcmp(p, "auto") != 0) ? find_preset(p) : -1;
-    const char *v = value_text(s, preset, (size_t)k);
-    snprintf(buf, size, "%s", v ? v : "(from the trace's device, gpu.preset=auto)");
+    preset_choice c;
+    int named = p && strcmp(p, "trace") != 0;
+    if (named)
+        choose_preset(&c, s, NULL, NULL);
+    const char *v = value_text(s, named ? &c : NULL, (size_t)k);
+    snprintf(buf, size, "%s", v ? v : "(from the trace's device, gpu.preset=trace)");
     return GD_OK;
 }
 
 int gd_config_resolve(gd_config *out, const gd_settings *s, const gd_trace_device *dev, gd_err *err)
 {
     memset(out, 0, sizeof *out);
-    int preset = choose_preset(s, dev, err);
-    if (preset < 0)
-        return err ? err->code : GD_ECONFIG;
+    preset_choice *c = malloc(sizeof *c);
+    if (!c)
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    int rc = choose_preset(c, s, dev, err);
+    if (rc) {
+        free(c);
+        return rc;
+    }
     uint32_t list_count = 0;
     for (size_t k = 0; k < NKEYS; k++) {
-        const char *v = value_text(s, preset, k);
-        if (!v)
-            return gd_err_set(err, GD_EINTERNAL, "no value for configuration key '%s'", KEYS[k].name);
+        const char *v = value_text(s, c, k);
         uint32_t n = 0;
-        if (parse_value(&KEYS[k], v, out, &n))
-            return gd_err_set(err, GD_ECONFIG, "bad value '%s' for configuration key '%s'", v, KEYS[k].name);
+        if (!v) {
+            free(c);
+            return gd_err_set(err, GD_EINTERNAL, "no value for configuration key '%s'", KEYS[k].name);
+        }
+        if (parse_value(&KEYS[k], v, out, &n)) {
+            rc = gd_err_set(err, GD_ECONFIG, "bad value '%s' for configuration key '%s'%s", v, KEYS[k].name,
+                            c->trace_val[k] && !s->values[k] ? " (from the trace's device description)" : "");
+            free(c);
+            return rc;
+        }
         if (strcmp(KEYS[k].name, "gpu.sms_per_gpc") == 0)
             list_count = n;
     }
-    snprintf(out->preset, sizeof out->preset, "%s", PRESETS[preset].name);
+    if (strcmp(c->label, "trace") == 0)
+        snprintf(out->preset, sizeof out->preset, "trace/%s", PRESETS[c->base].name);
+    else
+        snprintf(out->preset, sizeof out->preset, "%s", c->label);
+    free(c);
 
     /* gpu.sms_per_gpc: one value per GPC, or one value for all. */
     if (list_count == 1) {

@@ -39,7 +39,7 @@ gd_time_ps gd_cycles_to_ps(uint64_t cycles, uint32_t mhz)
     return (gd_time_ps)(num / mhz);
 }
 
-void gd_format_ns(char *buf, size_t size, gd_time_ps ps)
+void gd_format_ns(char *buf, size_t size, uint64_t base_ns, gd_time_ps ps)
 {
-    snprintf(buf, size, "%" PRIu64 ".%03u", ps / 1000u, (unsigned)(ps % 1000u));
+    snprintf(buf, size, "%" PRIu64 ".%03u", base_ns + ps / 1000u, (unsigned)(ps % 1000u));
 }

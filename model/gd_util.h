@@ -40,8 +40,10 @@ gd_time_ps gd_cycles_to_ps(uint64_t cycles, uint32_t mhz);
 static inline uint64_t gd_div_ceil(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 static inline uint64_t gd_round_up(uint64_t a, uint64_t unit) { return unit ? gd_div_ceil(a, unit) * unit : a; }
 
-/* Format picoseconds as nanoseconds with three decimals ("1234.567") into buf. */
-void gd_format_ns(char *buf, size_t size, gd_time_ps ps);
+/* Format base_ns nanoseconds plus ps picoseconds as nanoseconds with three decimals
+ * ("1234.567") into buf. Trace times are nanoseconds since an epoch (about 2^61), too
+ * large to hold in picoseconds, so they are kept apart from the picosecond offset. */
+void gd_format_ns(char *buf, size_t size, uint64_t base_ns, gd_time_ps ps);
 
 #ifdef __cplusplus
 }

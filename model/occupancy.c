@@ -66,16 +66,21 @@ int gd_occupancy_compute(gd_occupancy *out, const gd_sm_limits *sm, const gd_cta
     return GD_OK;
 }
 
-int gd_kineto_occupancy_pct(const gd_sm_limits *sm, uint32_t sms, uint64_t ctas, uint32_t threads,
-                            uint32_t active_ctas)
+float gd_kineto_occupancy(const gd_sm_limits *sm, uint32_t sms, uint64_t ctas, uint32_t threads,
+                          uint32_t active_ctas)
 {
     /* The profiler multiplies the grid's dimensions in 32-bit integers and converts to
      * float; the arithmetic below stays in float as it does there. */
     float blocks_per_sm = (float)(uint32_t)ctas / (float)sms;
     if ((float)active_ctas < blocks_per_sm)
         blocks_per_sm = (float)active_ctas;
-    float occupancy = blocks_per_sm * (float)threads / (float)(sm->max_warps * sm->warp_size);
-    return (int)(0.5 + occupancy * 100.0);
+    return blocks_per_sm * (float)threads / (float)(sm->max_warps * sm->warp_size);
+}
+
+int gd_kineto_occupancy_pct(const gd_sm_limits *sm, uint32_t sms, uint64_t ctas, uint32_t threads,
+                            uint32_t active_ctas)
+{
+    return (int)(0.5 + gd_kineto_occupancy(sm, sms, ctas, threads, active_ctas) * 100.0);
 }
 
 void gd_sm_res_init(gd_sm_res *res, const gd_sm_limits *sm)

@@ -87,7 +87,10 @@ int gd_occupancy_compute(gd_occupancy *out, const gd_sm_limits *sm, const gd_cta
  * capped at active_ctas (the occupancy calculator's CTAs per SM); occupancy =
  * blocks per SM * threads / (float)(max_warps * warp_size) in float; the percentage
  * is (int)(0.5 + occupancy * 100.0). The profiler computes active_ctas with the
- * per-CTA shared memory limit without opt-in (so a CTA above 48 KiB gives 0). */
+ * per-CTA shared memory limit without opt-in (so a CTA above 48 KiB gives 0).
+ * gd_kineto_occupancy returns the unrounded float occupancy (a fraction of 1). */
+float gd_kineto_occupancy(const gd_sm_limits *sm, uint32_t sms, uint64_t ctas, uint32_t threads,
+                          uint32_t active_ctas);
 int gd_kineto_occupancy_pct(const gd_sm_limits *sm, uint32_t sms, uint64_t ctas, uint32_t threads,
                             uint32_t active_ctas);
 

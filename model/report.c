@@ -94,7 +94,7 @@ void gd_report_destroy(gd_report *r)
 /* Trace-time nanoseconds of a sim time, as text. */
 static void tns(char *buf, size_t size, const gd_report *r, gd_time_ps t)
 {
-    gd_format_ns(buf, size, (gd_time_ps)r->origin_ns * GD_PS_PER_NS + t);
+    gd_format_ns(buf, size, r->origin_ns, t);
 }
 
 static void csv_name(FILE *f, const char *s)
@@ -121,7 +121,7 @@ static void write_row(gd_report *r, const gd_kernel_run *k)
     tns(first, sizeof first, r, k->first_cta);
     tns(last, sizeof last, r, k->last_cta);
     tns(end, sizeof end, r, k->end);
-    gd_format_ns(lat, sizeof lat, k->first_cta - k->submit);
+    gd_format_ns(lat, sizeof lat, 0, k->first_cta - k->submit);
     tns(fet, sizeof fet, r, k->fetched);
     tns(dec, sizeof dec, r, k->decoded);
     tns(rdy, sizeof rdy, r, k->ready);
@@ -134,15 +134,16 @@ static void write_row(gd_report *r, const gd_kernel_run *k)
     if (k->source_id != GD_UNKNOWN)
         snprintf(src, sizeof src, "%" PRIu64, k->source_id);
     if (k->measured_start_ns != GD_UNKNOWN)
-        gd_format_ns(mstart, sizeof mstart, (gd_time_ps)k->measured_start_ns * GD_PS_PER_NS);
+        gd_format_ns(mstart, sizeof mstart, k->measured_start_ns, 0);
     if (k->measured_dur_ns != GD_UNKNOWN)
-        gd_format_ns(mdur, sizeof mdur, (gd_time_ps)k->measured_dur_ns * GD_PS_PER_NS);
+        gd_format_ns(mdur, sizeof mdur, k->measured_dur_ns, 0);
     const gd_sm_limits *sm = &r->cfg.sm;
     int kineto = gd_kineto_occupancy_pct(sm, r->cfg.sms, k->ctas, d->threads_per_cta, d->occ_default.max_ctas);
-    int est = gd_kineto_occupancy_pct(sm, r->cfg.sms, k->ctas, d->threads_per_cta, o->max_ctas);
+    /* The model's own estimate keeps four decimals so a one-CTA kernel is not 0. */
+    double est = 100.0 * (double)gd_kineto_occupancy(sm, r->cfg.sms, k->ctas, d->threads_per_cta, o->max_ctas);
     fprintf(r->csv, "%" PRIu64 ",", k->index);
     csv_name(r->csv, d->name);
-    if (fprintf(r->csv, ",%u,%" PRIu64 ",%u,%u,%u,%u,%s,%.2f,%s,%s,%s,%s,%s,%.2f,%s,%s,%s,%s,%" PRIu64 ",%s,%s,%s,%d,%d\n",
+    if (fprintf(r->csv, ",%u,%" PRIu64 ",%u,%u,%u,%u,%s,%.2f,%s,%s,%s,%s,%s,%.2f,%s,%s,%s,%s,%" PRIu64 ",%s,%s,%s,%d,%.4f\n",
                 k->queue, k->ctas, d->threads_per_cta, d->regs_per_thread, d->static_smem + d->dynamic_smem,
                 o->max_ctas, gd_limiter_name(o->limiter), o->theoretical_pct, sub, first, last, end, lat, achieved,
                 fet, dec, rdy, cmp, k->record, src, mstart, mdur, kineto, est) < 0)

@@ -33,8 +33,9 @@ int main(void)
         printf(" |\n");
     }
     printf("\n## Presets\n\n"
-           "`gpu.preset=auto` (the default) picks the preset whose SM count and compute capability match\n"
-           "the trace's device description; a trace matching none is an error that asks for `--preset`.\n\n");
+           "`gpu.preset=trace` (the default) models the device the trace describes: the preset of the same\n"
+           "chip when the SM count, compute capability and warp size match one (keeping the trace's device\n"
+           "name), else a device built from the description (docs/MODEL.md, 'The trace preset').\n\n");
     for (size_t p = 0; p < gd_config_npresets(); p++) {
         printf("### `%s`: %s\n\n| key | value | source |\n|---|---|---|\n", gd_config_preset_name(p),
                gd_config_preset_desc(p));

@@ -56,7 +56,7 @@ START_TEST(config_keys)
     ck_assert_ptr_nonnull(strstr(msg, "gpu.gpcs"));
     ck_assert_ptr_nonnull(strstr(msg, "an integer from 1 to 64"));
     ck_assert_int_eq(gd_sim_set(sim, "gpu.preset", "b200"), GD_ECONFIG);
-    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "one of auto|v100|a100|h100"));
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "one of trace|v100|a100|h100|mi250"));
     ck_assert_int_eq(gd_sim_set(sim, "gpu.sms_per_gpc", "16,16,x"), GD_ECONFIG);
     ck_assert_int_eq(gd_sim_set(sim, "gpu.cc", "8"), GD_ECONFIG);
     ck_assert_int_eq(gd_sim_set(sim, "frontend.clock_mhz", "0"), GD_ECONFIG);
@@ -93,7 +93,7 @@ START_TEST(key_enumeration)
         ck_assert_int_gt((int)strlen(doc), 10);
         if (strcmp(name, "gpu.preset") == 0) {
             seen_preset = 1;
-            ck_assert_str_eq(def, "auto");
+            ck_assert_str_eq(def, "trace");
         }
         for (size_t j = 0; j < n; j++) {
             const char *other;
@@ -213,7 +213,7 @@ START_TEST(writers)
     ck_assert_ptr_nonnull(strstr(text, "mean SM occupancy"));
     ck_assert_ptr_nonnull(strstr(text, "mean launch latency"));
     ck_assert_ptr_nonnull(strstr(json, "\"mean_sm_occupancy_pct\""));
-    ck_assert_ptr_nonnull(strstr(json, "\"gpu.preset\": \"h100\""));
+    ck_assert_ptr_nonnull(strstr(json, "\"gpu.preset\": \"trace/h100\""));
     ck_assert_ptr_nonnull(strstr(json, "\"block\": \"gpc2sm_7\""));
     ck_assert_int_eq(gd_sim_write_kernels_csv(sim, "/nonexistent/dir/k.csv"), GD_EIO);
     ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "/nonexistent/dir/k.csv"));

@@ -23,7 +23,7 @@ for w in "kernels             40 on 2 queues" "CTAs                40000" "mean 
 done
 head -1 "$T/k.csv" | grep -q "^kernel_index,name,queue,grid_ctas,threads_per_cta,regs_per_thread,smem_bytes,max_ctas_per_sm,limiter,theoretical_occupancy_pct,submit_ns,first_cta_ns,last_cta_ns,end_ns,latency_ns,achieved_occupancy_pct" || fail "CSV header"
 [ "$(wc -l <"$T/k.csv")" -eq 41 ] || fail "CSV rows"
-python3 -c "import json,sys; d=json.load(open('$T/s.json')); assert d['summary']['kernels']==40 and d['config']['gpu.preset']=='h100'" || fail "JSON summary"
+python3 -c "import json,sys; d=json.load(open('$T/s.json')); assert d['summary']['kernels']==40 and d['config']['gpu.preset']=='trace/h100'" || fail "JSON summary"
 $G replay traces/sample.gdt.gz --quiet --kernels-csv - | head -1 | grep -q '^kernel_index' || fail "CSV to stdout"
 [ -z "$($G replay traces/sample.gdt.gz --quiet)" ] || fail "--quiet prints nothing"
 $G replay traces/sample.gdt.gz --quiet --perf | grep -q "M CTAs/s, peak memory" || fail "--perf"

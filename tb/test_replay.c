@@ -120,16 +120,16 @@ START_TEST(hand_checked_timeline)
      * 1310 (SM0) and ends at 2310; completion 2310 + 50. Occupancy: 5 x 32 warps x
      * 1000 ns / (2000 ns x 128 warp slots) = 62.5 %. */
     ROW_IS(csv, 0, "0,big,0,5,1024,32,0,2,warps,100.00,1000.000,1310.000,2310.000,3310.000,310.000,62.50,"
-                   "1100.000,1110.000,1110.000,3360.000,3,,,,100,100");
+                   "1100.000,1110.000,1110.000,3360.000,3,,,,100,100.0000");
     /* D1: fetched when D0 left the queue (110 + 100), decoded 220; barrier until D0's
      * completion at 2360; first CTA 2360 + 200. */
     ROW_IS(csv, 1, "1,big,0,1,1024,32,0,2,warps,100.00,1005.000,3560.000,3560.000,4560.000,2555.000,25.00,"
-                   "1210.000,1220.000,3360.000,4610.000,4,,,,25,25");
+                   "1210.000,1220.000,3360.000,4610.000,4,,,,25,25.0000");
     /* D2: fetched 105, decoded after D0 (110..120), dispatched 120, ready to launch at
      * 320 but queued behind D0 in the distributor: its CTAs take the slots freed at
      * 1311 (SM1) and 1312 (SM0); end 1812; occupancy 2 x 500 / (501 x 128). */
     ROW_IS(csv, 2, "2,small,1,2,32,16,0,32,cta_slots,50.00,1005.000,2311.000,2312.000,2812.000,1306.000,1.56,"
-                   "1105.000,1120.000,1120.000,2862.000,5,,,,2,2");
+                   "1105.000,1120.000,1120.000,2862.000,5,,,,2,1.5625");
     gd_summary s;
     ck_assert_int_eq(gd_sim_summary(sim, &s), GD_OK);
     ck_assert_uint_eq(s.kernels, 3);
@@ -162,7 +162,7 @@ START_TEST(no_barrier_overlaps)
     gd_sim *sim = small_gpu();
     char *csv = replay_csv(sim, path);
     ROW_IS(csv, 1, "1,big,0,1,1024,32,0,2,warps,100.00,1005.000,2311.000,2311.000,3311.000,1306.000,25.00,"
-                   "1210.000,1220.000,1220.000,3361.000,4,,,,25,25");
+                   "1210.000,1220.000,1220.000,3361.000,4,,,,25,25.0000");
     free(csv);
     gd_sim_free(sim);
     remove(path);
@@ -183,9 +183,9 @@ START_TEST(distributor_full_waits)
     ck_assert_int_eq(gd_sim_set(sim, "cwd.max_resident_kernels", "1"), GD_OK);
     char *csv = replay_csv(sim, path);
     ROW_IS(csv, 0, "0,big,0,1,1024,32,0,2,warps,100.00,1000.000,1310.000,1310.000,2310.000,310.000,25.00,"
-                   "1100.000,1110.000,1110.000,2360.000,3,,,,25,25");
+                   "1100.000,1110.000,1110.000,2360.000,3,,,,25,25.0000");
     ROW_IS(csv, 1, "1,big,1,1,1024,32,0,2,warps,100.00,1000.000,2510.000,2510.000,3510.000,1510.000,25.00,"
-                   "1100.000,1120.000,1120.000,3560.000,4,,,,25,25");
+                   "1100.000,1120.000,1120.000,3560.000,4,,,,25,25.0000");
     gd_summary s;
     gd_sim_summary(sim, &s);
     ck_assert_uint_eq(s.max_resident_kernels, 1);
@@ -209,7 +209,7 @@ START_TEST(full_queue_stalls_host)
     ck_assert_int_eq(gd_sim_set(sim, "pp.queue_packets", "1"), GD_OK);
     char *csv = replay_csv(sim, path);
     ROW_IS(csv, 1, "1,big,0,1,1024,32,0,2,warps,100.00,1110.000,2560.000,2560.000,3560.000,1450.000,25.00,"
-                   "1210.000,1220.000,2360.000,3610.000,4,,,,25,25");
+                   "1210.000,1220.000,2360.000,3610.000,4,,,,25,25.0000");
     gd_summary s;
     gd_sim_summary(sim, &s);
     ck_assert_uint_eq(s.host_stalls, 1);
@@ -237,7 +237,7 @@ START_TEST(retire_before_launch_across_gpcs)
     ck_assert_int_eq(gd_sim_set(sim, "gpu.sms_per_gpc", "1"), GD_OK);
     char *csv = replay_csv(sim, path);
     ROW_IS(csv, 1, "1,big,1,1,1024,32,0,2,warps,100.00,2001.000,2311.000,2311.000,3311.000,310.000,25.00,"
-                   "2101.000,2111.000,2111.000,3361.000,4,,,,25,25");
+                   "2101.000,2111.000,2111.000,3361.000,4,,,,25,25.0000");
     char *j = tb_tmp_path(".json");
     ck_assert_int_eq(gd_sim_write_summary_json(sim, j), GD_OK);
     char *json = tb_slurp(j, NULL);
@@ -436,8 +436,8 @@ START_TEST(model_errors)
     ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "record 1 (offset"));
     ck_assert_int_eq(gd_sim_set(sim, "gpu.preset", "h100"), GD_OK);
     ck_assert_int_eq(gd_sim_replay_file(sim, path), GD_OK);
-    /* auto: this trace's device (132 SMs, cc 9.0) is the h100 preset */
-    ck_assert_int_eq(gd_sim_set(sim, "gpu.preset", "auto"), GD_OK);
+    /* trace: this trace's device (132 SMs, cc 9.0, warp 32) is the h100 chip */
+    ck_assert_int_eq(gd_sim_set(sim, "gpu.preset", "trace"), GD_OK);
     ck_assert_int_eq(gd_sim_replay_file(sim, path), GD_OK);
     gd_sim_free(sim);
     remove(path);

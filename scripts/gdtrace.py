@@ -1,0 +1,168 @@
+"""Writing gdsim traces (format 1.1, traces/FORMAT.md) from Python, standard library
+only; used by gen_trace.py and kineto2gdt.py. Also the NVIDIA occupancy rules
+(shared/data/kineto/README.md; the same as model/occupancy.c) that the converter
+needs to spread a kernel's measured time over its waves."""
+import gzip
+import struct
+
+MAGIC = b"\x89GDT\r\n\x1a\n"
+REC_HEADER, REC_KERNEL, REC_DISPATCH, REC_BARRIER_AND, REC_BARRIER_OR, REC_NONKERNEL, REC_END = 1, 2, 3, 4, 5, 8, 15
+AQL_KERNEL_DISPATCH, AQL_BARRIER_AND, AQL_BARRIER_OR = 2, 3, 5
+AQL_BARRIER = 1 << 8
+# Fence scopes: acquire system (2) and release system (2), as CUDA and HIP runtimes set them.
+AQL_FENCES = (2 << 9) | (2 << 11)
+EXEC_FIXED_CTA, EXEC_PER_DISPATCH = 1, 2
+UNKNOWN = 0xFFFFFFFFFFFFFFFF
+NONKERNEL_KINDS = {"other": 0, "memcpy_htod": 1, "memcpy_dtoh": 2, "memcpy_dtod": 3, "memcpy_htoh": 4,
+                   "memcpy_peer": 5, "memset": 6}
+
+
+class Device:
+    """A device description: what the header record holds."""
+
+    def __init__(self, name, cc, sms, threads_per_sm, regs_per_sm, smem_per_sm, smem_per_cta_default,
+                 smem_per_cta_optin, threads_per_cta, warp_size, gpcs=()):
+        self.name, self.cc, self.sms = name, cc, sms
+        self.threads_per_sm, self.regs_per_sm = threads_per_sm, regs_per_sm
+        self.smem_per_sm, self.smem_per_cta_default, self.smem_per_cta_optin = (
+            smem_per_sm, smem_per_cta_default, smem_per_cta_optin)
+        self.threads_per_cta, self.warp_size, self.gpcs = threads_per_cta, warp_size, list(gpcs)
+
+
+class TraceWriter:
+    """Streams records into a gzip file (same bytes for the same records: no time or
+    name in the gzip header) and writes the end record on close()."""
+
+    def __init__(self, path, device, producer, minor=1):
+        self.raw = open(path, "wb")
+        self.f = gzip.GzipFile(filename="", mode="wb", compresslevel=6, fileobj=self.raw, mtime=0)
+        self.records = 0
+        self.dispatches = 0
+        self.f.write(MAGIC + struct.pack("<HHI", 1, minor, 0))
+        d = device
+        name = d.name.encode()[:63]
+        prod = producer.encode()[:255]
+        payload = struct.pack("<11I", d.cc[0], d.cc[1], d.sms, d.threads_per_sm, d.regs_per_sm, d.smem_per_sm,
+                              d.smem_per_cta_default, d.smem_per_cta_optin, d.threads_per_cta, d.warp_size,
+                              len(d.gpcs))
+        payload += struct.pack("<%dI" % len(d.gpcs), *d.gpcs)
+        payload += struct.pack("<H", len(name)) + name + struct.pack("<H", len(prod)) + prod
+        self.record(REC_HEADER, payload)
+
+    def record(self, rtype, payload):
+        self.f.write(struct.pack("<HHI", rtype, 0, len(payload)) + payload)
+        self.records += 1
+        if rtype == REC_DISPATCH:
+            self.dispatches += 1
+
+    def kernel(self, kid, name, threads, regs, static_smem, dynamic_smem, exec_model=EXEC_FIXED_CTA, cta_ps=0):
+        n = name.encode()[:65535]
+        self.record(REC_KERNEL, struct.pack("<6IQH", kid, threads, regs, static_smem, dynamic_smem, exec_model,
+                                            cta_ps, len(n)) + n)
+
+    @staticmethod
+    def _info(info):
+        """Launch info (cta_ps, source_id, measured_start_ns, measured_dur_ns); None: absent."""
+        if info is None:
+            return b""
+        return struct.pack("<4Q", *(UNKNOWN if v is None else v for v in info))
+
+    def dispatch(self, queue, submit_ns, kid, block, grid, smem, barrier=True, signal=0, info=None,
+                 kernarg=0):
+        """block: (x, y, z) threads; grid: (x, y, z) CTAs."""
+        dims = 3 if grid[2] > 1 or block[2] > 1 else 2 if grid[1] > 1 or block[1] > 1 else 1
+        header = AQL_KERNEL_DISPATCH | AQL_FENCES | (AQL_BARRIER if barrier else 0)
+        pkt = struct.pack("<HHHHHHIIIIIQQQQ", header, dims, block[0], block[1], block[2], 0,
+                          grid[0] * block[0], grid[1] * block[1], grid[2] * block[2], 0, smem, kid, kernarg, 0,
+                          signal)
+        self.record(REC_DISPATCH, struct.pack("<HHIQ", queue, 0, 0, submit_ns) + pkt + self._info(info))
+
+    def barrier(self, queue, submit_ns, deps, kind_or=False, barrier=True, signal=0, info=None):
+        """An AQL barrier-AND (or -OR) packet waiting on up to 5 signals."""
+        deps = list(deps) + [0] * (5 - len(deps))
+        header = (AQL_BARRIER_OR if kind_or else AQL_BARRIER_AND) | AQL_FENCES | (AQL_BARRIER if barrier else 0)
+        pkt = struct.pack("<HHI5QQQ", header, 0, 0, *deps[:5], 0, signal)
+        self.record(REC_BARRIER_OR if kind_or else REC_BARRIER_AND,
+                    struct.pack("<HHIQ", queue, 0, 0, submit_ns) + pkt + self._info(info))
+
+    def nonkernel(self, queue, submit_ns, kind, duration_ps, nbytes, barrier=True, signal=0, info=None):
+        """A memcpy/memset (or other non-kernel) command that takes duration_ps on its queue."""
+        payload = struct.pack("<HHIQQQQ", queue, NONKERNEL_KINDS[kind], 1 if barrier else 0, submit_ns, duration_ps,
+                              nbytes, signal)
+        self.record(REC_NONKERNEL, payload + self._info(info))
+
+    def close(self):
+        self.record(REC_END, struct.pack("<QQ", self.records, self.dispatches))
+        self.f.close()
+        self.raw.close()
+
+
+def cta_cap(cc):
+    """Resident CTAs per SM by compute capability (CUDA C++ Programming Guide)."""
+    return {(7, 0): 32, (7, 2): 32, (7, 5): 16, (8, 0): 32, (8, 6): 16, (8, 7): 16, (8, 9): 24,
+            (9, 0): 32}.get(tuple(cc), 32)
+
+
+def max_ctas_per_sm(dev, threads, regs, smem, smem_limit=None):
+    """CTAs of this shape that fit in an empty SM (the occupancy calculator's rule;
+    model/occupancy.c). smem_limit: the per-CTA shared memory limit in force (default:
+    the opt-in limit)."""
+    if smem_limit is None:
+        smem_limit = dev.smem_per_cta_optin
+    warp = dev.warp_size
+    warps = -(-threads // warp)
+    limits = [dev.threads_per_sm // warp // warps, cta_cap(dev.cc)]
+    if regs:
+        per_warp = -(-regs * warp // 256) * 256
+        limits.append((dev.regs_per_sm // 4 // per_warp) * 4 // warps)
+    reserved = 1024 if dev.cc[0] >= 8 else 0
+    granule = 128 if dev.cc[0] >= 8 else 256
+    if smem > smem_limit:
+        limits.append(0)
+    elif smem + reserved:
+        limits.append(dev.smem_per_sm // (-(-(smem + reserved) // granule) * granule))
+    return min(limits)
+
+
+def read(path):
+    """The records of a gdsim trace as dicts (for tests and tools; no validation beyond
+    the framing: gdsim's reader is the one that checks a trace)."""
+    with gzip.open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != MAGIC:
+        raise ValueError("%s: not a gdsim trace" % path)
+    pos, out = 16, []
+    while pos < len(data):
+        rtype, _, length = struct.unpack_from("<HHI", data, pos)
+        p = data[pos + 8:pos + 8 + length]
+        pos += 8 + length
+        rec = {"type": rtype}
+        if rtype == REC_KERNEL:
+            f = struct.unpack_from("<6IQH", p)
+            rec.update(id=f[0], threads=f[1], regs=f[2], static_smem=f[3], dynamic_smem=f[4], exec_model=f[5],
+                       cta_ps=f[6], name=p[34:34 + f[7]].decode())
+        elif rtype in (REC_DISPATCH, REC_BARRIER_AND, REC_BARRIER_OR):
+            queue, _, _, submit = struct.unpack_from("<HHIQ", p)
+            rec.update(queue=queue, submit_ns=submit)
+            if rtype == REC_DISPATCH:
+                f = struct.unpack_from("<HHHHHHIIIIIQQQQ", p, 16)
+                rec.update(header=f[0], setup=f[1], block=f[2:5], grid_items=f[6:9], smem=f[10], kernel=f[11],
+                           signal=f[14])
+                rec["grid"] = tuple(-(-rec["grid_items"][i] // rec["block"][i]) for i in range(3))
+                info_at = 80
+            else:
+                f = struct.unpack_from("<HHI5QQQ", p, 16)
+                rec.update(header=f[0], deps=[d for d in f[3:8] if d], signal=f[9])
+                info_at = 80
+            if len(p) > info_at:
+                rec["info"] = struct.unpack_from("<4Q", p, info_at)
+        elif rtype == REC_NONKERNEL:
+            f = struct.unpack_from("<HHIQQQQ", p)
+            rec.update(queue=f[0], kind=f[1], flags=f[2], submit_ns=f[3], duration_ps=f[4], bytes=f[5], signal=f[6])
+            if len(p) > 40:
+                rec["info"] = struct.unpack_from("<4Q", p, 40)
+        elif rtype == REC_HEADER:
+            f = struct.unpack_from("<11I", p)
+            rec.update(cc=(f[0], f[1]), sms=f[2], warp_size=f[9], gpcs=f[10])
+        out.append(rec)
+    return out

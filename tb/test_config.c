@@ -1,0 +1,201 @@
+/* test_config.c - how a configuration resolves: named presets, gpu.preset=trace for
+ * a known chip and for an unknown one (layout fallback, limits from the description
+ * and the compute capability), the trace's own GPC layout, explicit keys winning; and
+ * the mi250 preset's occupancy against LLVM's AMDGPU rules. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "gdsim.h"
+#include "occupancy.h"
+
+static gd_trace_device nvidia(const char *name, uint32_t sms, uint32_t major, uint32_t minor, uint32_t smem_sm,
+                              uint32_t optin)
+{
+    gd_trace_device d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.name, sizeof d.name, "%s", name);
+    d.cc_major = major;
+    d.cc_minor = minor;
+    d.sms = sms;
+    d.max_threads_per_sm = 1536;
+    d.regs_per_sm = 65536;
+    d.smem_per_sm = smem_sm;
+    d.smem_per_cta_default = 49152;
+    d.smem_per_cta_optin = optin;
+    d.max_threads_per_cta = 1024;
+    d.warp_size = 32;
+    return d;
+}
+
+static gd_config resolve(const char *kv[][2], size_t n, const gd_trace_device *dev, int expect)
+{
+    gd_settings *s = gd_settings_new();
+    gd_err err;
+    for (size_t i = 0; i < n; i++)
+        ck_assert_int_eq(gd_settings_set(s, kv[i][0], kv[i][1], &err), GD_OK);
+    gd_config c;
+    int rc = gd_config_resolve(&c, s, dev, &err);
+    ck_assert_msg(rc == expect, "resolve gave %d (%s)", rc, err.msg);
+    gd_settings_free(s);
+    return c;
+}
+
+START_TEST(named_preset_ignores_trace)
+{
+    gd_trace_device d = nvidia("odd", 84, 8, 6, 102400, 101376);
+    const char *kv[][2] = {{"gpu.preset", "v100"}};
+    gd_config c = resolve(kv, 1, &d, GD_OK);
+    ck_assert_str_eq(c.preset, "v100");
+    ck_assert_uint_eq(c.sms, 80);
+    ck_assert_uint_eq(c.gpcs, 6);
+    ck_assert_uint_eq(c.sm.cc_major, 7);
+}
+END_TEST
+
+/* A known chip: its preset, with the trace's device name. */
+START_TEST(trace_known_chip)
+{
+    gd_trace_device d = nvidia("NVIDIA A100-PG509-200", 108, 8, 0, 167936, 166912);
+    d.max_threads_per_sm = 2048;
+    gd_config c = resolve(NULL, 0, &d, GD_OK);
+    ck_assert_str_eq(c.preset, "trace/a100");
+    ck_assert_str_eq(c.gpu_name, "NVIDIA A100-PG509-200");
+    ck_assert_uint_eq(c.gpcs, 7);
+    ck_assert_uint_eq(c.sms_per_gpc[0], 16);
+    ck_assert_uint_eq(c.sms_per_gpc[6], 14);
+    ck_assert_uint_eq(c.clock_mhz, 1410);
+}
+END_TEST
+
+/* An unknown chip (84 SMs, cc 8.6, 1536 threads per SM): the description's limits, the
+ * CTA cap of cc 8.6 (16), GPCs of at most 16 SMs as even as possible (6 x 14), the
+ * rest from the nearest preset of the same warp size (a100). */
+START_TEST(trace_unknown_chip)
+{
+    gd_trace_device d = nvidia("NVIDIA RTX A6000", 84, 8, 6, 102400, 101376);
+    gd_config c = resolve(NULL, 0, &d, GD_OK);
+    ck_assert_str_eq(c.preset, "trace/a100");
+    ck_assert_str_eq(c.gpu_name, "NVIDIA RTX A6000");
+    ck_assert_uint_eq(c.sms, 84);
+    ck_assert_uint_eq(c.gpcs, 6);
+    for (int g = 0; g < 6; g++)
+        ck_assert_uint_eq(c.sms_per_gpc[g], 14);
+    ck_assert_uint_eq(c.sm.cc_minor, 6);
+    ck_assert_uint_eq(c.sm.max_warps, 48);
+    ck_assert_uint_eq(c.sm.max_ctas, 16);
+    ck_assert_uint_eq(c.sm.smem, 102400);
+    ck_assert_uint_eq(c.sm.smem_per_cta_optin, 101376);
+    ck_assert_uint_eq(c.sm.smem_reserved_per_cta, 1024);
+    ck_assert_uint_eq(c.clock_mhz, 1410); /* from a100 */
+    /* 70 SMs: ceil(70/16) = 5 GPCs of 14 */
+    d.sms = 70;
+    c = resolve(NULL, 0, &d, GD_OK);
+    ck_assert_uint_eq(c.gpcs, 5);
+    ck_assert_uint_eq(c.sms_per_gpc[4], 14);
+    /* 100 SMs: 7 GPCs, 100 = 2 x 15 + 5 x 14 */
+    d.sms = 100;
+    c = resolve(NULL, 0, &d, GD_OK);
+    ck_assert_uint_eq(c.gpcs, 7);
+    ck_assert_uint_eq(c.sms_per_gpc[0], 15);
+    ck_assert_uint_eq(c.sms_per_gpc[1], 15);
+    ck_assert_uint_eq(c.sms_per_gpc[2], 14);
+    /* cc 7.5: CTA cap 16, 256 B granules, no reserve; nearest preset of warp 32 at or below: v100 */
+    d.cc_major = 7;
+    d.cc_minor = 5;
+    c = resolve(NULL, 0, &d, GD_OK);
+    ck_assert_str_eq(c.preset, "trace/v100");
+    ck_assert_uint_eq(c.sm.max_ctas, 16);
+    ck_assert_uint_eq(c.sm.smem_alloc_unit, 256);
+    ck_assert_uint_eq(c.sm.smem_reserved_per_cta, 0);
+}
+END_TEST
+
+/* A layout in the trace wins over the chip's; explicit keys win over everything. */
+START_TEST(trace_layout_and_overrides)
+{
+    gd_trace_device d = nvidia("H100 variant", 132, 9, 0, 233472, 232448);
+    d.max_threads_per_sm = 2048;
+    d.gpcs = 2;
+    d.sms_per_gpc[0] = 66;
+    d.sms_per_gpc[1] = 66;
+    gd_config c = resolve(NULL, 0, &d, GD_ECONFIG); /* 66 SMs in a GPC: above the limit of 64 */
+    d.gpcs = 4;
+    for (int g = 0; g < 4; g++)
+        d.sms_per_gpc[g] = 33;
+    c = resolve(NULL, 0, &d, GD_OK);
+    ck_assert_str_eq(c.preset, "trace/h100");
+    ck_assert_uint_eq(c.gpcs, 4);
+    ck_assert_uint_eq(c.sms_per_gpc[3], 33);
+    const char *kv[][2] = {{"gpu.gpcs", "2"}, {"gpu.sms_per_gpc", "10"}, {"frontend.clock_mhz", "1000"}};
+    c = resolve(kv, 3, &d, GD_OK);
+    ck_assert_uint_eq(c.sms, 20);
+    ck_assert_uint_eq(c.clock_mhz, 1000);
+    /* trace without a device description */
+    resolve(NULL, 0, NULL, GD_ECONFIG);
+}
+END_TEST
+
+/* mi250: wave64 CUs. LLVM (gfx90a): 512 VGPRs per lane in granules of 8, 8 waves per
+ * SIMD, 4 SIMDs. 256 threads = 4 waves. */
+START_TEST(mi250_occupancy)
+{
+    const char *kv[][2] = {{"gpu.preset", "mi250"}};
+    gd_config c = resolve(kv, 1, NULL, GD_OK);
+    ck_assert_uint_eq(c.sms, 104);
+    ck_assert_uint_eq(c.gpcs, 8);
+    ck_assert_uint_eq(c.sm.warp_size, 64);
+    gd_occupancy o;
+    gd_cta_shape a = {256, 64, 0}; /* 64 VGPRs: 8 waves per SIMD -> 32 waves -> 8 CTAs (= the wave limit) */
+    ck_assert_int_eq(gd_occupancy_compute(&o, &c.sm, &a, c.sm.smem_per_cta_optin, NULL), GD_OK);
+    ck_assert_uint_eq(o.max_ctas, 8);
+    ck_assert_int_eq(o.limiter, GD_LIMIT_WARPS);
+    ck_assert_uint_eq(o.cost.regs_per_warp, 4096);
+    gd_cta_shape b = {256, 128, 0}; /* 128 VGPRs: 4 waves per SIMD -> 16 waves -> 4 CTAs */
+    gd_occupancy_compute(&o, &c.sm, &b, c.sm.smem_per_cta_optin, NULL);
+    ck_assert_uint_eq(o.max_ctas, 4);
+    ck_assert_int_eq(o.limiter, GD_LIMIT_REGISTERS);
+    gd_cta_shape l = {64, 16, 20000}; /* LDS 20000 -> 20480 (512 B granules): 3 per CU */
+    gd_occupancy_compute(&o, &c.sm, &l, c.sm.smem_per_cta_optin, NULL);
+    ck_assert_uint_eq(o.max_ctas, 3);
+    ck_assert_int_eq(o.limiter, GD_LIMIT_SHARED_MEMORY);
+    gd_cta_shape w = {64, 8, 0}; /* one-wave work-groups: 32 by waves (LLVM caps them at 40) */
+    gd_occupancy_compute(&o, &c.sm, &w, c.sm.smem_per_cta_optin, NULL);
+    ck_assert_uint_eq(o.max_ctas, 32);
+    ck_assert_int_eq(o.limiter, GD_LIMIT_WARPS);
+    /* the capture's MI250 device description selects this preset */
+    gd_trace_device d;
+    memset(&d, 0, sizeof d);
+    strcpy(d.name, "AMD Radeon Graphics");
+    d.cc_major = 9;
+    d.sms = 104;
+    d.max_threads_per_sm = 2048;
+    d.regs_per_sm = 65536;
+    d.smem_per_sm = 65536;
+    d.smem_per_cta_default = d.smem_per_cta_optin = 65536;
+    d.max_threads_per_cta = 1024;
+    d.warp_size = 64;
+    c = resolve(NULL, 0, &d, GD_OK);
+    ck_assert_str_eq(c.preset, "trace/mi250");
+    ck_assert_uint_eq(c.sm.regs, 131072); /* the chip's, not the description's 65536 */
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("config");
+    TCase *tc = tcase_create("presets");
+    tcase_add_test(tc, named_preset_ignores_trace);
+    tcase_add_test(tc, trace_known_chip);
+    tcase_add_test(tc, trace_unknown_chip);
+    tcase_add_test(tc, trace_layout_and_overrides);
+    tcase_add_test(tc, mi250_occupancy);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
