@@ -121,6 +121,7 @@ int replay(gd_sim *s, const char *path)
 
     uint64_t packets = 0, stalls = 0, queues = 0, peak = 0, outstanding = 0, dispatches = 0;
     bool finished = false;
+    std::string stuck;
     {
         sc_context_guard ctx;
         gd::gpu_top *top = nullptr;
@@ -133,6 +134,7 @@ int replay(gd_sim *s, const char *path)
             stalls = top->pp.host_stalls();
             queues = top->pp.queues_used();
             outstanding = top->pp.outstanding();
+            stuck = top->pp.stuck();
             peak = top->cwd.peak_resident_kernels();
             finished = top->host.finished();
             dispatches = top->host.dispatches();
@@ -151,6 +153,10 @@ int replay(gd_sim *s, const char *path)
     gd_trace_close_reader(reader);
     if (s->err.code != GD_OK)
         return s->err.code;
+    if (finished && !stuck.empty())
+        return gd_err_set(&s->err, GD_EFORMAT,
+                          "%s: the replay cannot finish: packets wait for completion signals that can no longer "
+                          "change (the trace's dependencies form a cycle): %s", path, stuck.c_str());
     if (!finished || outstanding || s->report.kernels != dispatches)
         return gd_err_set(&s->err, GD_EINTERNAL,
                           "%s: the simulation stopped with %llu of %llu kernels complete (a model deadlock: please "
@@ -298,6 +304,20 @@ int gd_sim_summary(gd_sim *sim, gd_summary *out)
     return GD_OK;
 }
 
+int gd_sim_stage_stats(gd_stage_stats *out, gd_sim *sim, int stage)
+{
+    if (!out || !sim)
+        return GD_EINVAL;
+    gd_err_clear(&sim->err);
+    if (stage < 0 || stage >= GD_STAGES)
+        return gd_err_set(&sim->err, GD_EINVAL, "stage %d is not one of 0 to %d (enum gd_stage)", stage,
+                          GD_STAGES - 1);
+    if (!sim->have_results)
+        return fail(sim, GD_ESTATE, "%s", "no replay has completed on this handle yet");
+    gd_report_stage_stats(&sim->report, stage, out);
+    return GD_OK;
+}
+
 int gd_sim_write_kernels_csv(gd_sim *sim, const char *path)
 {
     if (!sim || !path)
@@ -324,6 +344,7 @@ static int write_summary(gd_sim *sim, const char *path, bool json)
     info.trace_producer = sim->producer.c_str();
     info.trace_device = &sim->trace_dev;
     info.records = sim->records;
+    info.report = &sim->report;
     rc = json ? gd_write_summary_json(f, &sim->cfg, &sim->summary, &info, &sim->stats)
               : gd_write_summary_text(f, &sim->cfg, &sim->summary, &info);
     return close_out(sim, f, path, rc);

@@ -84,6 +84,28 @@ typedef struct gd_summary {
     uint64_t max_resident_kernels;  /* most kernels resident in the distributor at once */
 } gd_summary;
 
+/* The stages of a kernel's launch, in order (docs/MODEL.md): each is the time from
+ * one event of the kernel's way through the model to the next. */
+enum gd_stage {
+    GD_STAGE_FETCH = 0,      /* submit -> packet fetched */
+    GD_STAGE_DECODE,         /* fetched -> decoded */
+    GD_STAGE_DEPENDENCIES,   /* decoded -> dependencies satisfied (barrier bit, barrier packets before it) */
+    GD_STAGE_FIRST_CTA,      /* dependencies satisfied -> first CTA launched (distributor room, grid launch) */
+    GD_STAGE_LAST_CTA,       /* first CTA launched -> last CTA launched */
+    GD_STAGE_DRAIN,          /* last CTA launched -> last CTA done */
+    GD_STAGE_COMPLETION,     /* last CTA done -> completion signalled */
+    GD_STAGE_LAUNCH_LATENCY, /* submit -> first CTA launched (the sum of the first four) */
+    GD_STAGES
+};
+
+/* One stage's duration over the kernels of the last replay. Percentiles are within
+ * 0.4 % of the exact value (a histogram with 128 buckets per power of two); the
+ * mean and the maximum are exact. */
+typedef struct gd_stage_stats {
+    uint64_t kernels;
+    double mean_ns, p50_ns, p99_ns, max_ns;
+} gd_stage_stats;
+
 typedef struct gd_sim gd_sim;
 
 /* Fill *opts with defaults for the given version (pass GD_OPTIONS_VERSION). */
@@ -102,7 +124,7 @@ int gd_sim_set(gd_sim *sim, const char *key, const char *value);
 
 /* Read a configuration value as it would be used now (text form). For device keys
  * left at their defaults this is the preset's value; the trace may still change
- * them when gpu.preset=auto. The string lives until the next call on sim. */
+ * them when gpu.preset=trace. The string lives until the next call on sim. */
 int gd_sim_get(const char **out, gd_sim *sim, const char *key);
 
 /* Replay a whole trace (gdsim trace format v1, see traces/FORMAT.md) to completion. */
@@ -110,6 +132,12 @@ int gd_sim_replay_file(gd_sim *sim, const char *trace_path);
 
 /* Results of the last successful replay. */
 int gd_sim_summary(gd_sim *sim, gd_summary *out);
+
+/* Duration statistics of one stage (enum gd_stage) over the last replay's kernels. */
+int gd_sim_stage_stats(gd_stage_stats *out, gd_sim *sim, int stage);
+
+/* Short name of a stage ("fetch", "decode", ...; NULL for an unknown stage). */
+const char *gd_stage_name(int stage);
 
 /* Per-kernel CSV of the last replay (header row, one row per kernel in dispatch order). */
 int gd_sim_write_kernels_csv(gd_sim *sim, const char *path);

@@ -36,3 +36,25 @@ void gd_aql_decode(gd_aql_dispatch *p, const uint8_t in[GD_AQL_PACKET_SIZE])
     p->reserved2 = gd_get64(in + 48);
     p->completion_signal = gd_get64(in + 56);
 }
+
+void gd_aql_barrier_encode(uint8_t out[GD_AQL_PACKET_SIZE], const gd_aql_barrier_pkt *p)
+{
+    gd_put16(out + 0, p->header);
+    gd_put16(out + 2, p->reserved0);
+    gd_put32(out + 4, p->reserved1);
+    for (int i = 0; i < 5; i++)
+        gd_put64(out + 8 + 8 * i, p->dep_signal[i]);
+    gd_put64(out + 48, p->reserved2);
+    gd_put64(out + 56, p->completion_signal);
+}
+
+void gd_aql_barrier_decode(gd_aql_barrier_pkt *p, const uint8_t in[GD_AQL_PACKET_SIZE])
+{
+    p->header = gd_get16(in + 0);
+    p->reserved0 = gd_get16(in + 2);
+    p->reserved1 = gd_get32(in + 4);
+    for (int i = 0; i < 5; i++)
+        p->dep_signal[i] = gd_get64(in + 8 + 8 * i);
+    p->reserved2 = gd_get64(in + 48);
+    p->completion_signal = gd_get64(in + 56);
+}

@@ -56,7 +56,26 @@ typedef struct gd_aql_dispatch {
     uint64_t completion_signal;
 } gd_aql_dispatch;
 
+/* Barrier-AND and barrier-OR packets (HSA 1.2, section 2.9.6-2.9.7):
+ *  offset size field
+ *   0     2    header (type 3 = barrier-AND, 5 = barrier-OR; barrier bit, fences)
+ *   2     2    reserved0
+ *   4     4    reserved1
+ *   8     40   dep_signal[5] (handles; 0 = none: satisfied for AND, never for OR)
+ *  48     8    reserved2
+ *  56     8    completion_signal */
+typedef struct gd_aql_barrier {
+    uint16_t header;
+    uint16_t reserved0;
+    uint32_t reserved1;
+    uint64_t dep_signal[5];
+    uint64_t reserved2;
+    uint64_t completion_signal;
+} gd_aql_barrier_pkt;
+
 void gd_aql_encode(uint8_t out[GD_AQL_PACKET_SIZE], const gd_aql_dispatch *p);
+void gd_aql_barrier_encode(uint8_t out[GD_AQL_PACKET_SIZE], const gd_aql_barrier_pkt *p);
+void gd_aql_barrier_decode(gd_aql_barrier_pkt *p, const uint8_t in[GD_AQL_PACKET_SIZE]);
 void gd_aql_decode(gd_aql_dispatch *p, const uint8_t in[GD_AQL_PACKET_SIZE]);
 
 static inline unsigned gd_aql_type(uint16_t header) { return header & GD_AQL_HEADER_TYPE_MASK; }

@@ -89,6 +89,18 @@ static const key_def KEYS[] = {
      "the packet processor has taken a packet; such waits are counted as host_stalls.",
      "CUDA's pending-launch limit: cudaLaunchKernel blocks once about 1024 launches are "
      "outstanding (behaviour widely reported by users; not in the shared captures)"},
+    {"pp.barrier_cycles", T_UINT, OFF(pp_barrier_cycles), 0, 100000000, 0, NULL, "0",
+     "Packet processor: from a barrier-AND/-OR packet's dependencies being satisfied (and its "
+     "barrier bit, if set) to its completion (completion signal, later packets of its queue "
+     "released). The dependency's own completion latency comes before this.",
+     "shared/data/kineto/a100_alexnet_79_kernels.json.gz: the one cross-stream wait there that "
+     "held back its kernel shows a 1 us gap from the awaited kernel's end to the waiting kernel's "
+     "start (us timestamps), no more than a same-stream kernel-to-kernel gap: resolving the "
+     "barrier adds no measurable time"},
+    {"pp.command_launch_cycles", T_UINT, OFF(pp_command_launch_cycles), 0, 100000000, 0, NULL, NULL,
+     "Packet processor: from a non-kernel command (memcpy, memset) being ready (decoded, its "
+     "barrier bit satisfied) to its copy or fill engine starting it; it then runs for the "
+     "duration the trace gives and completes after pp.completion_cycles.", "preset"},
     {"cwd.grid_launch_cycles", T_UINT, OFF(cwd_grid_launch_cycles), 0, 100000000, 0, NULL, NULL,
      "Compute work distributor: from receiving a kernel to being able to launch its first CTA "
      "(grid setup).", "preset"},
@@ -133,26 +145,41 @@ typedef struct preset_def {
 #define SRC_OCC "NVIDIA occupancy calculator rules (shared/data/kineto/README.md)"
 #define SRC_KINETO_V100 "deviceProperties of shared/data/kineto/v100_train_9876_kernels.json.gz"
 #define SRC_KINETO_A100 "deviceProperties of shared/data/kineto/a100_train_nccl_2700_kernels.json.gz"
+#define SRC_CAL(capture, what) "scripts/calibrate.py shared/data/kineto/" capture ": " what " (docs/VALIDATION.md)"
 #define SRC_GAP_V100                                                                              \
-    "provisional: half of the 0.75 us floor of the gap between back-to-back kernels on one "     \
-    "stream seen in the V100 capture (shared/data/kineto/README.md), the other half being "       \
-    "the other of pp.completion_cycles / cwd.grid_launch_cycles; 0.375 us x 1530 MHz"
+    SRC_CAL("v100_train_9876_kernels.json.gz --clock-mhz 1530",                                  \
+            "half the mean gap between back-to-back kernels on a busy stream (3.224 us over 8159 "  \
+            "gaps up to 20 us; floor 0.75 us), the other half being the other of "                  \
+            "pp.completion_cycles / cwd.grid_launch_cycles")
 #define SRC_GAP_A100                                                                              \
-    "provisional: half of the 1.15 us floor of the gap between back-to-back kernels on one "     \
-    "stream seen in the A100 capture (shared/data/kineto/README.md); 0.575 us x 1410 MHz"
+    SRC_CAL("a100_train_nccl_2700_kernels.json.gz --clock-mhz 1410",                             \
+            "half the mean gap between back-to-back kernels on a busy stream (1.193 us over 734 "   \
+            "gaps; floor 1.02 us), the other half being the other of pp.completion_cycles / "       \
+            "cwd.grid_launch_cycles")
 #define SRC_GAP_H100                                                                              \
-    "provisional: no H100 capture yet; the A100 value in time (0.575 us, half the A100 "          \
-    "back-to-back floor) x 1980 MHz"
+    "provisional: no H100 capture yet; the A100 value in time (0.5965 us, half the A100 mean "    \
+    "back-to-back gap) x 1980 MHz"
+#define SRC_CMD_V100                                                                              \
+    SRC_CAL("v100_train_9876_kernels.json.gz --clock-mhz 1530",                                  \
+            "the mean gap before a memcpy/memset queued behind a kernel or another copy (4.173 us " \
+            "over 5596 gaps) minus pp.completion_cycles")
+#define SRC_CMD_A100                                                                              \
+    SRC_CAL("a100_train_nccl_2700_kernels.json.gz --clock-mhz 1410",                             \
+            "the mean gap before a memcpy/memset queued behind a kernel or another copy (1.855 us " \
+            "over 105 gaps) minus pp.completion_cycles")
+#define SRC_CMD_H100 "provisional: no H100 capture yet; the A100 value in time (1.2585 us) x 1980 MHz"
 #define SRC_IDLE_V100                                                                             \
-    "provisional: the V100 capture's submit-to-start latency on an idle GPU is 1.0 us at its "    \
-    "10th percentile; minus cwd.grid_launch_cycles leaves 0.625 us (956 cycles) for fetch + "     \
-    "decode, split 90/10 (the split is not observable in the capture)"
+    SRC_CAL("v100_train_9876_kernels.json.gz --clock-mhz 1530",                                  \
+            "the median launch-to-start time on an idle stream (3.0 us over 197 packets) minus "     \
+            "cwd.grid_launch_cycles leaves 1.388 us for fetch + decode, split 90/10 (the split is " \
+            "not observable in a capture)")
 #define SRC_IDLE_A100                                                                             \
-    "provisional: the A100 capture's submit-to-start latency on an idle GPU is 1.08 us at its "   \
-    "10th percentile; minus cwd.grid_launch_cycles leaves 0.505 us (712 cycles) for fetch + "     \
-    "decode, split 90/10 (the split is not observable in the capture)"
+    SRC_CAL("a100_train_nccl_2700_kernels.json.gz --clock-mhz 1410",                             \
+            "the median launch-to-start time on an idle stream (1.753 us over 2763 packets) minus " \
+            "cwd.grid_launch_cycles leaves 1.157 us for fetch + decode, split 90/10 (the split is " \
+            "not observable in a capture)")
 #define SRC_IDLE_H100                                                                             \
-    "provisional: no H100 capture yet; the A100 fetch + decode time (0.505 us) x 1980 MHz, "      \
+    "provisional: no H100 capture yet; the A100 fetch + decode time (1.157 us) x 1980 MHz, "      \
     "split 90/10"
 
 /* Values every preset shares (NVIDIA cc 7.0, 8.0 and 9.0 agree on them). */
@@ -184,10 +211,11 @@ static const preset_value V100[] = {
     {"sm.smem_per_cta_optin", "98304", SRC_KINETO_V100 " (sharedMemPerBlockOptin)"},
     {"sm.max_threads_per_cta", "1024", SRC_KINETO_V100 " (maxThreadsPerBlock)"},
     {"frontend.clock_mhz", "1530", SRC_V100_WP ": boost clock 1530 MHz (front-end clock assumed equal)"},
-    {"pp.fetch_cycles", "860", SRC_IDLE_V100},
-    {"pp.decode_cycles", "96", SRC_IDLE_V100},
-    {"pp.completion_cycles", "574", SRC_GAP_V100},
-    {"cwd.grid_launch_cycles", "574", SRC_GAP_V100},
+    {"pp.fetch_cycles", "1911", SRC_IDLE_V100},
+    {"pp.decode_cycles", "212", SRC_IDLE_V100},
+    {"pp.completion_cycles", "2466", SRC_GAP_V100},
+    {"pp.command_launch_cycles", "3919", SRC_CMD_V100},
+    {"cwd.grid_launch_cycles", "2466", SRC_GAP_V100},
     {NULL, NULL, NULL},
 };
 
@@ -205,10 +233,11 @@ static const preset_value A100[] = {
     {"sm.smem_per_cta_optin", "166912", SRC_KINETO_A100 " (sharedMemPerBlockOptin, 163 KiB)"},
     {"sm.max_threads_per_cta", "1024", SRC_KINETO_A100 " (maxThreadsPerBlock)"},
     {"frontend.clock_mhz", "1410", SRC_A100_WP ": boost clock 1410 MHz (front-end clock assumed equal)"},
-    {"pp.fetch_cycles", "641", SRC_IDLE_A100},
-    {"pp.decode_cycles", "71", SRC_IDLE_A100},
-    {"pp.completion_cycles", "811", SRC_GAP_A100},
-    {"cwd.grid_launch_cycles", "811", SRC_GAP_A100},
+    {"pp.fetch_cycles", "1468", SRC_IDLE_A100},
+    {"pp.decode_cycles", "163", SRC_IDLE_A100},
+    {"pp.completion_cycles", "841", SRC_GAP_A100},
+    {"pp.command_launch_cycles", "1775", SRC_CMD_A100},
+    {"cwd.grid_launch_cycles", "841", SRC_GAP_A100},
     {NULL, NULL, NULL},
 };
 
@@ -226,10 +255,11 @@ static const preset_value H100[] = {
     {"sm.smem_per_cta_optin", "232448", SRC_PG " (227 KiB per CTA with opt-in on cc 9.0)"},
     {"sm.max_threads_per_cta", "1024", SRC_PG},
     {"frontend.clock_mhz", "1980", SRC_H100_WP ": H100 SXM5 boost clock 1980 MHz (front-end clock assumed equal)"},
-    {"pp.fetch_cycles", "900", SRC_IDLE_H100},
-    {"pp.decode_cycles", "100", SRC_IDLE_H100},
-    {"pp.completion_cycles", "1139", SRC_GAP_H100},
-    {"cwd.grid_launch_cycles", "1139", SRC_GAP_H100},
+    {"pp.fetch_cycles", "2062", SRC_IDLE_H100},
+    {"pp.decode_cycles", "229", SRC_IDLE_H100},
+    {"pp.completion_cycles", "1181", SRC_GAP_H100},
+    {"pp.command_launch_cycles", "2492", SRC_CMD_H100},
+    {"cwd.grid_launch_cycles", "1181", SRC_GAP_H100},
     {NULL, NULL, NULL},
 };
 
@@ -238,8 +268,12 @@ static const preset_value H100[] = {
 #define SRC_HC22 "AMD, Hot Chips 22 (2022): a CDNA2 die has 8 shader engines of 14 CUs (112 CUs)"
 #define SRC_KINETO_MI250 "deviceProperties of shared/data/kineto/mi250_minitoy_14_kernels.json.gz"
 #define SRC_GAP_MI250                                                                             \
-    "provisional: no MI250 capture with back-to-back kernels; the A100 value in time (0.575 us) " \
-    "x 1700 MHz"
+    "provisional: the MI250 capture has no back-to-back kernels; the A100 value in time "         \
+    "(0.5965 us) x 1700 MHz"
+#define SRC_IDLE_MI250                                                                            \
+    "scripts/calibrate.py shared/data/kineto/mi250_minitoy_14_kernels.json.gz: the median "       \
+    "launch-to-start time on an idle stream (6.253 us over 16 packets) minus "                   \
+    "cwd.grid_launch_cycles leaves 5.657 us for fetch + decode, x 1700 MHz, split 90/10"
 
 /* One GCD of an AMD Instinct MI250 (CDNA2, gfx90a): HIP shows each GCD as a device. */
 static const preset_value MI250[] = {
@@ -265,10 +299,12 @@ static const preset_value MI250[] = {
     {"sm.smem_per_cta_optin", "65536", SRC_KINETO_MI250 " (no opt-in above sharedMemPerBlock)"},
     {"sm.max_threads_per_cta", "1024", SRC_KINETO_MI250 " (maxThreadsPerBlock)"},
     {"frontend.clock_mhz", "1700", SRC_MI250 ": peak engine clock 1700 MHz (front-end clock assumed equal)"},
-    {"pp.fetch_cycles", "773", "provisional: the A100 fetch + decode time (0.505 us) x 1700 MHz, split 90/10"},
-    {"pp.decode_cycles", "86", "provisional: the A100 fetch + decode time (0.505 us) x 1700 MHz, split 90/10"},
-    {"pp.completion_cycles", "978", SRC_GAP_MI250},
-    {"cwd.grid_launch_cycles", "978", SRC_GAP_MI250},
+    {"pp.fetch_cycles", "8654", SRC_IDLE_MI250},
+    {"pp.decode_cycles", "962", SRC_IDLE_MI250},
+    {"pp.completion_cycles", "1014", SRC_GAP_MI250},
+    {"pp.command_launch_cycles", "2139", "provisional: the MI250 capture has no copy queued behind other work; "
+                                         "the A100 value in time (1.2585 us) x 1700 MHz"},
+    {"cwd.grid_launch_cycles", "1014", SRC_GAP_MI250},
     {NULL, NULL, NULL},
 };
 

@@ -36,6 +36,8 @@ typedef struct gd_config {
     uint32_t pp_decode_cycles;
     uint32_t pp_completion_cycles;
     uint32_t pp_queue_packets;
+    uint32_t pp_barrier_cycles;
+    uint32_t pp_command_launch_cycles;
     uint32_t cwd_grid_launch_cycles;
     uint32_t cwd_cta_launch_cycles;
     uint32_t cwd_max_resident_kernels;

@@ -1,6 +1,8 @@
 #include "packet_processor.hpp"
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 
 namespace gd {
 
@@ -14,6 +16,8 @@ packet_processor::packet_processor(sc_core::sc_module_name name, const gd_config
       fetch_ps_(gd_cycles_to_ps(cfg.pp_fetch_cycles, cfg.clock_mhz)),
       decode_ps_(gd_cycles_to_ps(cfg.pp_decode_cycles, cfg.clock_mhz)),
       completion_ps_(gd_cycles_to_ps(cfg.pp_completion_cycles, cfg.clock_mhz)),
+      barrier_ps_(gd_cycles_to_ps(cfg.pp_barrier_cycles, cfg.clock_mhz)),
+      command_launch_ps_(gd_cycles_to_ps(cfg.pp_command_launch_cycles, cfg.clock_mhz)),
       queue_packets_(cfg.pp_queue_packets),
       report_(report)
 {
@@ -25,7 +29,15 @@ packet_processor::packet_processor(sc_core::sc_module_name name, const gd_config
     dont_initialize();
     if (stats) {
         gd_stats_add(stats, basename(), "packets", "packets", "kernel dispatch packets dispatched", &packets_);
-        gd_stats_add(stats, basename(), "completions", "kernels", "completions signalled", &completions_);
+        gd_stats_add(stats, basename(), "completions", "kernels", "kernel completions signalled", &completions_);
+        gd_stats_add(stats, basename(), "barrier_packets", "packets", "barrier-AND/-OR packets completed", &barriers_);
+        gd_stats_add(stats, basename(), "barrier_wait", "ps",
+                     "time barrier packets spent decoded at the head of their queue waiting for their "
+                     "dependencies", &barrier_wait_ps_);
+        gd_stats_add(stats, basename(), "commands", "commands", "non-kernel commands (memcpy, memset) completed",
+                     &commands_);
+        gd_stats_add(stats, basename(), "command_bytes", "bytes", "bytes the non-kernel commands moved or set",
+                     &command_bytes_);
         gd_stats_add(stats, basename(), "host_stalls", "submits", "submits that found their queue full", &host_stalls_);
         gd_stats_add(stats, basename(), "distributor_full_waits", "dispatches",
                      "dispatches that waited for room in the distributor", &cwd_waits_);
@@ -74,6 +86,11 @@ void packet_processor::doorbell(tlm::tlm_generic_payload &p, sc_core::sc_time &)
     } else {
         b->accepted = true;
         r->submit = now_ps();
+        if (r->signal != GD_NO_SIGNAL) {  // the host arms the packet's completion signal
+            if (r->signal >= signals_.size())
+                signals_.resize(r->signal + 1, 0);
+            signals_[r->signal]++;
+        }
         wake_.notify(sc_core::SC_ZERO_TIME);
     }
     p.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -106,45 +123,106 @@ void packet_processor::handle(const ev &e, gd_time_ps now)
     }
     case COMPLETE: {
         gd_kernel_run *r = e.run;
+        gd_pp_queue &q = queues_[r->queue];
         r->completion = now;
-        queues_[r->queue].outstanding--;
+        if (r->kind == GD_PKT_BARRIER_AND || r->kind == GD_PKT_BARRIER_OR)
+            gd_pp_barrier_completed(&q);
+        else
+            q.outstanding--;
         outstanding_--;
-        completions_++;
-        gd_report_kernel_done(report_, r);  // may give r back to the pool
+        if (r->signal != GD_NO_SIGNAL)
+            signals_[r->signal]--;
+        if (r->kind == GD_PKT_KERNEL) {
+            completions_++;
+            gd_report_kernel_done(report_, r);  // may give r back to the pool
+        } else {
+            if (r->kind == GD_PKT_COMMAND) {
+                commands_++;
+                command_bytes_ += r->bytes;
+            } else {
+                barriers_++;
+            }
+            gd_report_packet_done(report_, r);  // gives r back to the pool
+        }
         break;
     }
+    }
+}
+
+// The head packet leaves its queue (dispatched, started or resolved).
+void packet_processor::leave_head(uint32_t qi, gd_pp_queue &q)
+{
+    gd_pp_queue_pop(&q);
+    q.outstanding++;
+    notify_space(qi, q);
+}
+
+// A packet left the queue: tell a host waiting for room.
+void packet_processor::notify_space(uint32_t qi, gd_pp_queue &q)
+{
+    outstanding_++;
+    if (q.space_waiter) {
+        q.space_waiter = 0;
+        queue_space_body sb{qi};
+        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+        space_ch_.call(space_out, op::queue_space, &sb, d);
     }
 }
 
 void packet_processor::issue(gd_time_ps now)
 {
     const uint32_t n = (uint32_t)used_.size();
-    // Dispatch decoded packets whose barrier is satisfied, round-robin over queues.
-    for (uint32_t k = 0; k < n && !cwd_full_; k++) {
+    // Launch decoded packets whose barrier bit is satisfied, round-robin over queues.
+    // Kernels go to the distributor (while it has room); barrier packets resolve
+    // when their dependencies are; commands go to their engines.
+    bool refused = false;
+    for (uint32_t k = 0; k < n; k++) {
         uint32_t qi = used_[(dispatch_rr_ + k) % n];
         gd_pp_queue &q = queues_[qi];
         if (!gd_pp_can_dispatch(&q))
             continue;
         gd_kernel_run *r = gd_pp_queue_head(&q);
-        if (!r->ready)
+        if (r->kind == GD_PKT_KERNEL) {
+            if (cwd_full_)
+                continue;
+            if (!r->ready)
+                r->ready = now;
+            dispatch_body b{r, false};
+            sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+            dispatch_ch_.call(dispatch_out, op::dispatch, &b, d);
+            if (!b.accepted) {
+                cwd_full_ = true;
+                cwd_waits_++;
+                if (!refused)
+                    dispatch_rr_ = (dispatch_rr_ + k) % n;  // this queue goes first next time
+                refused = true;
+                continue;
+            }
+            packets_++;
+            leave_head(qi, q);
+        } else if (r->kind == GD_PKT_COMMAND) {
             r->ready = now;
-        dispatch_body b{r, false};
-        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-        dispatch_ch_.call(dispatch_out, op::dispatch, &b, d);
-        if (!b.accepted) {
-            cwd_full_ = true;
-            cwd_waits_++;
-            dispatch_rr_ = (dispatch_rr_ + k) % n;  // this queue goes first next time
-            break;
+            r->first_cta = now + command_launch_ps_;
+            r->last_cta = r->first_cta;
+            r->end = r->first_cta + r->cta_ps;
+            leave_head(qi, q);
+            post(r->end + completion_ps_, ev{COMPLETE, qi, r});
         }
-        gd_pp_queue_pop(&q);
-        q.outstanding++;
-        outstanding_++;
-        packets_++;
-        if (q.space_waiter) {
-            q.space_waiter = 0;
-            queue_space_body sb{qi};
-            space_ch_.call(space_out, op::queue_space, &sb, d);
+    }
+    // Barrier packets: a decoded one leaves the head (the packets behind it are
+    // fetched and decoded meanwhile) and resolves when its dependencies allow.
+    for (uint32_t qi : used_) {
+        gd_pp_queue &q = queues_[qi];
+        gd_kernel_run *r = gd_pp_queue_head(&q);
+        if (r && q.state == GD_PQ_DECODED && (r->kind == GD_PKT_BARRIER_AND || r->kind == GD_PKT_BARRIER_OR)) {
+            gd_pp_barrier_park(&q, r);
+            notify_space(qi, q);
+        }
+        if ((r = gd_pp_barrier_ready(&q, signals_.data())) != nullptr) {
+            gd_pp_barrier_resolved(&q);
+            r->ready = r->first_cta = r->last_cta = r->end = now;
+            barrier_wait_ps_ += now - r->decoded;
+            post(now + barrier_ps_, ev{COMPLETE, qi, r});
         }
     }
     // Start fetching the head packet of every idle queue.
@@ -181,6 +259,34 @@ void packet_processor::run()
     wake_.cancel();
     if (t != GD_TIME_NEVER)
         wake_.notify(ps_time(t - now));
+}
+
+}  // namespace gd
+
+namespace gd {
+
+std::string packet_processor::stuck() const
+{
+    static const char *const kinds[] = {"kernel dispatch", "barrier-AND", "barrier-OR", "non-kernel command"};
+    std::string out;
+    char buf[256];
+    for (uint32_t qi : used_) {
+        const gd_pp_queue &q = queues_[qi];
+        const gd_kernel_run *r = q.bar_head ? q.bar_head : q.count ? q.ring[q.head] : nullptr;
+        if (!r)
+            continue;
+        std::snprintf(buf, sizeof buf, "%squeue %u: %u packet(s) not taken, the first waiting is the %s packet of "
+                      "record %" PRIu64, out.empty() ? "" : "; ", qi, q.count, kinds[r->kind], r->record);
+        out += buf;
+        if (r->kind == GD_PKT_BARRIER_AND || r->kind == GD_PKT_BARRIER_OR) {
+            for (uint32_t i = 0; i < r->ndeps; i++) {
+                std::snprintf(buf, sizeof buf, "%s signal #%u = %u", i ? "," : ", waiting on", r->dep[i],
+                              r->dep[i] < signals_.size() ? signals_[r->dep[i]] : 0);
+                out += buf;
+            }
+        }
+    }
+    return out;
 }
 
 }  // namespace gd

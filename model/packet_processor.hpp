@@ -1,17 +1,26 @@
 // packet_processor.hpp - the packet processor: one hardware queue per trace queue,
 // packets processed in order per queue:
-//   doorbell (submit) -> fetch (pp.fetch_cycles, per queue, once the packet is at
-//   the head) -> decode (pp.decode_cycles, one decoder shared round-robin by the
-//   queues) -> barrier bit (wait until every earlier packet of the queue completed)
-//   -> dispatch to the GPU2GPC distributor (waits while it holds
-//   cwd.max_resident_kernels) -> ... -> last CTA retired -> completion signalled
-//   (pp.completion_cycles).
-// The queue slot is freed when the packet is dispatched; a host blocked on a full
-// queue is told then. Its own timed events live in a C calendar (one SystemC
-// event for the block).
+//   doorbell (submit; the packet's completion signal goes up by one) -> fetch
+//   (pp.fetch_cycles, per queue, once the packet is at the head) -> decode
+//   (pp.decode_cycles, one decoder shared round-robin by the queues) -> barrier
+//   bit (wait until every earlier packet of the queue completed) -> then by kind:
+//   - kernel dispatch: to the GPU2GPC distributor (waits while it holds
+//     cwd.max_resident_kernels) -> ... -> last CTA retired -> completion
+//     signalled (pp.completion_cycles);
+//   - barrier-AND/-OR: leaves the head once decoded (the packets behind it are
+//     fetched and decoded meanwhile) and resolves when its dependency signals are
+//     satisfied (and, with the barrier bit, every earlier packet of its queue has
+//     completed); it completes pp.barrier_cycles later; no later packet of its
+//     queue launches before that;
+//   - non-kernel command: its engine starts it after pp.command_launch_cycles,
+//     it runs for its duration, completion after pp.completion_cycles.
+// Completion decrements the packet's completion signal. The queue slot is freed
+// when the packet leaves the head; a host blocked on a full queue is told then.
+// Its own timed events live in a C calendar (one SystemC event for the block).
 #ifndef GD_PACKET_PROCESSOR_HPP
 #define GD_PACKET_PROCESSOR_HPP
 
+#include <string>
 #include <vector>
 
 #include <systemc>
@@ -40,6 +49,8 @@ public:
     uint64_t host_stalls() const { return host_stalls_; }
     uint64_t queues_used() const { return used_.size(); }
     uint64_t outstanding() const { return outstanding_; }
+    // After the simulation: "" if every queue drained, else what is stuck where.
+    std::string stuck() const;
 
 private:
     enum ev_type : uint8_t { FETCH_DONE, DECODE_DONE, COMPLETE };
@@ -55,12 +66,15 @@ private:
     void post(gd_time_ps t, ev e);
     void handle(const ev &e, gd_time_ps now);
     void issue(gd_time_ps now);
+    void leave_head(uint32_t qi, gd_pp_queue &q);
+    void notify_space(uint32_t qi, gd_pp_queue &q);
 
-    const gd_time_ps fetch_ps_, decode_ps_, completion_ps_;
+    const gd_time_ps fetch_ps_, decode_ps_, completion_ps_, barrier_ps_, command_launch_ps_;
     const uint32_t queue_packets_;
     gd_report *report_;
     std::vector<gd_pp_queue> queues_;   // indexed by queue id (grown on first use)
     std::vector<uint32_t> used_;        // queue ids seen, ascending
+    std::vector<uint32_t> signals_;     // completion signal values, by signal number
     gd_heap calendar_;
     std::vector<ev> evs_;
     std::vector<uint32_t> ev_free_;
@@ -71,6 +85,7 @@ private:
     sc_core::sc_event wake_;
     channel dispatch_ch_, space_ch_;
     uint64_t packets_ = 0, host_stalls_ = 0, cwd_waits_ = 0, outstanding_ = 0, completions_ = 0;
+    uint64_t barriers_ = 0, barrier_wait_ps_ = 0, commands_ = 0, command_bytes_ = 0;
 };
 
 }  // namespace gd

@@ -101,3 +101,59 @@ uint32_t gd_pp_pick(const gd_pp_queue *qs, const uint32_t *ids, uint32_t n, uint
     }
     return UINT32_MAX;
 }
+
+int gd_pp_barrier_satisfied(const gd_kernel_run *b, const uint32_t *values)
+{
+    if (b->kind == GD_PKT_BARRIER_OR) {
+        for (uint32_t i = 0; i < b->ndeps; i++)
+            if (values[b->dep[i]] == 0)
+                return 1;
+        return 0;
+    }
+    for (uint32_t i = 0; i < b->ndeps; i++)
+        if (values[b->dep[i]] != 0)
+            return 0;
+    return 1;
+}
+
+void gd_pp_barrier_park(gd_pp_queue *q, gd_kernel_run *b)
+{
+    gd_pp_queue_pop(q);
+    q->outstanding++;
+    q->barriers_pending++;
+    b->next_barrier = NULL;
+    if (q->bar_tail)
+        q->bar_tail->next_barrier = b;
+    else
+        q->bar_head = b;
+    q->bar_tail = b;
+}
+
+gd_kernel_run *gd_pp_barrier_ready(const gd_pp_queue *q, const uint32_t *values)
+{
+    gd_kernel_run *b = q->bar_head;
+    if (!b || q->barriers_resolved)
+        return NULL;
+    /* Nothing behind a waiting barrier launches, so what is outstanding besides the
+     * barriers themselves came before them. */
+    if (b->barrier && q->outstanding != q->barriers_pending)
+        return NULL;
+    return gd_pp_barrier_satisfied(b, values) ? b : NULL;
+}
+
+void gd_pp_barrier_resolved(gd_pp_queue *q)
+{
+    gd_kernel_run *b = q->bar_head;
+    q->bar_head = b->next_barrier;
+    if (!q->bar_head)
+        q->bar_tail = NULL;
+    b->next_barrier = NULL;
+    q->barriers_resolved++;
+}
+
+void gd_pp_barrier_completed(gd_pp_queue *q)
+{
+    q->barriers_resolved--;
+    q->barriers_pending--;
+    q->outstanding--;
+}

@@ -1,6 +1,7 @@
-/* pp.h - packet processor decisions, pure C: hardware queues of AQL packets, the
- * HSA barrier bit, decoder arbitration; and the per-kernel record (gd_kernel_run)
- * that travels with a dispatch through the model and becomes a CSV row. */
+/* pp.h - packet processor decisions, pure C: hardware queues of packets, the HSA
+ * barrier bit, barrier-AND/-OR dependencies on completion signals, decoder
+ * arbitration; and the per-packet record (gd_kernel_run) that travels with a
+ * packet through the model (a kernel's becomes a CSV row). */
 #ifndef GD_PP_H
 #define GD_PP_H
 
@@ -13,17 +14,34 @@
 extern "C" {
 #endif
 
-/* One kernel dispatch on its way through the model; times in ps since the trace origin. */
+/* What a packet is. */
+enum gd_packet_kind {
+    GD_PKT_KERNEL = 0,      /* AQL kernel dispatch */
+    GD_PKT_BARRIER_AND,     /* AQL barrier-AND */
+    GD_PKT_BARRIER_OR,      /* AQL barrier-OR */
+    GD_PKT_COMMAND          /* non-kernel command (memcpy, memset) */
+};
+
+/* One packet on its way through the model; times in ps since the trace origin.
+ * For a non-kernel command first_cta is when its engine starts it and end when
+ * it finishes; a barrier packet has only the packet-processor stages. */
 typedef struct gd_kernel_run {
-    uint64_t index;             /* kernel_index: position among the trace's dispatches */
-    uint64_t record;            /* trace record index of the dispatch */
+    uint64_t index;             /* kernels: kernel_index, position among the trace's dispatches */
+    uint64_t record;            /* trace record index of the packet */
     uint32_t queue;
+    uint8_t kind;               /* enum gd_packet_kind */
+    uint8_t ndeps;              /* barriers: non-null dependencies */
+    uint8_t cmd_kind;           /* commands: enum gd_command_kind */
     int barrier;                /* AQL header barrier bit */
     uint64_t completion_signal;
+    uint32_t signal;            /* number of the completion signal (trace.h), GD_NO_SIGNAL if none */
+    uint32_t dep[GD_AQL_MAX_DEPS];  /* barriers: signal numbers they depend on */
+    uint64_t bytes;             /* commands: bytes moved or set */
+    struct gd_kernel_run *next_barrier;  /* barriers: the next one waiting in its queue */
     const gd_kernel_desc *desc;
     uint32_t grid[3];           /* CTAs per dimension */
     uint64_t ctas;
-    gd_time_ps cta_ps;          /* each CTA runs this long */
+    gd_time_ps cta_ps;          /* each CTA runs this long (commands: the command's duration) */
     uint64_t source_id;         /* GD_UNKNOWN fields: not known */
     uint64_t measured_start_ns, measured_dur_ns;
     gd_time_ps submit, fetched, decoded, ready, dispatched;
@@ -61,7 +79,10 @@ typedef struct gd_pp_queue {
     uint32_t cap, head, count;
     uint32_t limit;        /* pp.queue_packets */
     int state;             /* enum gd_pq_state, for the head packet */
-    uint32_t outstanding;  /* dispatched kernels not yet completed */
+    uint32_t outstanding;  /* packets taken from the queue and not yet completed */
+    uint32_t barriers_pending;  /* barrier packets taken from the queue and not completed: nothing launches meanwhile */
+    uint32_t barriers_resolved; /* of those, resolved and completing */
+    struct gd_kernel_run *bar_head, *bar_tail;  /* taken, not yet resolved, oldest first */
     int space_waiter;      /* a submit found this queue full */
     int used;
 } gd_pp_queue;
@@ -74,11 +95,33 @@ static inline gd_kernel_run *gd_pp_queue_head(const gd_pp_queue *q) { return q->
 void gd_pp_queue_pop(gd_pp_queue *q);
 
 /* May the head packet be dispatched? With the barrier bit set it waits until
- * every earlier packet of its queue has completed (HSA barrier bit). */
+ * every earlier packet of its queue has completed (HSA barrier bit); no packet
+ * launches while a barrier packet before it has not completed (HSA 2.9.6). */
 static inline int gd_pp_deps_ready(const gd_pp_queue *q, const gd_kernel_run *head)
 {
-    return !head->barrier || q->outstanding == 0;
+    return (!head->barrier || q->outstanding == 0) && q->barriers_pending == 0;
 }
+
+/* Are a barrier packet's dependencies satisfied, given the current value of every
+ * completion signal (values[n]: packets carrying signal n submitted and not yet
+ * completed)? Barrier-AND: every dependency is 0 (no dependency: satisfied);
+ * barrier-OR: at least one is 0. Null dep_signal entries are not in dep[]: HSA
+ * counts them satisfied for AND and never satisfied for OR. */
+int gd_pp_barrier_satisfied(const gd_kernel_run *b, const uint32_t *values);
+
+/* A decoded barrier packet leaves the head of its queue (so the packets behind it
+ * are fetched and decoded meanwhile) and waits in the queue's barrier list; the
+ * packets behind it do not launch until it completes. */
+void gd_pp_barrier_park(gd_pp_queue *q, gd_kernel_run *b);
+
+/* The oldest waiting barrier packet of q if it may resolve now, else NULL: no
+ * earlier barrier is still completing, its barrier bit (if set) finds every
+ * earlier packet of the queue completed, and its dependencies are satisfied. The
+ * caller completes it after pp.barrier_cycles (gd_pp_barrier_resolved). */
+gd_kernel_run *gd_pp_barrier_ready(const gd_pp_queue *q, const uint32_t *values);
+void gd_pp_barrier_resolved(gd_pp_queue *q);
+/* A resolved barrier packet completed. */
+void gd_pp_barrier_completed(gd_pp_queue *q);
 
 /* May the head packet go to the distributor now: decoded and its barrier satisfied? */
 static inline int gd_pp_can_dispatch(const gd_pp_queue *q)

@@ -68,6 +68,8 @@ int gd_report_init(gd_report *r, const gd_config *cfg, gd_run_pool *pool, gd_err
     r->csv = tmpfile();
     if (!r->csv)
         return gd_err_set(err, GD_EIO, "cannot create a temporary file for the kernel table: %s", strerror(errno));
+    for (int i = 0; i < GD_STAGES; i++)
+        gd_hist_init(&r->stages[i]);
     r->pend_cap = 64;
     r->pending = calloc(r->pend_cap, sizeof *r->pending);
     if (!r->pending) {
@@ -88,7 +90,29 @@ void gd_report_destroy(gd_report *r)
     }
     if (r->csv)
         fclose(r->csv);
+    for (int i = 0; i < GD_STAGES; i++)
+        gd_hist_free(&r->stages[i]);
     memset(r, 0, sizeof *r);
+}
+
+static const char *const STAGE_NAMES[GD_STAGES] = {"fetch", "decode", "dependencies", "first_cta",
+                                                   "last_cta", "drain", "completion", "launch_latency"};
+static const char *const STAGE_LABELS[GD_STAGES] = {
+    "submit -> fetched", "fetched -> decoded", "decoded -> dependencies met", "dependencies met -> first CTA",
+    "first CTA -> last CTA launched", "last CTA launched -> done", "last CTA done -> completion",
+    "submit -> first CTA (latency)"};
+
+const char *gd_stage_name(int stage) { return stage >= 0 && stage < GD_STAGES ? STAGE_NAMES[stage] : NULL; }
+const char *gd_stage_label(int stage) { return stage >= 0 && stage < GD_STAGES ? STAGE_LABELS[stage] : NULL; }
+
+void gd_report_stage_stats(const gd_report *r, int stage, gd_stage_stats *out)
+{
+    const gd_hist *h = &r->stages[stage];
+    out->kernels = h->count;
+    out->mean_ns = gd_hist_mean(h) / GD_PS_PER_NS;
+    out->p50_ns = (double)gd_hist_percentile(h, 50) / GD_PS_PER_NS;
+    out->p99_ns = (double)gd_hist_percentile(h, 99) / GD_PS_PER_NS;
+    out->max_ns = (double)h->max / GD_PS_PER_NS;
 }
 
 /* Trace-time nanoseconds of a sim time, as text. */
@@ -162,6 +186,14 @@ int gd_report_kernel_done(gd_report *r, gd_kernel_run *run)
     if (run->completion > r->last_completion)
         r->last_completion = run->completion;
     r->warp_ps += run->warp_ps;
+    const gd_time_ps t[] = {run->submit, run->fetched, run->decoded, run->ready, run->first_cta,
+                            run->last_cta, run->end, run->completion};
+    int bad = 0;
+    for (int i = 0; i < GD_STAGE_LAUNCH_LATENCY; i++)
+        bad |= gd_hist_add(&r->stages[i], t[i + 1] - t[i]);
+    bad |= gd_hist_add(&r->stages[GD_STAGE_LAUNCH_LATENCY], run->first_cta - run->submit);
+    if (bad)
+        return r->nomem = 1, GD_ENOMEM;
 
     uint64_t ahead = run->index - r->next_index;
     if (ahead >= r->pend_cap) {
@@ -170,7 +202,7 @@ int gd_report_kernel_done(gd_report *r, gd_kernel_run *run)
             ncap *= 2;
         gd_kernel_run **np = calloc(ncap, sizeof *np);
         if (!np)
-            return GD_ENOMEM;
+            return r->nomem = 1, GD_ENOMEM;
         for (uint64_t i = 0; i < r->pend_cap; i++) {
             gd_kernel_run *k = r->pending[i];
             if (k)
@@ -191,8 +223,15 @@ int gd_report_kernel_done(gd_report *r, gd_kernel_run *run)
     return GD_OK;
 }
 
+void gd_report_packet_done(gd_report *r, gd_kernel_run *run)
+{
+    gd_run_release(r->pool, run);
+}
+
 int gd_report_finish(gd_report *r, gd_err *err)
 {
+    if (r->nomem)
+        return gd_err_set(err, GD_ENOMEM, "out of memory while recording the kernel table");
     for (uint64_t i = 0; i < r->pend_cap; i++)
         if (r->pending[i])
             return gd_err_set(err, GD_EINTERNAL, "kernel %" PRIu64 " completed but kernel %" PRIu64 " never did",
@@ -280,6 +319,15 @@ int gd_write_summary_text(FILE *f, const gd_config *cfg, const gd_summary *s, co
     fprintf(f, "  mean launch latency %.3f us (submit to first CTA)\n", s->mean_launch_latency_ns / 1000.0);
     fprintf(f, "  most kernels resident in the distributor %" PRIu64 " (limit %u); host stalls on full queues %" PRIu64
                "\n", s->max_resident_kernels, cfg->cwd_max_resident_kernels, s->host_stalls);
+    if (info->report && s->kernels) {
+        fprintf(f, "  %-40s %10s %10s %10s\n", "stage durations over the kernels, us", "mean", "p50", "p99");
+        for (int i = 0; i < GD_STAGES; i++) {
+            gd_stage_stats st;
+            gd_report_stage_stats(info->report, i, &st);
+            fprintf(f, "    %-38s %10.3f %10.3f %10.3f\n", STAGE_LABELS[i], st.mean_ns / 1000.0, st.p50_ns / 1000.0,
+                    st.p99_ns / 1000.0);
+        }
+    }
     return ferror(f) ? GD_EIO : GD_OK;
 }
 
@@ -321,6 +369,15 @@ int gd_write_summary_json(FILE *f, const gd_config *cfg, const gd_summary *s, co
             s->packets, s->queues, s->busy_span_ns);
     fprintf(f, "    \"host_stalls\": %" PRIu64 ",\n    \"max_resident_kernels\": %" PRIu64 "\n  },\n",
             s->host_stalls, s->max_resident_kernels);
+    fprintf(f, "  \"stages\": [");
+    for (int i = 0; info->report && i < GD_STAGES; i++) {
+        gd_stage_stats st;
+        gd_report_stage_stats(info->report, i, &st);
+        fprintf(f, "%s\n    {\"stage\": \"%s\", \"span\": \"%s\", \"kernels\": %" PRIu64 ", \"mean_ns\": %.3f, "
+                   "\"p50_ns\": %.3f, \"p99_ns\": %.3f, \"max_ns\": %.3f}",
+                i ? "," : "", STAGE_NAMES[i], STAGE_LABELS[i], st.kernels, st.mean_ns, st.p50_ns, st.p99_ns, st.max_ns);
+    }
+    fprintf(f, "\n  ],\n");
     fprintf(f, "  \"stats\": [");
     for (size_t i = 0; stats && i < stats->n; i++) {
         const gd_stat *st = &stats->v[i];

@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "gdsim.h"
+#include "hist.h"
 #include "pp.h"
 
 #ifdef __cplusplus
@@ -53,18 +54,29 @@ typedef struct gd_report {
     gd_time_ps first_cta, last_end, last_completion;
     double latency_sum_ps;
     unsigned __int128 warp_ps;
+    gd_hist stages[GD_STAGES]; /* per-kernel stage durations, ps */
     int io_error;
+    int nomem;                 /* a kernel's row or statistics were lost: the replay fails */
 } gd_report;
 
 int gd_report_init(gd_report *r, const gd_config *cfg, gd_run_pool *pool, gd_err *err);
 void gd_report_destroy(gd_report *r);
 /* A kernel completed: its row is written once every earlier kernel's is. The run
- * goes back to the pool after writing. */
+ * goes back to the pool after writing. GD_ENOMEM (also remembered: the replay then
+ * fails in gd_report_finish). */
 int gd_report_kernel_done(gd_report *r, gd_kernel_run *run);
+/* A barrier packet or non-kernel command completed (not a CSV row): the run goes
+ * back to the pool. */
+void gd_report_packet_done(gd_report *r, gd_kernel_run *run);
 /* After the replay: every dispatched kernel must have completed. */
 int gd_report_finish(gd_report *r, gd_err *err);
 
 extern const char GD_KERNELS_CSV_HEADER[];
+
+/* A stage's statistics (enum gd_stage). */
+void gd_report_stage_stats(const gd_report *r, int stage, gd_stage_stats *out);
+/* "submit -> fetched" and so on, for the text report. */
+const char *gd_stage_label(int stage);
 
 /* Fill the summary from the accumulators (+ counters the model keeps). */
 void gd_report_summary(const gd_report *r, gd_summary *out);
@@ -78,6 +90,7 @@ typedef struct gd_run_info {
     const char *trace_producer;
     const gd_trace_device *trace_device;
     uint64_t records;
+    const gd_report *report;   /* stage statistics; NULL: none */
 } gd_run_info;
 
 int gd_write_summary_text(FILE *f, const gd_config *cfg, const gd_summary *s, const gd_run_info *info);

@@ -14,6 +14,8 @@
 #define DISPATCH_SIZE 80
 #define LAUNCH_INFO_SIZE 32   /* v1.1 trailer of packet records */
 #define END_SIZE 16
+#define BARRIER_SIZE 80
+#define COMMAND_SIZE 40
 
 const char *gd_record_type_name(unsigned type)
 {
@@ -102,6 +104,91 @@ static void table_free(desc_table *t)
     memset(t, 0, sizeof *t);
 }
 
+const char *gd_command_kind_name(unsigned kind)
+{
+    static const char *const names[GD_CMD_KINDS] = {"other", "memcpy HtoD", "memcpy DtoH", "memcpy DtoD",
+                                                    "memcpy HtoH", "memcpy peer", "memset"};
+    return kind < GD_CMD_KINDS ? names[kind] : "unknown";
+}
+
+/* ------------------------------------------------------------------------- */
+/* Signal table: completion-signal handle -> signal number (open addressing). */
+
+typedef struct signal_table {
+    uint64_t *keys;     /* 0: empty slot (handle 0 means "no signal" and is never stored) */
+    uint32_t *nums;
+    size_t cap, count;
+} signal_table;
+
+static uint64_t hash64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static uint32_t signal_find(const signal_table *t, uint64_t h)
+{
+    if (!t->cap)
+        return GD_NO_SIGNAL;
+    for (size_t i = hash64(h) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+        if (t->keys[i] == h)
+            return t->nums[i];
+        if (!t->keys[i])
+            return GD_NO_SIGNAL;
+    }
+}
+
+/* The number of handle h, numbering it if new; GD_NO_SIGNAL on out of memory. */
+static uint32_t signal_note(signal_table *t, uint64_t h)
+{
+    uint32_t n = signal_find(t, h);
+    if (n != GD_NO_SIGNAL)
+        return n;
+    if (t->count >= GD_NO_SIGNAL - 1)
+        return GD_NO_SIGNAL;
+    if ((t->count + 1) * 2 > t->cap) {
+        size_t ncap = t->cap ? t->cap * 2 : 64;
+        uint64_t *nk = calloc(ncap, sizeof *nk);
+        uint32_t *nn = malloc(ncap * sizeof *nn);
+        if (!nk || !nn) {
+            free(nk);
+            free(nn);
+            return GD_NO_SIGNAL;
+        }
+        for (size_t i = 0; i < t->cap; i++) {
+            if (!t->keys[i])
+                continue;
+            size_t j = hash64(t->keys[i]) & (ncap - 1);
+            while (nk[j])
+                j = (j + 1) & (ncap - 1);
+            nk[j] = t->keys[i];
+            nn[j] = t->nums[i];
+        }
+        free(t->keys);
+        free(t->nums);
+        t->keys = nk;
+        t->nums = nn;
+        t->cap = ncap;
+    }
+    size_t i = hash64(h) & (t->cap - 1);
+    while (t->keys[i])
+        i = (i + 1) & (t->cap - 1);
+    t->keys[i] = h;
+    t->nums[i] = (uint32_t)t->count;
+    return (uint32_t)t->count++;
+}
+
+static void signal_table_free(signal_table *t)
+{
+    free(t->keys);
+    free(t->nums);
+    memset(t, 0, sizeof *t);
+}
+
 /* ------------------------------------------------------------------------- */
 /* Reader                                                                     */
 
@@ -111,6 +198,7 @@ struct gd_trace_reader {
     uint64_t offset;        /* uncompressed bytes consumed */
     uint64_t records;       /* records read (header included) */
     uint64_t dispatches;
+    uint64_t packets;       /* packet records: dispatches, barriers, non-kernel commands */
     uint64_t last_submit_ns;
     unsigned minor;         /* the file's format minor version */
     int done;
@@ -119,6 +207,7 @@ struct gd_trace_reader {
     gd_sm_limits limits;
     uint32_t max_grid[3];
     desc_table descs;
+    signal_table signals;
     uint8_t *buf;
     uint32_t bufcap;
 };
@@ -341,6 +430,7 @@ void gd_trace_close_reader(gd_trace_reader *r)
     if (r->gz)
         gzclose(r->gz);
     table_free(&r->descs);
+    signal_table_free(&r->signals);
     free(r->buf);
     free(r->path);
     free(r);
@@ -351,6 +441,8 @@ const char *gd_trace_producer(const gd_trace_reader *r) { return r->producer; }
 const char *gd_trace_path(const gd_trace_reader *r) { return r->path; }
 uint64_t gd_trace_records_read(const gd_trace_reader *r) { return r->records; }
 uint64_t gd_trace_dispatches_read(const gd_trace_reader *r) { return r->dispatches; }
+uint64_t gd_trace_packets_read(const gd_trace_reader *r) { return r->packets; }
+uint32_t gd_trace_signals(const gd_trace_reader *r) { return (uint32_t)r->signals.count; }
 
 void gd_trace_set_limits(gd_trace_reader *r, const gd_sm_limits *sm, const uint32_t max_grid[3])
 {
@@ -430,6 +522,53 @@ static int parse_kernel(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint
 
 static const char *DIM = "xyz";
 
+static void get_launch_info(gd_launch_info *info, const uint8_t *p)
+{
+    info->cta_duration_ps = gd_get64(p);
+    info->source_id = gd_get64(p + 8);
+    info->measured_start_ns = gd_get64(p + 16);
+    info->measured_dur_ns = gd_get64(p + 24);
+}
+
+/* What every packet record starts with: the queue (u16 at 0) and the host submit
+ * time (u64 at 8), which is non-decreasing through the file. */
+static int packet_head(gd_trace_reader *r, const uint8_t *p, int reserved_set, const char *what, uint64_t idx,
+                       uint64_t off, uint32_t *queue, uint64_t *submit_ns, gd_err *err)
+{
+    *queue = gd_get16(p);
+    if (reserved_set)
+        return rec_error(r, err, idx, off, "%s record: reserved bytes 2-7 are not zero", what);
+    if (*queue >= GD_TRACE_MAX_QUEUES)
+        return rec_error(r, err, idx, off, "%s on queue %u (queues are numbered 0 to %d)", what, *queue,
+                         GD_TRACE_MAX_QUEUES - 1);
+    *submit_ns = gd_get64(p + 8);
+    if (*submit_ns < r->last_submit_ns)
+        return rec_error(r, err, idx, off,
+                         "submit time %" PRIu64 " ns is earlier than the previous packet's %" PRIu64
+                         " ns (packet records must be in submit-time order)", *submit_ns, r->last_submit_ns);
+    return 0;
+}
+
+/* Fence scopes 0-2 and header bits 13-15 clear. */
+static int header_fences_ok(uint16_t header)
+{
+    unsigned acq = (header >> GD_AQL_HEADER_ACQUIRE_SHIFT) & GD_AQL_FENCE_SCOPE_MASK;
+    unsigned rel = (header >> GD_AQL_HEADER_RELEASE_SHIFT) & GD_AQL_FENCE_SCOPE_MASK;
+    return acq != 3 && rel != 3 && !(header >> 13);
+}
+
+/* Number a packet's completion signal (0: none). */
+static int note_signal(gd_trace_reader *r, uint64_t handle, uint32_t *num, uint64_t idx, uint64_t off, gd_err *err)
+{
+    *num = GD_NO_SIGNAL;
+    if (!handle)
+        return 0;
+    if ((*num = signal_note(&r->signals, handle)) == GD_NO_SIGNAL)
+        return gd_err_set(err, GD_ENOMEM, "out of memory (completion signals, record %" PRIu64 ", offset %" PRIu64 ")",
+                          idx, off);
+    return 0;
+}
+
 static int parse_dispatch(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
                           gd_trace_record *rec, gd_err *err)
 {
@@ -440,32 +579,19 @@ static int parse_dispatch(gd_trace_reader *r, const uint8_t *p, uint32_t len, ui
         return rec_error(r, err, idx, off, "dispatch record with launch info in a version 1.0 trace (needs 1.1)");
     gd_trace_dispatch *d = &rec->dispatch;
     d->info = gd_launch_info_unknown();
-    if (len > DISPATCH_SIZE) {
-        d->info.cta_duration_ps = gd_get64(p + DISPATCH_SIZE);
-        d->info.source_id = gd_get64(p + DISPATCH_SIZE + 8);
-        d->info.measured_start_ns = gd_get64(p + DISPATCH_SIZE + 16);
-        d->info.measured_dur_ns = gd_get64(p + DISPATCH_SIZE + 24);
-    }
-    d->queue = gd_get16(p);
-    if (gd_get16(p + 2) || gd_get32(p + 4))
-        return rec_error(r, err, idx, off, "dispatch record: reserved bytes 2-7 are not zero");
-    if (d->queue >= GD_TRACE_MAX_QUEUES)
-        return rec_error(r, err, idx, off, "dispatch on queue %u (queues are numbered 0 to %d)", d->queue,
-                         GD_TRACE_MAX_QUEUES - 1);
-    d->submit_ns = gd_get64(p + 8);
-    if (d->submit_ns < r->last_submit_ns)
-        return rec_error(r, err, idx, off,
-                         "submit time %" PRIu64 " ns is earlier than the previous dispatch's %" PRIu64
-                         " ns (dispatch records must be in submit-time order)", d->submit_ns, r->last_submit_ns);
+    if (len > DISPATCH_SIZE)
+        get_launch_info(&d->info, p + DISPATCH_SIZE);
+    int rc = packet_head(r, p, gd_get16(p + 2) || gd_get32(p + 4), "dispatch", idx, off, &d->queue, &d->submit_ns,
+                         err);
+    if (rc)
+        return rc;
     gd_aql_decode(&d->pkt, p + 16);
     const gd_aql_dispatch *a = &d->pkt;
     unsigned type = gd_aql_type(a->header);
     if (type != GD_AQL_TYPE_KERNEL_DISPATCH)
         return rec_error(r, err, idx, off, "dispatch packet: header packet type is %u, expected %u (kernel dispatch)",
                          type, GD_AQL_TYPE_KERNEL_DISPATCH);
-    unsigned acq = (a->header >> GD_AQL_HEADER_ACQUIRE_SHIFT) & GD_AQL_FENCE_SCOPE_MASK;
-    unsigned rel = (a->header >> GD_AQL_HEADER_RELEASE_SHIFT) & GD_AQL_FENCE_SCOPE_MASK;
-    if (acq == 3 || rel == 3 || (a->header >> 13))
+    if (!header_fences_ok(a->header))
         return rec_error(r, err, idx, off, "dispatch packet: header 0x%04x uses a reserved fence scope or bit",
                          a->header);
     unsigned dims = gd_aql_dims(a->setup);
@@ -519,8 +645,103 @@ static int parse_dispatch(gd_trace_reader *r, const uint8_t *p, uint32_t len, ui
     else
         return rec_error(r, err, idx, off, "dispatch of kernel '%s' (descriptor %u, execution time per dispatch) gives "
                          "no CTA duration", k->name, k->id);
+    if ((rc = note_signal(r, a->completion_signal, &d->signal, idx, off, err)) != 0)
+        return rc;
     r->last_submit_ns = d->submit_ns;
     r->dispatches++;
+    r->packets++;
+    return 0;
+}
+
+static int parse_barrier(gd_trace_reader *r, unsigned type, const uint8_t *p, uint32_t len, uint64_t idx,
+                         uint64_t off, gd_trace_record *rec, gd_err *err)
+{
+    const char *what = type == GD_REC_BARRIER_OR ? "barrier-OR" : "barrier-AND";
+    unsigned aql_type = type == GD_REC_BARRIER_OR ? GD_AQL_TYPE_BARRIER_OR : GD_AQL_TYPE_BARRIER_AND;
+    if (len != BARRIER_SIZE && len != BARRIER_SIZE + LAUNCH_INFO_SIZE)
+        return rec_error(r, err, idx, off, "%s record is %u bytes, expected %u or %u", what, len, BARRIER_SIZE,
+                         BARRIER_SIZE + LAUNCH_INFO_SIZE);
+    gd_trace_barrier *b = &rec->barrier;
+    b->info = gd_launch_info_unknown();
+    if (len > BARRIER_SIZE) {
+        get_launch_info(&b->info, p + BARRIER_SIZE);
+        if (b->info.cta_duration_ps != GD_UNKNOWN)
+            return rec_error(r, err, idx, off, "%s packet: launch info gives a CTA duration (a barrier runs no CTAs; "
+                             "write 0xFFFFFFFFFFFFFFFF)", what);
+    }
+    int rc = packet_head(r, p, gd_get16(p + 2) || gd_get32(p + 4), what, idx, off, &b->queue, &b->submit_ns, err);
+    if (rc)
+        return rc;
+    gd_aql_barrier_decode(&b->pkt, p + 16);
+    const gd_aql_barrier_pkt *a = &b->pkt;
+    if (gd_aql_type(a->header) != aql_type)
+        return rec_error(r, err, idx, off, "%s packet: header packet type is %u, expected %u (%s)", what,
+                         gd_aql_type(a->header), aql_type, what);
+    if (!header_fences_ok(a->header))
+        return rec_error(r, err, idx, off, "%s packet: header 0x%04x uses a reserved fence scope or bit", what,
+                         a->header);
+    if (a->reserved0 || a->reserved1 || a->reserved2)
+        return rec_error(r, err, idx, off, "%s packet: reserved0, reserved1 and reserved2 must be zero", what);
+    b->ndeps = 0;
+    for (int i = 0; i < GD_AQL_MAX_DEPS; i++) {
+        uint64_t h = a->dep_signal[i];
+        if (!h)
+            continue;
+        if (h == a->completion_signal)
+            return rec_error(r, err, idx, off, "%s packet: dep_signal[%d] 0x%" PRIx64 " is its own completion "
+                             "signal: it would wait for itself", what, i, h);
+        uint32_t n = signal_find(&r->signals, h);
+        if (n == GD_NO_SIGNAL)
+            return rec_error(r, err, idx, off, "%s packet: dep_signal[%d] 0x%" PRIx64 " is not the completion signal "
+                             "of any earlier packet, so nothing would ever signal it", what, i, h);
+        b->dep[b->ndeps++] = n;
+    }
+    if (type == GD_REC_BARRIER_OR && b->ndeps == 0)
+        return rec_error(r, err, idx, off, "barrier-OR packet without a dependency signal would never complete (HSA: "
+                         "a null dep_signal of a barrier-OR is never satisfied)");
+    if ((rc = note_signal(r, a->completion_signal, &b->signal, idx, off, err)) != 0)
+        return rc;
+    r->last_submit_ns = b->submit_ns;
+    r->packets++;
+    return 0;
+}
+
+static int parse_command(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
+                         gd_trace_record *rec, gd_err *err)
+{
+    if (len != COMMAND_SIZE && len != COMMAND_SIZE + LAUNCH_INFO_SIZE)
+        return rec_error(r, err, idx, off, "non-kernel command record is %u bytes, expected %u or %u", len,
+                         COMMAND_SIZE, COMMAND_SIZE + LAUNCH_INFO_SIZE);
+    gd_trace_command *c = &rec->command;
+    c->info = gd_launch_info_unknown();
+    if (len > COMMAND_SIZE) {
+        get_launch_info(&c->info, p + COMMAND_SIZE);
+        if (c->info.cta_duration_ps != GD_UNKNOWN)
+            return rec_error(r, err, idx, off, "non-kernel command: launch info gives a CTA duration (a command runs "
+                             "no CTAs; write 0xFFFFFFFFFFFFFFFF)");
+    }
+    int rc = packet_head(r, p, 0, "non-kernel command", idx, off, &c->queue, &c->submit_ns, err);
+    if (rc)
+        return rc;
+    c->kind = gd_get16(p + 2);
+    uint32_t flags = gd_get32(p + 4);
+    c->duration_ps = gd_get64(p + 16);
+    c->bytes = gd_get64(p + 24);
+    c->completion_signal = gd_get64(p + 32);
+    if (c->kind >= GD_CMD_KINDS)
+        return rec_error(r, err, idx, off, "non-kernel command: unknown kind %u (known: 0 to %d)", c->kind,
+                         GD_CMD_KINDS - 1);
+    if (flags & ~1u)
+        return rec_error(r, err, idx, off, "non-kernel command: flags 0x%08x (only bit 0, barrier, is defined)",
+                         flags);
+    c->barrier = flags & 1u;
+    if (c->duration_ps > (gd_time_ps)1000000 * 1000000 * 3600)
+        return rec_error(r, err, idx, off, "non-kernel command: duration of %" PRIu64 " ps is more than an hour",
+                         c->duration_ps);
+    if ((rc = note_signal(r, c->completion_signal, &c->signal, idx, off, err)) != 0)
+        return rc;
+    r->last_submit_ns = c->submit_ns;
+    r->packets++;
     return 0;
 }
 
@@ -551,9 +772,13 @@ int gd_trace_next(gd_trace_reader *r, gd_trace_record *rec, gd_err *err)
         return rec_error(r, err, idx, off, "a second header record");
     case GD_REC_BARRIER_AND:
     case GD_REC_BARRIER_OR:
+    case GD_REC_NONKERNEL:
+        if (r->minor >= 2)
+            break;
+        return rec_error(r, err, idx, off, "record type %u (%s) in a version 1.%u trace (needs format 1.2)", type,
+                         gd_record_type_name(type), r->minor);
     case GD_REC_CONDENSED:
     case GD_REC_MT_COMMAND:
-    case GD_REC_NONKERNEL:
         return rec_error(r, err, idx, off, "record type %u (%s) is reserved for a later version of gdsim; this build "
                          "cannot replay it", type, gd_record_type_name(type));
     default:
@@ -573,14 +798,19 @@ int gd_trace_next(gd_trace_reader *r, gd_trace_record *rec, gd_err *err)
         return (rc = parse_kernel(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
     case GD_REC_DISPATCH:
         return (rc = parse_dispatch(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
+    case GD_REC_BARRIER_AND:
+    case GD_REC_BARRIER_OR:
+        return (rc = parse_barrier(r, type, r->buf, len, idx, off, rec, err)) ? rc : 1;
+    case GD_REC_NONKERNEL:
+        return (rc = parse_command(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
     default: { /* GD_REC_END */
         if (len != END_SIZE)
             return rec_error(r, err, idx, off, "end record is %u bytes, expected %u", len, END_SIZE);
-        uint64_t nrec = gd_get64(r->buf), ndisp = gd_get64(r->buf + 8);
-        if (nrec != idx || ndisp != r->dispatches)
-            return rec_error(r, err, idx, off, "end record counts %" PRIu64 " records and %" PRIu64 " dispatches but "
-                             "the trace holds %" PRIu64 " and %" PRIu64 ": records are missing or extra", nrec, ndisp,
-                             idx, r->dispatches);
+        uint64_t nrec = gd_get64(r->buf), npkt = gd_get64(r->buf + 8);
+        if (nrec != idx || npkt != r->packets)
+            return rec_error(r, err, idx, off, "end record counts %" PRIu64 " records and %" PRIu64 " packets but "
+                             "the trace holds %" PRIu64 " and %" PRIu64 ": records are missing or extra", nrec, npkt,
+                             idx, r->packets);
         /* Nothing may follow, and the gzip trailer (CRC) must check out. */
         uint8_t extra;
         uint64_t eoff = r->offset;
@@ -601,7 +831,7 @@ int gd_trace_next(gd_trace_reader *r, gd_trace_record *rec, gd_err *err)
 struct gd_trace_writer {
     gzFile gz;
     char *path;
-    uint64_t records, dispatches;
+    uint64_t records, packets;
 };
 
 static int w_bytes(gd_trace_writer *w, const void *p, uint32_t n, gd_err *err)
@@ -625,8 +855,9 @@ int gd_trace_write_raw(gd_trace_writer *w, unsigned type, const void *payload, u
         rc = w_bytes(w, payload, len, err);
     if (!rc) {
         w->records++;
-        if (type == GD_REC_DISPATCH)
-            w->dispatches++;
+        if (type == GD_REC_DISPATCH || type == GD_REC_BARRIER_AND || type == GD_REC_BARRIER_OR ||
+            type == GD_REC_NONKERNEL)
+            w->packets++;
     }
     return rc;
 }
@@ -732,11 +963,46 @@ int gd_trace_write_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_
     return gd_trace_write_raw(w, GD_REC_DISPATCH, p, info ? sizeof p : DISPATCH_SIZE, err);
 }
 
+static void put_launch_info(uint8_t *p, const gd_launch_info *info)
+{
+    gd_put64(p, info->cta_duration_ps);
+    gd_put64(p + 8, info->source_id);
+    gd_put64(p + 16, info->measured_start_ns);
+    gd_put64(p + 24, info->measured_dur_ns);
+}
+
+int gd_trace_write_barrier(gd_trace_writer *w, unsigned type, uint32_t queue, uint64_t submit_ns,
+                           const gd_aql_barrier_pkt *pkt, const gd_launch_info *info, gd_err *err)
+{
+    uint8_t p[BARRIER_SIZE + LAUNCH_INFO_SIZE];
+    memset(p, 0, sizeof p);
+    gd_put16(p, (uint16_t)queue);
+    gd_put64(p + 8, submit_ns);
+    gd_aql_barrier_encode(p + 16, pkt);
+    if (info)
+        put_launch_info(p + BARRIER_SIZE, info);
+    return gd_trace_write_raw(w, type, p, info ? sizeof p : BARRIER_SIZE, err);
+}
+
+int gd_trace_write_command(gd_trace_writer *w, const gd_trace_command *c, gd_err *err)
+{
+    uint8_t p[COMMAND_SIZE + LAUNCH_INFO_SIZE];
+    gd_put16(p, (uint16_t)c->queue);
+    gd_put16(p + 2, (uint16_t)c->kind);
+    gd_put32(p + 4, c->barrier ? 1u : 0u);
+    gd_put64(p + 8, c->submit_ns);
+    gd_put64(p + 16, c->duration_ps);
+    gd_put64(p + 24, c->bytes);
+    gd_put64(p + 32, c->completion_signal);
+    put_launch_info(p + COMMAND_SIZE, &c->info);
+    return gd_trace_write_raw(w, GD_REC_NONKERNEL, p, sizeof p, err);
+}
+
 int gd_trace_finish(gd_trace_writer *w, gd_err *err)
 {
     uint8_t p[END_SIZE];
     gd_put64(p, w->records);
-    gd_put64(p + 8, w->dispatches);
+    gd_put64(p + 8, w->packets);
     int rc = gd_trace_write_raw(w, GD_REC_END, p, sizeof p, err);
     int zrc = gzclose(w->gz);
     if (!rc && zrc != Z_OK)

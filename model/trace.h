@@ -21,7 +21,7 @@ extern "C" {
 
 #define GD_TRACE_MAGIC "\x89GDT\r\n\x1a\n"
 #define GD_TRACE_VERSION_MAJOR 1
-#define GD_TRACE_VERSION_MINOR 1
+#define GD_TRACE_VERSION_MINOR 2
 #define GD_TRACE_FILE_HEADER_SIZE 16
 #define GD_TRACE_FRAME_SIZE 8
 #define GD_TRACE_MAX_RECORD (1u << 20)  /* largest payload accepted, bytes */
@@ -32,11 +32,11 @@ enum gd_record_type {
     GD_REC_HEADER = 1,
     GD_REC_KERNEL = 2,
     GD_REC_DISPATCH = 3,
-    GD_REC_BARRIER_AND = 4,   /* reserved: later version */
-    GD_REC_BARRIER_OR = 5,    /* reserved: later version */
+    GD_REC_BARRIER_AND = 4,   /* format 1.2 */
+    GD_REC_BARRIER_OR = 5,    /* format 1.2 */
     GD_REC_CONDENSED = 6,     /* reserved: later version */
     GD_REC_MT_COMMAND = 7,    /* reserved: later version */
-    GD_REC_NONKERNEL = 8,     /* reserved: later version */
+    GD_REC_NONKERNEL = 8,     /* format 1.2 */
     GD_REC_END = 15
 };
 
@@ -83,11 +83,18 @@ typedef struct gd_kernel_desc {
     uint64_t record;            /* record index that defined it */
 } gd_kernel_desc;
 
+/* Completion signals. The reader numbers the distinct completion-signal handles
+ * in the order they first appear (0, 1, ...), so the model keeps signal values in
+ * an array; memory grows with the number of distinct handles. */
+#define GD_NO_SIGNAL UINT32_MAX
+#define GD_AQL_MAX_DEPS 5
+
 /* A kernel dispatch packet on a queue, with its host submit time. */
 typedef struct gd_trace_dispatch {
     uint32_t queue;
     uint64_t submit_ns;
     gd_aql_dispatch pkt;
+    uint32_t signal;               /* number of pkt.completion_signal, GD_NO_SIGNAL if 0 */
     const gd_kernel_desc *kernel;  /* resolved kernel_object (owned by the reader) */
     uint32_t grid_ctas[3];         /* CTAs per dimension: ceil(grid_size / workgroup_size) */
     uint64_t ctas;                 /* total CTAs */
@@ -95,12 +102,53 @@ typedef struct gd_trace_dispatch {
     gd_time_ps cta_ps;             /* what each CTA runs: info.cta_duration_ps, else the descriptor's */
 } gd_trace_dispatch;
 
+/* A barrier-AND or barrier-OR packet (HSA): holds its queue until its dependency
+ * signals are satisfied (AND: every non-null one is 0; OR: any non-null one is 0). */
+typedef struct gd_trace_barrier {
+    uint32_t queue;
+    uint64_t submit_ns;
+    gd_aql_barrier_pkt pkt;
+    uint32_t ndeps;                     /* non-null dependencies */
+    uint32_t dep[GD_AQL_MAX_DEPS];      /* their signal numbers */
+    uint32_t signal;                    /* number of pkt.completion_signal, GD_NO_SIGNAL if 0 */
+    gd_launch_info info;                /* source id; cta_duration_ps always unknown */
+} gd_trace_barrier;
+
+/* Kinds of non-kernel command (what the copy or fill engine does). */
+enum gd_command_kind {
+    GD_CMD_OTHER = 0,
+    GD_CMD_MEMCPY_HTOD = 1,
+    GD_CMD_MEMCPY_DTOH = 2,
+    GD_CMD_MEMCPY_DTOD = 3,
+    GD_CMD_MEMCPY_HTOH = 4,
+    GD_CMD_MEMCPY_PEER = 5,
+    GD_CMD_MEMSET = 6,
+    GD_CMD_KINDS
+};
+const char *gd_command_kind_name(unsigned kind);
+
+/* A non-kernel command (memcpy, memset) on a queue: takes duration_ps on an
+ * engine of its own, in its queue's order. */
+typedef struct gd_trace_command {
+    uint32_t queue;
+    uint32_t kind;                      /* enum gd_command_kind */
+    int barrier;                        /* waits for every earlier packet of its queue */
+    uint64_t submit_ns;
+    gd_time_ps duration_ps;
+    uint64_t bytes;
+    uint64_t completion_signal;
+    uint32_t signal;                    /* number of completion_signal, GD_NO_SIGNAL if 0 */
+    gd_launch_info info;                /* source id, measured start and duration */
+} gd_trace_command;
+
 typedef struct gd_trace_record {
-    unsigned type;      /* GD_REC_KERNEL, GD_REC_DISPATCH or GD_REC_END */
+    unsigned type;      /* GD_REC_KERNEL, GD_REC_DISPATCH, GD_REC_BARRIER_AND/OR, GD_REC_NONKERNEL or GD_REC_END */
     uint64_t index;     /* record index, header = 0 */
     uint64_t offset;    /* byte offset of the record frame in the uncompressed stream */
     const gd_kernel_desc *kernel;   /* GD_REC_KERNEL */
     gd_trace_dispatch dispatch;     /* GD_REC_DISPATCH */
+    gd_trace_barrier barrier;       /* GD_REC_BARRIER_AND, GD_REC_BARRIER_OR */
+    gd_trace_command command;       /* GD_REC_NONKERNEL */
 } gd_trace_record;
 
 typedef struct gd_trace_reader gd_trace_reader;
@@ -125,6 +173,10 @@ int gd_trace_next(gd_trace_reader *r, gd_trace_record *rec, gd_err *err);
 /* Counters so far. */
 uint64_t gd_trace_records_read(const gd_trace_reader *r);
 uint64_t gd_trace_dispatches_read(const gd_trace_reader *r);
+/* Packet records so far: kernel dispatches, barriers and non-kernel commands. */
+uint64_t gd_trace_packets_read(const gd_trace_reader *r);
+/* Distinct completion signals so far (signal numbers are below this). */
+uint32_t gd_trace_signals(const gd_trace_reader *r);
 
 /* ---- writer ---- */
 
@@ -138,6 +190,9 @@ int gd_trace_write_kernel(gd_trace_writer *w, const gd_kernel_desc *k, gd_err *e
 /* info may be NULL: a version 1.0 dispatch record without launch info. */
 int gd_trace_write_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns,
                             const gd_aql_dispatch *pkt, const gd_launch_info *info, gd_err *err);
+int gd_trace_write_barrier(gd_trace_writer *w, unsigned type, uint32_t queue, uint64_t submit_ns,
+                           const gd_aql_barrier_pkt *pkt, const gd_launch_info *info, gd_err *err);
+int gd_trace_write_command(gd_trace_writer *w, const gd_trace_command *c, gd_err *err);
 /* Any record, unchecked (tests use it to build malformed traces). */
 int gd_trace_write_raw(gd_trace_writer *w, unsigned type, const void *payload, uint32_t len, gd_err *err);
 /* Write the END record and close. Frees w even on error. */

@@ -42,33 +42,65 @@ void trace_source::run()
                 finished_ = true;
                 return;
             }
-            if (rec_.type != GD_REC_DISPATCH)
+            if (rec_.type == GD_REC_KERNEL)
                 continue;  // kernel descriptors are kept by the reader
-            const gd_trace_dispatch &d = rec_.dispatch;
-            if (!have_origin_) {
-                have_origin_ = true;
-                origin_ns_ = d.submit_ns;
-                env_.report->origin_ns = origin_ns_;
-            }
             gd_kernel_run *r = gd_run_alloc(env_.pool);
             if (!r) {
                 gd_err_set(env_.err, GD_ENOMEM, "out of memory");
                 return fail(GD_ENOMEM);
             }
-            r->index = next_index_++;
             r->record = rec_.index;
-            r->queue = d.queue;
-            r->barrier = gd_aql_barrier(d.pkt.header);
-            r->completion_signal = d.pkt.completion_signal;
-            r->desc = d.kernel;
-            for (int i = 0; i < 3; i++)
-                r->grid[i] = d.grid_ctas[i];
-            r->ctas = d.ctas;
-            r->cta_ps = d.cta_ps;
-            r->source_id = d.info.source_id;
-            r->measured_start_ns = d.info.measured_start_ns;
-            r->measured_dur_ns = d.info.measured_dur_ns;
-            r->submit = (d.submit_ns - origin_ns_) * GD_PS_PER_NS;
+            uint64_t submit_ns;
+            const gd_launch_info *info;
+            if (rec_.type == GD_REC_DISPATCH) {
+                const gd_trace_dispatch &d = rec_.dispatch;
+                r->kind = GD_PKT_KERNEL;
+                r->index = next_index_++;
+                r->queue = d.queue;
+                r->barrier = gd_aql_barrier(d.pkt.header);
+                r->completion_signal = d.pkt.completion_signal;
+                r->signal = d.signal;
+                r->desc = d.kernel;
+                for (int i = 0; i < 3; i++)
+                    r->grid[i] = d.grid_ctas[i];
+                r->ctas = d.ctas;
+                r->cta_ps = d.cta_ps;
+                submit_ns = d.submit_ns;
+                info = &d.info;
+            } else if (rec_.type == GD_REC_NONKERNEL) {
+                const gd_trace_command &c = rec_.command;
+                r->kind = GD_PKT_COMMAND;
+                r->queue = c.queue;
+                r->barrier = c.barrier;
+                r->cmd_kind = (uint8_t)c.kind;
+                r->completion_signal = c.completion_signal;
+                r->signal = c.signal;
+                r->cta_ps = c.duration_ps;
+                r->bytes = c.bytes;
+                submit_ns = c.submit_ns;
+                info = &c.info;
+            } else {  // barrier-AND / barrier-OR
+                const gd_trace_barrier &b = rec_.barrier;
+                r->kind = rec_.type == GD_REC_BARRIER_OR ? GD_PKT_BARRIER_OR : GD_PKT_BARRIER_AND;
+                r->queue = b.queue;
+                r->barrier = gd_aql_barrier(b.pkt.header);
+                r->completion_signal = b.pkt.completion_signal;
+                r->signal = b.signal;
+                r->ndeps = (uint8_t)b.ndeps;
+                for (uint32_t i = 0; i < b.ndeps; i++)
+                    r->dep[i] = b.dep[i];
+                submit_ns = b.submit_ns;
+                info = &b.info;
+            }
+            r->source_id = info->source_id;
+            r->measured_start_ns = info->measured_start_ns;
+            r->measured_dur_ns = info->measured_dur_ns;
+            if (!have_origin_) {
+                have_origin_ = true;
+                origin_ns_ = submit_ns;
+                env_.report->origin_ns = origin_ns_;
+            }
+            r->submit = (submit_ns - origin_ns_) * GD_PS_PER_NS;
             pending_ = r;
         }
         gd_time_ps now = now_ps();

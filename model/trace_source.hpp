@@ -1,5 +1,6 @@
-// trace_source.hpp - the host: streams a gdsim trace and writes each kernel
-// dispatch packet into its hardware queue at the packet's host submit time
+// trace_source.hpp - the host: streams a gdsim trace and writes each packet
+// (kernel dispatch, barrier-AND/-OR, non-kernel command) into its hardware queue
+// at the packet's host submit time
 // (relative to the first dispatch, which is simulated time 0). Kernel descriptors
 // are loaded as they stream past. A submit that finds its queue full waits until
 // the packet processor says there is room. Reading errors stop the simulation
@@ -37,7 +38,7 @@ public:
     trace_source(sc_core::sc_module_name name, host_env &env, gd_stats *stats);
 
     bool finished() const { return finished_; }
-    uint64_t dispatches() const { return next_index_; }
+    uint64_t dispatches() const { return next_index_; }  // kernel dispatches submitted
 
 private:
     void run();  // SC_METHOD on wake_ (and once at start)

@@ -1,4 +1,4 @@
-"""Writing gdsim traces (format 1.1, traces/FORMAT.md) from Python, standard library
+"""Writing gdsim traces (format 1.2, traces/FORMAT.md) from Python, standard library
 only; used by gen_trace.py and kineto2gdt.py. Also the NVIDIA occupancy rules
 (shared/data/kineto/README.md; the same as model/occupancy.c) that the converter
 needs to spread a kernel's measured time over its waves."""
@@ -37,7 +37,8 @@ class TraceWriter:
         self.raw = open(path, "wb")
         self.f = gzip.GzipFile(filename="", mode="wb", compresslevel=6, fileobj=self.raw, mtime=0)
         self.records = 0
-        self.dispatches = 0
+        self.packets = 0
+        self.minor = minor
         self.f.write(MAGIC + struct.pack("<HHI", 1, minor, 0))
         d = device
         name = d.name.encode()[:63]
@@ -52,8 +53,10 @@ class TraceWriter:
     def record(self, rtype, payload):
         self.f.write(struct.pack("<HHI", rtype, 0, len(payload)) + payload)
         self.records += 1
-        if rtype == REC_DISPATCH:
-            self.dispatches += 1
+        if rtype in (REC_DISPATCH, REC_BARRIER_AND, REC_BARRIER_OR, REC_NONKERNEL):
+            self.packets += 1
+        if rtype in (REC_BARRIER_AND, REC_BARRIER_OR, REC_NONKERNEL) and self.minor < 2:
+            raise ValueError("record type %d needs format 1.2 (TraceWriter(minor=2))" % rtype)
 
     def kernel(self, kid, name, threads, regs, static_smem, dynamic_smem, exec_model=EXEC_FIXED_CTA, cta_ps=0):
         n = name.encode()[:65535]
@@ -92,7 +95,7 @@ class TraceWriter:
         self.record(REC_NONKERNEL, payload + self._info(info))
 
     def close(self):
-        self.record(REC_END, struct.pack("<QQ", self.records, self.dispatches))
+        self.record(REC_END, struct.pack("<QQ", self.records, self.packets))
         self.f.close()
         self.raw.close()
 

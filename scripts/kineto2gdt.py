@@ -8,16 +8,19 @@ What it makes of the capture (docs/KINETO.md has the details):
   - the device description from `deviceProperties` (inferred, with a warning, when absent);
   - one hardware queue per CUDA/HIP stream; every packet has the barrier bit set, as a
     stream runs its work in order;
-  - each kernel's host submit time is the end of its launch API event (linked by
-    `correlation`); a kernel without one gets the documented fallback;
+  - kernels become dispatch packets; memcpy/memset work becomes non-kernel commands of
+    its measured duration; each cross-stream wait ("Stream Wait Event") becomes a
+    barrier-AND packet depending on the awaited stream's last packet before the event;
+  - each packet's host submit time is the end of its launch API event (linked by
+    `correlation`); one without gets the documented fallback;
   - each kernel's measured duration spread over its waves on the capturing device: its
     CTAs run duration / waves;
   - the measured start and duration and the `correlation` id ride along as launch info;
   - everything it does not convert is counted and reported on stderr, with why.
 
 Python 3 standard library only. The JSON is read as a stream (the trace events are
-never all in memory as Python objects); the dispatch records are sorted in memory by
-submit time, a few dozen bytes each, and written as a stream.
+never all in memory as Python objects); the packets are sorted in memory by submit
+time, a small dict each, and written as a stream.
 """
 import argparse
 import collections
@@ -30,6 +33,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gdtrace import EXEC_PER_DISPATCH, Device, TraceWriter, max_ctas_per_sm  # noqa: E402
+import bisect  # noqa: E402
+import heapq  # noqa: E402
 
 # Host API calls that launch kernels; a CUDA graph launch submits all its kernels at once.
 KERNEL_LAUNCH_APIS = {
@@ -42,9 +47,18 @@ KERNEL_LAUNCH_APIS = {
 # HIP reports these grids in work-items, not workgroups (shared/data/kineto/README.md).
 GRID_IN_WORK_ITEMS = {"hipExtModuleLaunchKernel", "hipModuleLaunchKernel"}
 # Without a launch event a kernel is taken as submitted this long before it started,
-# unless the capture shows otherwise (the median over kernels that have one).
+# unless the capture shows otherwise (the median over packets launched onto an idle stream).
 DEFAULT_SUBMIT_LEAD_NS = 5000
 MAX_QUEUES = 1024
+# --infer-waits: a packet waiting in its queue (launch ended this long before the packet
+# ahead of it ended) that starts more than INFER_WAIT_NS after that packet ended was held
+# back by something else (the gaps calibrate.py averages stop there too).
+INFER_WAIT_NS = 20000
+INFER_QUEUED_NS = 5000
+# Copy directions in the profiler's memcpy event names ("Memcpy HtoD (Pageable -> Device)")
+# and in HIP's "kind" argument.
+MEMCPY_KINDS = {"HtoD": "memcpy_htod", "DtoH": "memcpy_dtoh", "DtoD": "memcpy_dtod", "HtoH": "memcpy_htoh",
+                "PtoP": "memcpy_peer", "Peer": "memcpy_peer"}
 
 # Device limits by compute capability, for traces without deviceProperties
 # (CUDA C++ Programming Guide, 'Technical Specifications per Compute Capability').
@@ -168,6 +182,8 @@ class Capture:
     def __init__(self):
         self.device_props = None
         self.kernels = []                  # per kernel event: dict of what we use
+        self.commands = []                 # per gpu_memcpy / gpu_memset event
+        self.waits = []                    # per cuda_sync "Stream Wait Event"
         self.runtime = {}                  # correlation -> (name, ts_ns, end_ns, pid, args)
         self.skipped = collections.Counter()  # (what, why) -> count: events not converted
         self.assumed = collections.Counter()  # (what, how) -> count: converted with an assumption
@@ -203,6 +219,22 @@ def collect(path, pid_filter):
                                         smem=args.get("shared memory"),
                                         est=args.get("est. achieved occupancy %"),
                                         bps=float(args["blocks per SM"]) if "blocks per SM" in args else None))
+            elif cat in ("gpu_memcpy", "gpu_memset"):
+                cap.commands.append(dict(cat=cat, name=e.get("name", ""), ts=to_ns(e["ts"]),
+                                         dur=to_ns(e.get("dur", 0)), device=args.get("device", e.get("pid")),
+                                         stream=args.get("stream"), corr=args.get("correlation"),
+                                         bytes=args.get("bytes"), kind=args.get("kind")))
+            elif cat == "cuda_sync":
+                kind = args.get("cuda_sync_kind") or e.get("name", "")
+                if kind == "Stream Wait Event":
+                    cap.waits.append(dict(ts=to_ns(e["ts"]), end=to_ns(e["ts"]) + to_ns(e.get("dur", 0)),
+                                          device=args.get("device"), stream=args.get("stream"),
+                                          wait_stream=args.get("wait_on_stream"),
+                                          record=args.get("wait_on_cuda_event_record_corr_id"),
+                                          corr=args.get("correlation")))
+                else:
+                    cap.skipped[("cuda_sync '%s'" % kind, "the host waited; the captured launch times after it "
+                                 "already include the wait")] += 1
             elif cat in ("cuda_runtime", "cuda_driver"):
                 if pid_filter is not None and e.get("pid") != pid_filter:
                     cap.skipped[("%s event" % cat, "another host process (--pid %s)" % pid_filter)] += 1
@@ -307,7 +339,156 @@ def prod(v):
     return v[0] * v[1] * v[2]
 
 
-def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr):
+def idle_launch_latency(items):
+    """Median of (start - end of the launch call) over the packets whose stream had
+    finished everything before them when their launch call ended; DEFAULT_SUBMIT_LEAD_NS
+    if there are none."""
+    by_stream = collections.defaultdict(list)
+    for k in items:
+        by_stream[k["stream"]].append(k)
+    leads = []
+    for ks in by_stream.values():
+        ks.sort(key=lambda k: (k["ts"], k["corr"] if k["corr"] is not None else -1))
+        busy_until = None
+        for k in ks:
+            if k["rt"] is not None and (busy_until is None or busy_until <= k["rt"][2]):
+                leads.append(k["ts"] - k["rt"][2])
+            busy_until = k["ts"] + k["dur"] if busy_until is None else max(busy_until, k["ts"] + k["dur"])
+    if not leads:
+        return DEFAULT_SUBMIT_LEAD_NS
+    return max(0, int(statistics.median(leads)))
+
+
+def place_barriers(cap, per_stream, device_id):
+    """Turn each 'Stream Wait Event' into a barrier-AND packet on the waiting stream
+    that depends on the last packet of the awaited stream issued before the awaited
+    cudaEventRecord (by correlation id, which orders a process's API calls). The
+    barrier goes before the waiting stream's first packet issued after the wait call.
+    Returns {stream: [barrier, ...]} with each barrier's list position ("pos")."""
+    idx = {}
+    for s, items in per_stream.items():
+        corr = [k["corr"] if k["corr"] is not None else -1 for k in items]
+        prefix_max, m = [], -1
+        for c in corr:
+            m = max(m, c)
+            prefix_max.append(m)
+        suffix_min, m = [0] * len(corr), float("inf")
+        for i in range(len(corr) - 1, -1, -1):
+            m = min(m, corr[i])
+            suffix_min[i] = m
+        idx[s] = (prefix_max, suffix_min)
+    placed = collections.defaultdict(list)   # stream -> barriers, in call order
+    for wt in sorted(cap.waits, key=lambda w: (w["corr"] if w["corr"] is not None else -1, w["ts"])):
+        what = "cuda_sync 'Stream Wait Event'"
+        if wt["device"] is not None and wt["device"] != device_id:
+            cap.skipped[(what, "on device %s, not the converted device %s" % (wt["device"], device_id))] += 1
+            continue
+        s, src, rec, corr = wt["stream"], wt["wait_stream"], wt["record"], wt["corr"]
+        if rec is None or rec < 0 or corr is None:
+            cap.skipped[(what, "the awaited event was never recorded: nothing to wait for")] += 1
+            continue
+        if src == s:
+            cap.skipped[(what, "waits for its own stream, whose order already covers it")] += 1
+            continue
+        if s not in per_stream:
+            cap.skipped[(what, "the waiting stream has no converted work: nothing waits")] += 1
+            continue
+        dep = None
+        if src in per_stream:
+            j = bisect.bisect_left(idx[src][1], rec) - 1   # last packet of src issued before the record
+            if j >= 0:
+                dep = per_stream[src][j]
+                dpos = j
+        for b in reversed(placed.get(src, [])):        # or a barrier there, if later
+            if b["corr"] < rec:
+                if dep is None or b["pos"] > dpos:
+                    dep = b
+                break
+        if dep is None:
+            cap.skipped[(what, "no converted work on the awaited stream before the event was recorded: satisfied "
+                               "at once")] += 1
+            continue
+        pos = bisect.bisect_right(idx[s][0], corr)
+        rt = cap.runtime.get(corr)
+        b = dict(type="barrier", corr=corr, record=rec, stream=s, pos=pos, dep=dep,
+                 submit=rt[2] if rt is not None else wt["end"], rt=rt)
+        placed[s].append(b)
+    return placed
+
+
+def merge_streams(lists, queue_of):
+    """The packets of all streams in one submit-ordered sequence of (queue, packet):
+    each stream's own order kept, a barrier never before the packet it depends on
+    (ties in submit time go to the lower queue number)."""
+    written = set()
+    heads = {s: 0 for s in lists}
+    heap = [(lst[0]["submit"], queue_of[s], s) for s, lst in lists.items() if lst]
+    heapq.heapify(heap)
+    waiting = collections.defaultdict(list)   # id(dependency) -> streams whose head waits for it
+    out = []
+    while heap:
+        _, q, s = heapq.heappop(heap)
+        p = lists[s][heads[s]]
+        if p["type"] == "barrier" and id(p["dep"]) not in written:
+            waiting[id(p["dep"])].append(s)
+            continue
+        out.append((q, p))
+        written.add(id(p))
+        heads[s] += 1
+        if heads[s] < len(lists[s]):
+            heapq.heappush(heap, (lists[s][heads[s]]["submit"], q, s))
+        for w in waiting.pop(id(p), []):
+            heapq.heappush(heap, (lists[w][heads[w]]["submit"], queue_of[w], w))
+    if any(heads[s] < len(lst) for s, lst in lists.items()):
+        raise ConvertError("the cross-stream waits form a cycle (stream order by start time disagrees with the "
+                           "API call order); cannot order the packets")
+    return out
+
+
+def infer_waits(per_stream, wait_ns=INFER_WAIT_NS, queued_ns=INFER_QUEUED_NS):
+    """For captures without dependency records: a packet that waited in its queue (its
+    launch call ended at least queued_ns before the packet ahead of it ended) and still
+    started more than wait_ns after that packet ended was held back by something else.
+    If a packet of another stream ended within wait_ns before it started, infer a
+    barrier-AND on that packet; otherwise insert a timed command ("a wait outside the
+    capture") of the unexplained time less twice the median back-to-back gap (over the
+    queued gaps up to wait_ns), which the model's own latencies stand for.
+    Returns ({stream: [inserted item with its list position "pos"]}, counts)."""
+    ends = sorted(((k["ts"] + k["dur"], id(k), s, k) for s, items in per_stream.items() for k in items),
+                  key=lambda e: (e[0], e[1]))
+    end_times = [e[0] for e in ends]
+    gaps = []
+    for items in per_stream.values():
+        for a, b in zip(items, items[1:]):
+            if b["rt"] is not None and b["rt"][2] <= a["ts"] + a["dur"] - queued_ns and \
+                    b["ts"] - a["ts"] - a["dur"] <= wait_ns:
+                gaps.append(b["ts"] - a["ts"] - a["dur"])
+    typical = max(0, int(statistics.median(gaps))) if gaps else 0
+    out = collections.defaultdict(list)
+    n_barriers = n_fillers = filler_ns = 0
+    for s, items in per_stream.items():
+        for i in range(1, len(items)):
+            a, b = items[i - 1], items[i]
+            end = a["ts"] + a["dur"]
+            gap = b["ts"] - end
+            if b["rt"] is None or b["rt"][2] > end - queued_ns or gap <= wait_ns:
+                continue
+            j = bisect.bisect_right(end_times, b["ts"]) - 1
+            while j >= 0 and ends[j][2] == s:
+                j -= 1
+            if j >= 0 and ends[j][0] > end and b["ts"] - ends[j][0] <= wait_ns:
+                out[s].append(dict(type="barrier", corr=None, record=None, stream=s, pos=i, dep=ends[j][3],
+                                   submit=b["submit"], rt=None, inferred=True))
+                n_barriers += 1
+            elif gap - 2 * typical > 0:
+                out[s].append(dict(type="command", cmd="other", dur=gap - 2 * typical, bytes=0, corr=None,
+                                   ts=None, stream=s, pos=i, submit=b["submit"], rt=None, filler=True))
+                n_fillers += 1
+                filler_ns += gap - 2 * typical
+    return out, dict(inferred_barriers=n_barriers, wait_commands=n_fillers, wait_ns=filler_ns, typical_gap_ns=typical)
+
+
+def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=False):
     cap = collect(in_path, pid)
     warnings = []
     by_device = collections.Counter(k["device"] for k in cap.kernels)
@@ -359,65 +540,162 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr):
         kernels.append(dict(k, grid=grid, block=block, smem=smem, regs=regs, threads=threads, waves=waves,
                             rt=rt if rt is not None and rt[0] in KERNEL_LAUNCH_APIS else None))
 
+    commands = []
+    for c in cap.commands:
+        what = "memset" if c["cat"] == "gpu_memset" else "memcpy"
+        if c["device"] != device_id:
+            cap.skipped[(what, "on device %s, not the converted device %s" % (c["device"], device_id))] += 1
+            continue
+        if c["stream"] is None:
+            cap.skipped[(what, "no stream")] += 1
+            continue
+        if c["cat"] == "gpu_memset":
+            kind = "memset"
+        else:
+            word = (c["kind"] or c["name"].replace("Memcpy ", "", 1).split(" ")[0]) if c["name"] or c["kind"] else ""
+            kind = MEMCPY_KINDS.get(word)
+            if kind is None:
+                cap.assumed[("memcpy of unknown direction '%s'" % c["name"], "kept as a command of kind 'other'")] += 1
+                kind = "other"
+        rt = cap.runtime.get(c["corr"]) if c["corr"] is not None else None
+        commands.append(dict(c, what=what, cmd=kind, bytes=int(c["bytes"] or 0), rt=rt))
+
     # Submit times: the end of the launch call; otherwise the fallback.
-    leads = [k["ts"] - k["rt"][2] for k in kernels if k["rt"] is not None]
-    lead = int(statistics.median(leads)) if leads else DEFAULT_SUBMIT_LEAD_NS
-    if lead < 0:
-        lead = 0
-    no_launch = sum(1 for k in kernels if k["rt"] is None)
+    # Without one: just in time, i.e. the launch-to-start time of an idle stream (the
+    # median over the packets launched when their stream had nothing left to run). A
+    # packet whose launch is not in the capture was mostly issued before the capture
+    # window, behind work the capture does not show; submitted any earlier it would
+    # run early on a model GPU that has not got that work.
+    lead = idle_launch_latency(kernels + commands)
+    no_launch = sum(1 for k in kernels + commands if k["rt"] is None)
     if no_launch:
-        warnings.append("%d kernel(s) have no launch event: submitted %d ns before they started (the median "
-                        "launch-to-start time of the others), but not before the previous packet of their stream"
-                        % (no_launch, lead))
-    streams = sorted({k["stream"] for k in kernels}, key=lambda s: (str(type(s)), s))
+        warnings.append("%d kernel(s) or memcpy/memset(s) have no launch event: submitted %d ns before they started "
+                        "(the median launch-to-start time of the packets launched onto an idle stream), but not "
+                        "before the previous packet of their stream" % (no_launch, lead))
+    streams = sorted({k["stream"] for k in kernels + commands}, key=lambda s: (str(type(s)), s))
     if len(streams) > MAX_QUEUES:
         raise ConvertError("%s: %d streams; gdsim has %d hardware queues" % (in_path, len(streams), MAX_QUEUES))
     queue_of = {s: i for i, s in enumerate(streams)}
+
+    # Each stream's work in the order it ran.
     per_stream = collections.defaultdict(list)
     for k in kernels:
-        per_stream[k["stream"]].append(k)
-    packets = []
-    for s, ks in per_stream.items():
-        ks.sort(key=lambda k: (k["ts"], k["corr"] if k["corr"] is not None else -1))  # a stream runs in order
-        last = None
-        for seq, k in enumerate(ks):
-            submit = k["rt"][2] if k["rt"] is not None else k["ts"] - lead
-            if last is not None and submit < last:
-                submit = last  # a stream's packets enter its queue in its order
-            submit = max(submit, 0)
-            last = submit
-            packets.append((submit, queue_of[s], seq, k))
-    packets.sort(key=lambda p: (p[0], p[1], p[2]))
+        per_stream[k["stream"]].append(dict(k, type="kernel"))
+    for c in commands:
+        per_stream[c["stream"]].append(dict(c, type="command"))
+    for s, items in per_stream.items():
+        items.sort(key=lambda k: (k["ts"], k["corr"] if k["corr"] is not None else -1))
+        for k in items:
+            # The doorbell is written inside the launch call: a long call (first use of a
+            # library, lazy loading) returns after its kernel started. The packet was then
+            # submitted no later than its start minus the idle launch latency.
+            k["submit"] = min(k["rt"][2], k["ts"] - lead) if k["rt"] is not None else k["ts"] - lead
+            if k["rt"] is not None and k["rt"][2] > k["ts"] - lead:
+                cap.assumed[("%s that started less than the idle launch latency (%d ns) after its launch call "
+                             "ended" % (k["type"], lead), "submitted at its start minus that latency, inside the "
+                                                          "call")] += 1
 
-    # Host API calls: the launches of converted kernels were used; report the rest.
-    used = {id(k["rt"]) for k in kernels if k["rt"] is not None}
+    barriers = place_barriers(cap, per_stream, device_id)
+    inferred = dict(inferred_barriers=0, wait_commands=0, wait_ns=0, typical_gap_ns=0)
+    if infer and cap.waits:
+        warnings.append("--infer-waits ignored: the capture records its cross-stream waits (cuda_sync 'Stream Wait "
+                        "Event')")
+    elif infer:
+        extra, inferred = infer_waits(per_stream)
+        for s, items in extra.items():
+            barriers.setdefault(s, []).extend(items)
+        warnings.append("--infer-waits: %d barrier(s) on another stream's packet that ended just before a stalled "
+                        "packet started, and %d timed wait(s) for what the capture does not show (%.3f ms in all; "
+                        "the stream's median back-to-back gap %d ns is left to the model)" % (
+                            inferred["inferred_barriers"], inferred["wait_commands"], inferred["wait_ns"] / 1e6,
+                            inferred["typical_gap_ns"]))
+
+    # Final order: each stream's packets in order, barriers after the packets they
+    # depend on, submit times non-decreasing along a stream and through the file.
+    lists = {}
+    for s, items in per_stream.items():
+        lst = list(items)
+        for b in sorted(barriers.get(s, []), key=lambda b: b["pos"], reverse=True):
+            lst.insert(b["pos"], b)   # barriers of one position are already in call order (stable sort)
+        lists[s] = lst
+    for _ in range(len(lists) + sum(len(v) for v in barriers.values()) + 1):
+        changed = False
+        for s, lst in lists.items():
+            last = 0
+            for k in lst:
+                if k["type"] == "barrier" and k["dep"]["submit"] > k["submit"]:
+                    k["submit"] = k["dep"]["submit"]
+                if k["submit"] < last:
+                    k["submit"] = last
+                    changed = True
+                last = k["submit"]
+        if not changed:
+            break
+    packets = merge_streams(lists, queue_of)
+
+    # Host API calls: those behind a converted packet were used (a barrier uses its
+    # cudaStreamWaitEvent and the cudaEventRecord it waits for); report the rest.
+    used = {id(p["rt"]) for _, p in packets if p.get("rt") is not None}
+    used_corr = {p["corr"] for _, p in packets if p["type"] == "barrier"}
+    used_corr |= {p["record"] for _, p in packets if p["type"] == "barrier"}
+    runtime_used = 0
+    wait_calls = {wt["corr"] for wt in cap.waits}
     for corr, rt in cap.runtime.items():
-        if id(rt) in used:
+        if id(rt) in used or corr in used_corr:
+            runtime_used += 1
             continue
         if rt[0] in KERNEL_LAUNCH_APIS:
             why = "launch call whose kernel was not converted (see the kernel lines) or not captured"
+        elif corr in wait_calls:
+            why = "the call of a 'Stream Wait Event' that needed no barrier (see the cuda_sync lines)"
+        elif rt[0] in ("cudaStreamWaitEvent", "hipStreamWaitEvent"):
+            why = ("cross-stream wait without a 'Stream Wait Event' cuda_sync event (older profilers "
+                   "do not record them): the awaited stream is unknown, so this dependency is not modelled")
+        elif "Memcpy" in rt[0] or "Memset" in rt[0]:
+            why = "copy or fill call whose GPU work was not captured or not converted (see the memcpy/memset lines)"
         else:
             why = "host API call without GPU work of its own (allocation, query, event, synchronisation)"
         cap.skipped[("runtime call %s" % rt[0], why)] += 1
 
     producer = "kineto2gdt.py %s device %s" % (os.path.basename(in_path), device_id)
-    w = TraceWriter(out_path, dev, producer)
+    w = TraceWriter(out_path, dev, producer, minor=2)
     descs = {}
-    for i, (submit, q, _, k) in enumerate(packets):
-        key = (k["name"], k["threads"], k["regs"], k["smem"])
-        kid = descs.get(key)
-        if kid is None:
-            kid = descs[key] = len(descs) + 1
-            w.kernel(kid, k["name"], k["threads"], k["regs"], k["smem"], 0, EXEC_PER_DISPATCH)
-        cta_ps = (k["dur"] * 1000 + k["waves"] // 2) // k["waves"]
-        corr = k["corr"] if isinstance(k["corr"], int) and k["corr"] >= 0 else None
-        w.dispatch(q, submit, kid, k["block"], k["grid"], k["smem"], barrier=True, signal=i + 1,
-                   info=(cta_ps, corr, k["ts"], k["dur"]))
+    handles = {}   # completion signals: only packets something depends on carry one
+    for _, p in packets:
+        if p["type"] == "barrier" and id(p["dep"]) not in handles:
+            handles[id(p["dep"])] = len(handles) + 1
+    n_kernels = n_commands = n_barriers = 0
+    for q, p in packets:
+        signal = handles.get(id(p), 0)
+        corr = p["corr"] if isinstance(p["corr"], int) and p["corr"] >= 0 else None
+        if p["type"] == "kernel":
+            key = (p["name"], p["threads"], p["regs"], p["smem"])
+            kid = descs.get(key)
+            if kid is None:
+                kid = descs[key] = len(descs) + 1
+                w.kernel(kid, p["name"], p["threads"], p["regs"], p["smem"], 0, EXEC_PER_DISPATCH)
+            cta_ps = (p["dur"] * 1000 + p["waves"] // 2) // p["waves"]
+            w.dispatch(q, p["submit"], kid, p["block"], p["grid"], p["smem"], barrier=True, signal=signal,
+                       info=(cta_ps, corr, p["ts"], p["dur"]))
+            n_kernels += 1
+        elif p["type"] == "command":
+            if p.get("filler"):
+                w.nonkernel(q, p["submit"], p["cmd"], p["dur"] * 1000, 0, barrier=True, signal=signal,
+                            info=(None, None, None, None))
+                continue
+            w.nonkernel(q, p["submit"], p["cmd"], p["dur"] * 1000, p["bytes"], barrier=True, signal=signal,
+                        info=(None, corr, p["ts"], p["dur"]))
+            n_commands += 1
+        else:
+            w.barrier(q, p["submit"], [handles[id(p["dep"])]], barrier=True, signal=signal, info=(None, corr, None, None))
+            if not p.get("inferred"):
+                n_barriers += 1
     w.close()
 
-    print("kineto2gdt: %s -> %s: %d kernels of device %s (%s) on %d queue(s), %d kernel descriptors; "
-          "%d trace events read" % (in_path, out_path, len(packets), device_id, dev.name, len(streams), len(descs),
-                                    cap.events), file=log)
+    print("kineto2gdt: %s -> %s: %d kernels, %d memcpy/memset commands and %d cross-stream barriers of device %s "
+          "(%s) on %d queue(s), %d kernel descriptors; %d trace events read" % (
+              in_path, out_path, n_kernels, n_commands, n_barriers, device_id, dev.name, len(streams), len(descs),
+              cap.events), file=log)
     for wmsg in warnings:
         print("kineto2gdt: warning: " + wmsg, file=log)
     if cap.assumed:
@@ -428,9 +706,11 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr):
         print("kineto2gdt: not converted (count, what, why):", file=log)
         for (what, why), n in sorted(cap.skipped.items(), key=lambda x: (-x[1], x[0])):
             print("  %8d  %s: %s" % (n, what, why), file=log)
-    return dict(kernels=len(packets), skipped=dict(cap.skipped), assumed=dict(cap.assumed), device=dev,
-                warnings=warnings, events=cap.events,
-                launches_used=len(used))
+    capture_kernels = [(k["corr"], k["ts"], k["dur"], k["est"]) for k in cap.kernels if k["device"] == device_id]
+    return dict(kernels=n_kernels, commands=n_commands, barriers=n_barriers, waits=len(cap.waits),
+                capture_kernels=capture_kernels, device_id=device_id, **inferred,
+                skipped=dict(cap.skipped), assumed=dict(cap.assumed), device=dev, warnings=warnings,
+                events=cap.events, launches_used=runtime_used)
 
 
 def main(argv=None):
@@ -441,11 +721,14 @@ def main(argv=None):
     ap.add_argument("output", help="gdsim trace to write (.gdt.gz)")
     ap.add_argument("--device", type=int, default=None,
                     help="GPU whose kernels to convert (default: the one with the most kernels)")
+    ap.add_argument("--infer-waits", action="store_true",
+                    help="for captures without cuda_sync 'Stream Wait Event' records: infer the waits that held "
+                         "packets back from the timeline (docs/KINETO.md)")
     ap.add_argument("--pid", type=int, default=None,
                     help="use only the host (launch API) events of this process (default: all)")
     a = ap.parse_args(argv)
     try:
-        convert(a.input, a.output, a.device, a.pid)
+        convert(a.input, a.output, a.device, a.pid, infer=a.infer_waits)
     except (ConvertError, OSError) as e:
         print("kineto2gdt: error: %s" % e, file=sys.stderr)
         return 1

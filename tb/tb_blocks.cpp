@@ -17,6 +17,7 @@
 
 // After the C++ headers: check.h defines a fail() macro that libstdc++ headers trip over.
 #include <check.h>
+#include "tb_util.h"
 
 using namespace sc_core;
 
@@ -406,9 +407,5 @@ int main()
     tcase_add_test(tc, gpu2gpc_runs_kernels);
     tcase_add_test(tc, packet_processor_orders_and_barriers);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tb_run_suite(s);
 }

@@ -19,7 +19,7 @@ static inline char *tb_tmp_path(const char *suffix)
     close(fd);
     unlink(tmpl);
     size_t n = strlen(tmpl) + strlen(suffix) + 1;
-    char *p = malloc(n);
+    char *p = (char *)malloc(n);
     if (p)
         snprintf(p, n, "%s%s", tmpl, suffix);
     return p;
@@ -34,7 +34,7 @@ static inline char *tb_slurp(const char *path, size_t *len)
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
+    char *buf = (char *)malloc((size_t)n + 1);
     if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
         free(buf);
         buf = NULL;
@@ -47,6 +47,18 @@ static inline char *tb_slurp(const char *path, size_t *len)
     }
     return buf;
 }
+
+#ifdef CHECK_H
+/* Run a Check suite; the process's exit status. */
+static inline int tb_run_suite(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+#endif
 
 #ifdef GD_TRACE_H
 /* An H100 as the PyTorch profiler describes it (132 SMs, cc 9.0), no GPC layout. */

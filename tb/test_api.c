@@ -215,6 +215,13 @@ START_TEST(writers)
     ck_assert_ptr_nonnull(strstr(json, "\"mean_sm_occupancy_pct\""));
     ck_assert_ptr_nonnull(strstr(json, "\"gpu.preset\": \"trace/h100\""));
     ck_assert_ptr_nonnull(strstr(json, "\"block\": \"gpc2sm_7\""));
+    /* the stages: every one, with the sample's 40 kernels; the drain is each CTA's 10 us */
+    ck_assert_ptr_nonnull(strstr(text, "    last CTA launched -> done                  10.000     10.000     10.000"));
+    ck_assert_ptr_nonnull(strstr(json, "{\"stage\": \"fetch\", \"span\": \"submit -> fetched\", \"kernels\": 40,"));
+    ck_assert_ptr_nonnull(strstr(json, "{\"stage\": \"drain\", \"span\": \"last CTA launched -> done\", "
+                                       "\"kernels\": 40, \"mean_ns\": 10000.000, \"p50_ns\": 10000.000, "
+                                       "\"p99_ns\": 10000.000, \"max_ns\": 10000.000}"));
+    ck_assert_ptr_nonnull(strstr(json, "{\"stage\": \"launch_latency\""));
     ck_assert_int_eq(gd_sim_write_kernels_csv(sim, "/nonexistent/dir/k.csv"), GD_EIO);
     ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "/nonexistent/dir/k.csv"));
     remove(t);

@@ -7,6 +7,7 @@
 
 #include "calendar.h"
 #include "heap.h"
+#include "tb_util.h"
 
 typedef struct {
     uint64_t time, key;
@@ -115,9 +116,5 @@ int main(void)
     tcase_add_loop_test(tc, calendar_out_of_order_streams, 0, 8);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tb_run_suite(s);
 }

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "gdsim.h"
 #include "occupancy.h"
+#include "tb_util.h"
 
 static gd_trace_device nvidia(const char *name, uint32_t sms, uint32_t major, uint32_t minor, uint32_t smem_sm,
                               uint32_t optin)
@@ -193,9 +194,5 @@ int main(void)
     tcase_add_test(tc, trace_layout_and_overrides);
     tcase_add_test(tc, mi250_occupancy);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tb_run_suite(s);
 }

@@ -46,8 +46,15 @@ def replay_csv(path):
 
 
 def accounted(res):
-    """Every trace event is a converted kernel, a launch call used for one, or reported."""
-    assert res["events"] == res["kernels"] + res["launches_used"] + sum(res["skipped"].values()), res
+    """Every trace event is a converted kernel, memcpy/memset or cross-stream wait, a host
+    API call used for one, or reported."""
+    assert res["events"] == (res["kernels"] + res["commands"] + res["barriers"] + res["launches_used"] +
+                             sum(res["skipped"].values())), res
+
+
+def packets(path):
+    return [r for r in gdtrace.read(path) if r["type"] in (gdtrace.REC_DISPATCH, gdtrace.REC_BARRIER_AND,
+                                                           gdtrace.REC_BARRIER_OR, gdtrace.REC_NONKERNEL)]
 
 
 def test_triton():
@@ -55,8 +62,12 @@ def test_triton():
     d = dispatches(out)
     assert len(d) == 1
     k = d[0]
-    # cuLaunchKernel ends at 2413669097446.934 us: the submit time
-    assert k["submit_ns"] == 2413669097446934, k
+    # cuLaunchKernel ends at 2413669097446.934 us, 2.342 us after the kernel started at
+    # ...444.592: the doorbell was written inside the call, so the submit time is the
+    # start minus the idle launch latency (this capture's only kernel: negative, taken as 0)
+    assert k["submit_ns"] == 2413669097444592, k
+    assert res["assumed"][("kernel that started less than the idle launch latency (0 ns) after its launch call "
+                           "ended", "submitted at its start minus that latency, inside the call")] == 1, res
     assert k["block"] == (128, 1, 1) and k["grid"] == (1, 1, 1)
     assert k["header"] & gdtrace.AQL_BARRIER
     # one wave: each CTA runs the whole 1.76 us; correlation 35; measured start and duration
@@ -78,9 +89,71 @@ def test_multistream():
         # 432 slots, 2 waves: 123 us -> 61.5 us per CTA
         assert k["grid"] == (8, 16, 5) and k["block"] == (128, 1, 1)
         assert k["info"][0] == 61500000 and k["info"][3] == 123000
+    # the three memsets before the kernels, each on its kernel's stream, in stream order
+    p = packets(out)
+    assert [(r["type"], r["queue"]) for r in p] == [(8, 0), (3, 0), (8, 2), (3, 2), (4, 1), (8, 1), (3, 1)]
+    m = p[0]
+    # cudaMemsetAsync (correlation 25) ends at ...348661 us; 1 us, 512 bytes; measured start
+    assert (m["kind"], m["flags"], m["submit_ns"], m["duration_ps"], m["bytes"]) == (
+        gdtrace.NONKERNEL_KINDS["memset"], 1, 1712867402348661000, 1000000, 512), m
+    assert m["info"] == (gdtrace.UNKNOWN, 25, 1712867402348667000, 1000), m["info"]
+    # stream 24 waits for the event recorded (correlation 1385) after kernel 27 on stream 20:
+    # a barrier-AND on kernel 27's completion signal, submitted when cudaStreamWaitEvent
+    # (correlation 1389) returned, before stream 24's memset and kernel
+    b = p[4]
+    assert p[1]["signal"] != 0 and b["deps"] == [p[1]["signal"]], (p[1], b)
+    assert b["header"] & gdtrace.AQL_BARRIER and b["signal"] == 0
+    assert b["submit_ns"] == 1712867402367685000 and b["info"][1] == 1389, b
+    assert all(r["signal"] == 0 for r in p if r is not p[1])   # only what is waited for carries a signal
+    assert res["barriers"] == 1 and res["commands"] == 3 and res["waits"] == 1
+    assert res["skipped"][("cuda_sync 'Event Sync'", "the host waited; the captured launch times after it "
+                           "already include the wait")] == 3
+    accounted(res)
+    assert len(replay_csv(out)) == 3
+
+
+def test_alexnet_waits():
+    """Of the 20 'Stream Wait Event's, 6 wait for work converted on the other stream;
+    the other 14 wait for events recorded on streams with nothing before the record."""
+    out, res, log = convert("a100_alexnet_79_kernels")
+    assert res["waits"] == 20 and res["barriers"] == 6, res
+    assert res["skipped"][("cuda_sync 'Stream Wait Event'", "no converted work on the awaited stream before the "
+                           "event was recorded: satisfied at once")] == 14
+    assert res["commands"] == 19   # 16 memcpy + 3 memset
+    p = packets(out)
+    carried = set()
+    for r in p:   # every dependency is carried by an earlier packet of another queue
+        if r["type"] == gdtrace.REC_BARRIER_AND:
+            assert all(dep in carried for dep in r["deps"]), r
+        if r["signal"]:
+            carried.add(r["signal"])
+    # 34 cudaStreamWaitEvent calls: 6 became barriers, 14 belong to the waits that needed
+    # none, 14 have no cuda_sync event
+    sk = res["skipped"]
+    assert sk[("runtime call cudaStreamWaitEvent", "the call of a 'Stream Wait Event' that needed no barrier (see "
+               "the cuda_sync lines)")] == 14, sk
+    assert sk[("runtime call cudaStreamWaitEvent", "cross-stream wait without a 'Stream Wait Event' cuda_sync event "
+               "(older profilers do not record them): the awaited stream is unknown, so this dependency "
+               "is not modelled")] == 14, sk
     accounted(res)
 
 
+def test_old_profiler_waits_reported():
+    """A capture without cuda_sync events (older profilers): its cudaStreamWaitEvent call
+    is reported as a dependency that cannot be modelled, not silently dropped."""
+    src = json.load(gzip.open(capture("a100_multistream_events_3_kernels")))
+    src["traceEvents"] = [e for e in src["traceEvents"] if e.get("cat") != "cuda_sync"]
+    path = os.path.join(TMP, "nosync.json")
+    json.dump(src, open(path, "w"))
+    log = io.StringIO()
+    res = kineto2gdt.convert(path, os.path.join(TMP, "nosync.gdt.gz"), log=log)
+    assert res["barriers"] == 0 and res["waits"] == 0
+    assert res["skipped"][("runtime call cudaStreamWaitEvent",
+                           "cross-stream wait without a 'Stream Wait Event' cuda_sync event (older profilers do "
+                           "not record them): the awaited stream is unknown, so this dependency is "
+                           "not modelled")] == 1, res["skipped"]
+    assert "awaited stream is unknown" in log.getvalue()
+    accounted(res)
 def test_mi250():
     out, res, log = convert("mi250_minitoy_14_kernels")
     d = dispatches(out)
@@ -116,6 +189,59 @@ def test_alexnet():
         # every kernel fits the SM and gets a non-zero estimate, even a one-CTA kernel
         assert int(r["max_ctas_per_sm"]) >= 1 and float(r["est_achieved_occupancy_pct"]) > 0, r
     accounted(res)
+
+
+def synthetic(events):
+    """A capture of the triton one's device with the given events."""
+    src = json.load(gzip.open(capture("a100_triton_1_kernel")))
+    path = os.path.join(TMP, "synthetic.json")
+    json.dump(dict(deviceProperties=src["deviceProperties"], traceEvents=events), open(path, "w"))
+    return path
+
+
+def kernel_event(stream, corr, ts, dur):
+    return dict(ph="X", cat="kernel", name="k", pid=0, tid=stream, ts=ts, dur=dur,
+                args={"device": 0, "stream": stream, "correlation": corr, "registers per thread": 16,
+                      "shared memory": 0, "grid": [1, 1, 1], "block": [128, 1, 1],
+                      "est. achieved occupancy %": 0, "blocks per SM": 0.009259})
+
+
+def launch_event(corr, ts, dur=1):
+    return dict(ph="X", cat="cuda_runtime", name="cudaLaunchKernel", pid=1, tid=1, ts=ts, dur=dur,
+                args={"correlation": corr})
+
+
+def test_infer_waits():
+    """Stream 7 runs A, B, C, D, all launched long before; the host is ahead. B starts
+    100 us after A ended, 2 us after kernel X of stream 9 ended: a wait on X. D starts
+    300 us after C ended, with nothing ending on another stream near it: a wait outside
+    the capture, of 300 us less twice the median back-to-back gap (4 us)."""
+    ev = [launch_event(1, 0), launch_event(2, 1), launch_event(3, 2), launch_event(4, 3), launch_event(9, 4),
+          kernel_event(7, 1, 100, 50),      # A: 100..150
+          kernel_event(9, 9, 120, 128),     # X: 120..248
+          kernel_event(7, 2, 250, 30),      # B: 250 (waited for X)
+          kernel_event(7, 3, 284, 10),      # C: 284..294 (4 us after B)
+          kernel_event(7, 4, 594, 10)]      # D: 594 (300 us after C)
+    path = synthetic(ev)
+    out = os.path.join(TMP, "infer.gdt.gz")
+    res = kineto2gdt.convert(path, out, log=io.StringIO(), infer=True)
+    assert (res["inferred_barriers"], res["wait_commands"], res["typical_gap_ns"]) == (1, 1, 4000), res
+    assert res["wait_ns"] == 300000 - 2 * 4000
+    p = packets(out)
+    kinds = [(r["type"], r["queue"]) for r in p]
+    # queue 0 = stream 7, queue 1 = stream 9; the barrier comes after X, before B; the
+    # wait command right before D
+    assert kinds == [(3, 0), (3, 1), (4, 0), (3, 0), (3, 0), (8, 0), (3, 0)], kinds
+    x, b, w = p[1], p[2], p[5]
+    assert x["signal"] and b["deps"] == [x["signal"]]
+    assert (w["kind"], w["duration_ps"], w["bytes"]) == (0, 292000000, 0) and w["info"][1] == gdtrace.UNKNOWN
+    # without the option: no barrier, no wait command
+    res = kineto2gdt.convert(path, out, log=io.StringIO())
+    assert [r["type"] for r in packets(out)] == [3, 3, 3, 3, 3]
+    # with recorded waits the option is ignored, with a warning
+    log = io.StringIO()
+    res = kineto2gdt.convert(capture("a100_multistream_events_3_kernels"), out, log=log, infer=True)
+    assert res["inferred_barriers"] == 0 and "--infer-waits ignored" in log.getvalue()
 
 
 def test_small_chunks_same_bytes():

@@ -9,6 +9,7 @@
 #include "cwd.h"
 #include "gdsim.h"
 #include "occupancy.h"
+#include "tb_util.h"
 
 /* The resolved SM limits of a preset. */
 static gd_sm_limits preset_sm(const char *preset)
@@ -333,9 +334,5 @@ int main(void)
     tcase_add_test(tr, gpc_places_most_free_lowest_index);
     tcase_add_test(tr, gpc_view_orders);
     suite_add_tcase(s, tr);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tb_run_suite(s);
 }

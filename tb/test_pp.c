@@ -1,11 +1,13 @@
 /* test_pp.c - the packet processor's decisions in C: queue capacity and growth, the
- * HSA barrier bit, round-robin choice of the next queue, and the run pool. */
+ * HSA barrier bit, barrier-AND/-OR packets, round-robin choice of the next queue,
+ * and the run pool. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gdsim.h"
 #include "pp.h"
+#include "tb_util.h"
 
 START_TEST(queue_capacity_and_order)
 {
@@ -46,6 +48,78 @@ START_TEST(barrier_bit)
     ck_assert(gd_pp_can_dispatch(&q));
     q.state = GD_PQ_FETCHED;
     ck_assert(!gd_pp_can_dispatch(&q)); /* not decoded yet */
+    gd_pp_queue_destroy(&q);
+}
+END_TEST
+
+START_TEST(barrier_and_or_conditions)
+{
+    uint32_t values[4] = {0, 2, 0, 1};
+    gd_kernel_run b;
+    memset(&b, 0, sizeof b);
+    b.kind = GD_PKT_BARRIER_AND;
+    ck_assert(gd_pp_barrier_satisfied(&b, values)); /* no dependency: satisfied */
+    b.ndeps = 2;
+    b.dep[0] = 0;
+    b.dep[1] = 2;
+    ck_assert(gd_pp_barrier_satisfied(&b, values)); /* both 0 */
+    b.dep[1] = 3;
+    ck_assert(!gd_pp_barrier_satisfied(&b, values)); /* one not 0 */
+    b.kind = GD_PKT_BARRIER_OR;
+    ck_assert(gd_pp_barrier_satisfied(&b, values)); /* one is 0 */
+    b.dep[0] = 1;
+    ck_assert(!gd_pp_barrier_satisfied(&b, values)); /* none is 0 */
+    values[1] = 0;
+    ck_assert(gd_pp_barrier_satisfied(&b, values));
+}
+END_TEST
+
+/* Barriers leave the head once decoded, resolve oldest first, honour their barrier
+ * bit, and hold back every later packet until they complete. */
+START_TEST(barrier_packets_in_a_queue)
+{
+    uint32_t values[2] = {1, 0};
+    gd_pp_queue q;
+    gd_pp_queue_init(&q, 8);
+    gd_kernel_run k0, b1, b2, k3;
+    memset(&k0, 0, sizeof k0);
+    memset(&b1, 0, sizeof b1);
+    memset(&b2, 0, sizeof b2);
+    memset(&k3, 0, sizeof k3);
+    b1.kind = b2.kind = GD_PKT_BARRIER_AND;
+    b1.barrier = 1;     /* waits for k0 too */
+    b1.ndeps = 1;       /* and for signal 1 (0: satisfied) */
+    b1.dep[0] = 1;
+    b2.ndeps = 1;       /* no barrier bit; waits for signal 0 */
+    b2.dep[0] = 0;
+    k3.barrier = 0;
+    gd_pp_queue_push(&q, &k0);
+    gd_pp_queue_push(&q, &b1);
+    gd_pp_queue_push(&q, &b2);
+    gd_pp_queue_push(&q, &k3);
+    gd_pp_queue_pop(&q); /* k0 dispatched, not complete */
+    q.outstanding = 1;
+    gd_pp_barrier_park(&q, &b1);
+    gd_pp_barrier_park(&q, &b2);
+    ck_assert_ptr_eq(gd_pp_queue_head(&q), &k3);
+    ck_assert_uint_eq(q.outstanding, 3);
+    q.state = GD_PQ_DECODED;
+    ck_assert(!gd_pp_can_dispatch(&q));                  /* behind two barriers */
+    ck_assert_ptr_null(gd_pp_barrier_ready(&q, values)); /* b1's barrier bit: k0 not complete */
+    q.outstanding--;                                     /* k0 completes */
+    ck_assert_ptr_eq(gd_pp_barrier_ready(&q, values), &b1);
+    gd_pp_barrier_resolved(&q);
+    values[0] = 0;                                       /* b2's dependency satisfied */
+    ck_assert_ptr_null(gd_pp_barrier_ready(&q, values)); /* but b1 is still completing */
+    gd_pp_barrier_completed(&q);
+    ck_assert_ptr_eq(gd_pp_barrier_ready(&q, values), &b2);
+    gd_pp_barrier_resolved(&q);
+    ck_assert(!gd_pp_can_dispatch(&q));
+    gd_pp_barrier_completed(&q);
+    ck_assert(gd_pp_can_dispatch(&q));
+    ck_assert_uint_eq(q.outstanding, 0);
+    ck_assert_ptr_null(q.bar_head);
+    ck_assert_ptr_null(q.bar_tail);
     gd_pp_queue_destroy(&q);
 }
 END_TEST
@@ -101,12 +175,10 @@ int main(void)
     TCase *tc = tcase_create("decisions");
     tcase_add_test(tc, queue_capacity_and_order);
     tcase_add_test(tc, barrier_bit);
+    tcase_add_test(tc, barrier_and_or_conditions);
+    tcase_add_test(tc, barrier_packets_in_a_queue);
     tcase_add_test(tc, round_robin_pick);
     tcase_add_test(tc, run_pool_recycles);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tb_run_suite(s);
 }

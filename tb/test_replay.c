@@ -27,8 +27,9 @@ static void add_kernel(gd_trace_writer *w, uint32_t id, const char *name, uint32
     ck_assert_int_eq(gd_trace_write_kernel(w, &k, NULL), GD_OK);
 }
 
-static void add_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, uint32_t kid, uint16_t block,
-                         uint32_t ctas, int barrier)
+/* A one-dimensional dispatch of `ctas` CTAs, carrying completion signal `signal` (0: none). */
+static void add_signalled(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, uint32_t kid, uint16_t block,
+                          uint32_t ctas, int barrier, uint64_t signal)
 {
     gd_aql_dispatch p;
     memset(&p, 0, sizeof p);
@@ -39,7 +40,14 @@ static void add_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns,
     p.grid_size[0] = ctas * block;
     p.grid_size[1] = p.grid_size[2] = 1;
     p.kernel_object = kid;
+    p.completion_signal = signal;
     ck_assert_int_eq(gd_trace_write_dispatch(w, queue, submit_ns, &p, NULL, NULL), GD_OK);
+}
+
+static void add_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, uint32_t kid, uint16_t block,
+                         uint32_t ctas, int barrier)
+{
+    add_signalled(w, queue, submit_ns, kid, block, ctas, barrier, 0);
 }
 
 static gd_trace_writer *new_trace(char **path)
@@ -142,6 +150,27 @@ START_TEST(hand_checked_timeline)
     ck_assert_uint_eq(s.queues, 2);
     ck_assert_uint_eq(s.max_resident_kernels, 2);
     ck_assert_uint_eq(s.host_stalls, 0);
+    /* stage durations (ns) of D0, D1, D2: fetch 100 205 100; decode 10 10 15;
+     * dependencies 0 2140 0; first CTA 200 200 1191; last CTA 1000 0 1; drain 1000
+     * 1000 500; completion 50 50 50; latency 310 2555 1306. p50 is the 2nd smallest,
+     * p99 the largest (exact); a middle value is within 0.4 %. */
+    static const double expect[GD_STAGES][3] = {
+        {405.0 / 3, 100, 205}, {35.0 / 3, 10, 15},   {2140.0 / 3, 0, 2140},  {1591.0 / 3, 200, 1191},
+        {1001.0 / 3, 1, 1000}, {2500.0 / 3, 1000, 1000}, {50, 50, 50},       {4171.0 / 3, 1306, 2555}};
+    for (int i = 0; i < GD_STAGES; i++) {
+        gd_stage_stats st;
+        ck_assert_int_eq(gd_sim_stage_stats(&st, sim, i), GD_OK);
+        ck_assert_uint_eq(st.kernels, 3);
+        ck_assert_double_eq_tol(st.mean_ns, expect[i][0], 1e-9);
+        ck_assert_double_eq_tol(st.p50_ns, expect[i][1], expect[i][1] * 0.004 + 1e-9);
+        ck_assert_double_eq_tol(st.p99_ns, expect[i][2], 1e-9);
+        ck_assert_double_eq_tol(st.max_ns, expect[i][2], 1e-9);
+    }
+    ck_assert_str_eq(gd_stage_name(GD_STAGE_DEPENDENCIES), "dependencies");
+    ck_assert_ptr_null(gd_stage_name(GD_STAGES));
+    gd_stage_stats st;
+    ck_assert_int_eq(gd_sim_stage_stats(&st, sim, GD_STAGES), GD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "stage 8 is not one of 0 to 7"));
     free(csv);
     gd_sim_free(sim);
     remove(path);
@@ -248,6 +277,146 @@ START_TEST(retire_before_launch_across_gpcs)
     free(j);
     free(json);
     free(csv);
+    gd_sim_free(sim);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+static void add_barrier(gd_trace_writer *w, unsigned type, uint32_t queue, uint64_t submit_ns, int barrier,
+                        uint64_t dep0, uint64_t dep1)
+{
+    gd_aql_barrier_pkt b;
+    memset(&b, 0, sizeof b);
+    b.header = (uint16_t)((type == GD_REC_BARRIER_OR ? GD_AQL_TYPE_BARRIER_OR : GD_AQL_TYPE_BARRIER_AND) |
+                          (barrier ? GD_AQL_HEADER_BARRIER : 0));
+    b.dep_signal[0] = dep0;
+    b.dep_signal[3] = dep1;
+    ck_assert_int_eq(gd_trace_write_barrier(w, type, queue, submit_ns, &b, NULL, NULL), GD_OK);
+}
+
+/* A block statistic's value from the JSON summary. */
+static unsigned long long stat_value(gd_sim *sim, const char *block, const char *name)
+{
+    char *j = tb_tmp_path(".json");
+    ck_assert_int_eq(gd_sim_write_summary_json(sim, j), GD_OK);
+    char *json = tb_slurp(j, NULL);
+    char key[160];
+    snprintf(key, sizeof key, "{\"block\": \"%s\", \"name\": \"%s\", \"value\": ", block, name);
+    const char *p = strstr(json, key);
+    ck_assert_msg(p != NULL, "no statistic %s.%s", block, name);
+    unsigned long long v = strtoull(p + strlen(key), NULL, 10);
+    remove(j);
+    free(j);
+    free(json);
+    return v;
+}
+
+/* A cross-queue dependency (what kineto2gdt.py makes of cudaStreamWaitEvent) and a
+ * non-kernel command, pp.command_launch_cycles = 30:
+ * D0 q0 submit 0: 1 big CTA, completion signal 0x10;
+ * C0 q1 submit 0: a memset of 400 ns (barrier bit);
+ * B0 q1 submit 5: barrier-AND on 0x10 (barrier bit);
+ * D1 q1 submit 10: 2 small CTAs (barrier bit).
+ * D0: fetched 100, decoded 110, first CTA 310, end 1310, completion 1360.
+ * C0: fetched 100, decoded 120 (after D0), its engine starts it at 150, ends 550,
+ * completes 600. B0: fetched 120..220 once C0 left the queue, decoded 230 and
+ * parked; its barrier bit holds it until C0 completes (600), its dependency until
+ * D0 completes (1360): it waited 1130 ns. D1 is fetched and decoded behind it
+ * (230..340) and launches when B0 completes (1360 + pp.barrier_cycles = 0): first
+ * CTA 1560 - the same gap after D0 as a kernel behind D0 on D0's own queue. */
+START_TEST(barrier_and_and_command)
+{
+    char *path;
+    gd_trace_writer *w = new_trace(&path);
+    add_signalled(w, 0, 1000, 1, 1024, 1, 1, 0x10);
+    gd_trace_command c;
+    memset(&c, 0, sizeof c);
+    c.queue = 1;
+    c.kind = GD_CMD_MEMSET;
+    c.barrier = 1;
+    c.submit_ns = 1000;
+    c.duration_ps = 400000;
+    c.bytes = 4096;
+    c.info = gd_launch_info_unknown();
+    ck_assert_int_eq(gd_trace_write_command(w, &c, NULL), GD_OK);
+    add_barrier(w, GD_REC_BARRIER_AND, 1, 1005, 1, 0x10, 0);
+    add_dispatch(w, 1, 1010, 2, 32, 2, 1);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    gd_sim *sim = small_gpu();
+    ck_assert_int_eq(gd_sim_set(sim, "pp.command_launch_cycles", "30"), GD_OK);
+    char *csv = replay_csv(sim, path);
+    ROW_IS(csv, 0, "0,big,0,1,1024,32,0,2,warps,100.00,1000.000,1310.000,1310.000,2310.000,310.000,25.00,"
+                   "1100.000,1110.000,1110.000,2360.000,3,,,,25,25.0000");
+    ROW_IS(csv, 1, "1,small,1,2,32,16,0,32,cta_slots,50.00,1010.000,2560.000,2561.000,3061.000,1550.000,1.56,"
+                   "1330.000,1340.000,2360.000,3111.000,6,,,,2,1.5625");
+    ck_assert_uint_eq(stat_value(sim, "pp", "barrier_packets"), 1);
+    ck_assert_uint_eq(stat_value(sim, "pp", "barrier_wait"), 1130000);
+    ck_assert_uint_eq(stat_value(sim, "pp", "commands"), 1);
+    ck_assert_uint_eq(stat_value(sim, "pp", "command_bytes"), 4096);
+    free(csv);
+    /* pp.barrier_cycles delays everything behind the barrier */
+    ck_assert_int_eq(gd_sim_set(sim, "pp.barrier_cycles", "7"), GD_OK);
+    csv = replay_csv(sim, path);
+    ROW_IS(csv, 1, "1,small,1,2,32,16,0,32,cta_slots,50.00,1010.000,2567.000,2568.000,3068.000,1557.000,1.56,"
+                   "1330.000,1340.000,2367.000,3118.000,6,,,,2,1.5625");
+    free(csv);
+    gd_sim_free(sim);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+/* Barrier-OR resolves on the first of its dependencies: D0 q0 (1 big CTA, 1000 ns,
+ * signal 0xA) and D1 q1 (1 small CTA, 500 ns, signal 0xB) both submitted at 0;
+ * B q2 barrier-OR on 0xA or 0xB (no barrier bit), D2 q2 behind it. D0 decoded 110,
+ * D1 120, B 130; D1's CTA runs 320..820 and completes at 870, before D0 (1360):
+ * B resolves at 870 and D2 launches then, first CTA 1070 on the free SM1. */
+START_TEST(barrier_or)
+{
+    char *path;
+    gd_trace_writer *w = new_trace(&path);
+    add_signalled(w, 0, 1000, 1, 1024, 1, 1, 0xA);
+    add_signalled(w, 1, 1000, 2, 32, 1, 1, 0xB);
+    add_barrier(w, GD_REC_BARRIER_OR, 2, 1000, 0, 0xA, 0xB);
+    add_dispatch(w, 2, 1000, 2, 32, 1, 1);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    gd_sim *sim = small_gpu();
+    char *csv = replay_csv(sim, path);
+    ROW_IS(csv, 1, "1,small,1,1,32,16,0,32,cta_slots,50.00,1000.000,1320.000,1320.000,1820.000,320.000,0.78,"
+                   "1100.000,1120.000,1120.000,1870.000,4,,,,1,0.7812");
+    ROW_IS(csv, 2, "2,small,2,1,32,16,0,32,cta_slots,50.00,1000.000,2070.000,2070.000,2570.000,1070.000,0.78,"
+                   "1230.000,1240.000,1870.000,2620.000,6,,,,1,0.7812");
+    free(csv);
+    gd_sim_free(sim);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+/* Dependencies that wait on each other: K0 (q2, signal T) and K2 (q1, signal T) are
+ * both submitted before K0 completes, so T stays above 0 while K2 waits behind B1,
+ * which waits for K1's signal S, and K1 waits behind B0, which waits for T. The
+ * replay stops with an error naming the stuck queues and records. */
+START_TEST(dependency_cycle_is_an_error)
+{
+    char *path;
+    gd_trace_writer *w = new_trace(&path);
+    add_signalled(w, 2, 1000, 1, 1024, 1, 1, 0x7); /* record 3: K0, T */
+    add_barrier(w, GD_REC_BARRIER_AND, 0, 1000, 1, 0x7, 0); /* record 4: B0 on T */
+    add_signalled(w, 0, 1000, 2, 32, 1, 1, 0x5);   /* record 5: K1, S */
+    add_barrier(w, GD_REC_BARRIER_AND, 1, 1000, 1, 0x5, 0); /* record 6: B1 on S */
+    add_signalled(w, 1, 1000, 2, 32, 1, 1, 0x7);   /* record 7: K2, T */
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    gd_sim *sim = small_gpu();
+    ck_assert_int_eq(gd_sim_replay_file(sim, path), GD_EFORMAT);
+    const char *m = gd_sim_errmsg(sim);
+    ck_assert_msg(strstr(m, path) && strstr(m, "form a cycle") &&
+                      strstr(m, "queue 0: 1 packet(s) not taken, the first waiting is the barrier-AND packet of "
+                                "record 4, waiting on signal #0 = 1") &&
+                      strstr(m, "queue 1: 1 packet(s) not taken, the first waiting is the barrier-AND packet of "
+                                "record 6, waiting on signal #1 = 1"),
+                  "%s", m);
     gd_sim_free(sim);
     remove(path);
     free(path);
@@ -366,7 +535,30 @@ START_TEST(shortcuts_change_nothing)
         p.group_segment_size = shapes[k][2];
         p.kernel_object = k + 1;
         t += (r >> 16) % 900;
+        p.completion_signal = i + 1;
         ck_assert_int_eq(gd_trace_write_dispatch(w, (r >> 12) % 4, t, &p, NULL, NULL), GD_OK);
+        /* now and then a barrier on earlier kernels (another queue's, mostly) or a copy */
+        if (i > 20 && r % 8 == 0) {
+            gd_aql_barrier_pkt b;
+            memset(&b, 0, sizeof b);
+            int or_ = (r >> 3) % 3 == 0;
+            b.header = (uint16_t)((or_ ? GD_AQL_TYPE_BARRIER_OR : GD_AQL_TYPE_BARRIER_AND) |
+                                  ((r >> 5) % 2 ? GD_AQL_HEADER_BARRIER : 0));
+            b.dep_signal[0] = i + 1 - (r >> 20) % 20;
+            b.dep_signal[2] = i + 1 - (r >> 25) % 20;
+            ck_assert_int_eq(gd_trace_write_barrier(w, or_ ? GD_REC_BARRIER_OR : GD_REC_BARRIER_AND,
+                                                    (r >> 14) % 4, t, &b, NULL, NULL), GD_OK);
+        } else if (r % 10 == 1) {
+            gd_trace_command c;
+            memset(&c, 0, sizeof c);
+            c.queue = (r >> 14) % 4;
+            c.kind = GD_CMD_MEMCPY_DTOD;
+            c.barrier = 1;
+            c.submit_ns = t;
+            c.duration_ps = (r >> 9) % 3000 * 1000ull;
+            c.info = gd_launch_info_unknown();
+            ck_assert_int_eq(gd_trace_write_command(w, &c, NULL), GD_OK);
+        }
     }
     ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
     char *csv[2];
@@ -454,6 +646,9 @@ int main(void)
     tcase_add_test(tc, distributor_full_waits);
     tcase_add_test(tc, full_queue_stalls_host);
     tcase_add_test(tc, retire_before_launch_across_gpcs);
+    tcase_add_test(tc, barrier_and_and_command);
+    tcase_add_test(tc, barrier_or);
+    tcase_add_test(tc, dependency_cycle_is_an_error);
     tcase_add_test(tc, issue_example_h100);
     tcase_add_test(tc, deterministic);
     tcase_add_loop_test(tc, shortcuts_change_nothing, 0, 12);
@@ -461,9 +656,5 @@ int main(void)
     tcase_add_test(tc, empty_trace);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tb_run_suite(s);
 }

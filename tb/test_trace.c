@@ -196,6 +196,119 @@ START_TEST(launch_info_round_trip)
 }
 END_TEST
 
+/* Format 1.2: barrier-AND/-OR packets and non-kernel commands; completion
+ * signals are numbered in order of first appearance. */
+START_TEST(barrier_command_round_trip)
+{
+    char *path = tb_tmp_path(".gdt.gz");
+    gd_trace_writer *w = start(path);
+    gd_err err;
+    gd_kernel_desc k = kdesc(1, "k", 256, 32, 0);
+    ck_assert_int_eq(gd_trace_write_kernel(w, &k, &err), GD_OK);
+    gd_aql_dispatch a = pkt(1, 256, 10, 0);
+    a.completion_signal = 0xA0;
+    ck_assert_int_eq(gd_trace_write_dispatch(w, 0, 100, &a, NULL, &err), GD_OK);
+    gd_trace_command c;
+    memset(&c, 0, sizeof c);
+    c.queue = 1;
+    c.kind = GD_CMD_MEMCPY_DTOD;
+    c.barrier = 1;
+    c.submit_ns = 150;
+    c.duration_ps = 7654321;
+    c.bytes = 4000;
+    c.completion_signal = 0xB0;
+    c.info = gd_launch_info_unknown();
+    c.info.source_id = 64014;
+    c.info.measured_start_ns = 1000;
+    c.info.measured_dur_ns = 7654;
+    ck_assert_int_eq(gd_trace_write_command(w, &c, &err), GD_OK);
+    gd_aql_barrier_pkt b;
+    memset(&b, 0, sizeof b);
+    b.header = GD_AQL_TYPE_BARRIER_AND | GD_AQL_HEADER_BARRIER;
+    b.dep_signal[1] = 0xB0; /* a null entry first: satisfied, not listed */
+    b.dep_signal[4] = 0xA0;
+    b.completion_signal = 0xC0;
+    gd_launch_info info = gd_launch_info_unknown();
+    info.source_id = 5170;
+    ck_assert_int_eq(gd_trace_write_barrier(w, GD_REC_BARRIER_AND, 2, 200, &b, &info, &err), GD_OK);
+    gd_aql_barrier_pkt o;
+    memset(&o, 0, sizeof o);
+    o.header = GD_AQL_TYPE_BARRIER_OR;
+    o.dep_signal[0] = 0xC0;
+    o.dep_signal[2] = 0xA0;
+    ck_assert_int_eq(gd_trace_write_barrier(w, GD_REC_BARRIER_OR, 0, 200, &o, NULL, &err), GD_OK);
+    a.completion_signal = 0xB0; /* a handle used again keeps its number */
+    ck_assert_int_eq(gd_trace_write_dispatch(w, 3, 300, &a, NULL, &err), GD_OK);
+    ck_assert_int_eq(gd_trace_finish(w, &err), GD_OK);
+
+    gd_trace_reader *r;
+    gd_trace_record rec;
+    ck_assert_int_eq(gd_trace_open(&r, path, &err), GD_OK);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_uint_eq(rec.dispatch.signal, 0);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_uint_eq(rec.type, GD_REC_NONKERNEL);
+    ck_assert_uint_eq(rec.command.queue, 1);
+    ck_assert_uint_eq(rec.command.kind, GD_CMD_MEMCPY_DTOD);
+    ck_assert_int_eq(rec.command.barrier, 1);
+    ck_assert_uint_eq(rec.command.submit_ns, 150);
+    ck_assert_uint_eq(rec.command.duration_ps, 7654321);
+    ck_assert_uint_eq(rec.command.bytes, 4000);
+    ck_assert_uint_eq(rec.command.signal, 1);
+    ck_assert_uint_eq(rec.command.info.source_id, 64014);
+    ck_assert_uint_eq(rec.command.info.measured_dur_ns, 7654);
+    ck_assert_str_eq(gd_command_kind_name(rec.command.kind), "memcpy DtoD");
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_uint_eq(rec.type, GD_REC_BARRIER_AND);
+    ck_assert_uint_eq(rec.barrier.queue, 2);
+    ck_assert_uint_eq(rec.barrier.submit_ns, 200);
+    ck_assert_uint_eq(rec.barrier.ndeps, 2);
+    ck_assert_uint_eq(rec.barrier.dep[0], 1); /* 0xB0 */
+    ck_assert_uint_eq(rec.barrier.dep[1], 0); /* 0xA0 */
+    ck_assert_uint_eq(rec.barrier.signal, 2);
+    ck_assert_uint_eq(rec.barrier.info.source_id, 5170);
+    ck_assert_mem_eq(&rec.barrier.pkt, &b, sizeof b);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_uint_eq(rec.type, GD_REC_BARRIER_OR);
+    ck_assert_uint_eq(rec.barrier.ndeps, 2);
+    ck_assert_uint_eq(rec.barrier.dep[0], 2);
+    ck_assert_uint_eq(rec.barrier.dep[1], 0);
+    ck_assert_uint_eq(rec.barrier.signal, GD_NO_SIGNAL);
+    ck_assert_int_eq(gd_aql_barrier(rec.barrier.pkt.header), 0);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_uint_eq(rec.dispatch.signal, 1);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 0); /* END counts 5 packets */
+    ck_assert_uint_eq(gd_trace_packets_read(r), 5);
+    ck_assert_uint_eq(gd_trace_dispatches_read(r), 2);
+    ck_assert_uint_eq(gd_trace_signals(r), 3);
+    gd_trace_close_reader(r);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+START_TEST(barrier_layout)
+{
+    gd_aql_barrier_pkt b;
+    memset(&b, 0, sizeof b);
+    b.header = GD_AQL_TYPE_BARRIER_OR | GD_AQL_HEADER_BARRIER;
+    b.dep_signal[0] = 0x1111;
+    b.dep_signal[4] = 0x5555;
+    b.completion_signal = 0x9999;
+    uint8_t raw[64];
+    gd_aql_barrier_encode(raw, &b);
+    ck_assert_uint_eq(raw[0], 5);
+    ck_assert_uint_eq(raw[1], 1);
+    ck_assert_uint_eq(gd_get64(raw + 8), 0x1111);
+    ck_assert_uint_eq(gd_get64(raw + 40), 0x5555);
+    ck_assert_uint_eq(gd_get64(raw + 56), 0x9999);
+    gd_aql_barrier_pkt c;
+    gd_aql_barrier_decode(&c, raw);
+    ck_assert_mem_eq(&c, &b, sizeof b);
+}
+END_TEST
+
 static void b_no_duration(gd_trace_writer *w)
 {
     gd_kernel_desc k = kdesc(1, "k", 256, 32, 0);
@@ -249,7 +362,84 @@ static void w_kernel(gd_trace_writer *w)
 }
 
 static void b_unknown_type(gd_trace_writer *w) { gd_trace_write_raw(w, 99, "x", 1, NULL); }
-static void b_reserved_type(gd_trace_writer *w) { gd_trace_write_raw(w, GD_REC_BARRIER_AND, "x", 1, NULL); }
+static void b_reserved_type(gd_trace_writer *w) { gd_trace_write_raw(w, GD_REC_CONDENSED, "x", 1, NULL); }
+static gd_aql_barrier_pkt barrier_pkt(unsigned aql_type, uint64_t dep0, uint64_t signal)
+{
+    gd_aql_barrier_pkt b;
+    memset(&b, 0, sizeof b);
+    b.header = (uint16_t)(aql_type | GD_AQL_HEADER_BARRIER);
+    b.dep_signal[0] = dep0;
+    b.completion_signal = signal;
+    return b;
+}
+/* A kernel carrying completion signal 0x77, for barriers to depend on. */
+static void w_signalled_dispatch(gd_trace_writer *w)
+{
+    w_kernel(w);
+    gd_aql_dispatch p = pkt(1, 256, 1, 0);
+    p.completion_signal = 0x77;
+    gd_trace_write_dispatch(w, 0, 1, &p, NULL, NULL);
+}
+static void b_unknown_dep(gd_trace_writer *w)
+{
+    w_signalled_dispatch(w);
+    gd_aql_barrier_pkt b = barrier_pkt(GD_AQL_TYPE_BARRIER_AND, 0x78, 0);
+    gd_trace_write_barrier(w, GD_REC_BARRIER_AND, 1, 2, &b, NULL, NULL);
+}
+static void b_self_dep(gd_trace_writer *w)
+{
+    w_signalled_dispatch(w);
+    gd_aql_barrier_pkt b = barrier_pkt(GD_AQL_TYPE_BARRIER_AND, 0x77, 0x77);
+    gd_trace_write_barrier(w, GD_REC_BARRIER_AND, 1, 2, &b, NULL, NULL);
+}
+static void b_or_no_deps(gd_trace_writer *w)
+{
+    w_signalled_dispatch(w);
+    gd_aql_barrier_pkt b = barrier_pkt(GD_AQL_TYPE_BARRIER_OR, 0, 0);
+    gd_trace_write_barrier(w, GD_REC_BARRIER_OR, 1, 2, &b, NULL, NULL);
+}
+static void b_barrier_type(gd_trace_writer *w)
+{
+    w_signalled_dispatch(w);
+    gd_aql_barrier_pkt b = barrier_pkt(GD_AQL_TYPE_BARRIER_OR, 0x77, 0);
+    gd_trace_write_barrier(w, GD_REC_BARRIER_AND, 1, 2, &b, NULL, NULL);
+}
+static void b_barrier_cta_time(gd_trace_writer *w)
+{
+    w_signalled_dispatch(w);
+    gd_aql_barrier_pkt b = barrier_pkt(GD_AQL_TYPE_BARRIER_AND, 0x77, 0);
+    gd_launch_info info = gd_launch_info_unknown();
+    info.cta_duration_ps = 5;
+    gd_trace_write_barrier(w, GD_REC_BARRIER_AND, 1, 2, &b, &info, NULL);
+}
+static gd_trace_command command(uint32_t kind, uint64_t submit_ns)
+{
+    gd_trace_command c;
+    memset(&c, 0, sizeof c);
+    c.queue = 2;
+    c.kind = kind;
+    c.barrier = 1;
+    c.submit_ns = submit_ns;
+    c.duration_ps = 4000000;
+    c.bytes = 1 << 20;
+    c.info = gd_launch_info_unknown();
+    return c;
+}
+static void b_command_kind(gd_trace_writer *w)
+{
+    gd_trace_command c = command(GD_CMD_KINDS, 1);
+    gd_trace_write_command(w, &c, NULL);
+}
+static void b_command_flags(gd_trace_writer *w)
+{
+    gd_trace_command c = command(GD_CMD_MEMSET, 1);
+    gd_trace_write_command(w, &c, NULL);
+    uint8_t p[40];
+    memset(p, 0, sizeof p);
+    gd_put32(p + 4, 2);
+    gd_put64(p + 8, 1);
+    gd_trace_write_raw(w, GD_REC_NONKERNEL, p, sizeof p, NULL);
+}
 static void b_missing_desc(gd_trace_writer *w)
 {
     w_kernel(w);
@@ -367,7 +557,17 @@ struct corrupt_case {
 
 static const struct corrupt_case CASES[] = {
     {"unknown type", b_unknown_type, 1, 1, REC1, "unknown record type 99"},
-    {"reserved type", b_reserved_type, 1, 1, REC1, "barrier-AND packet) is reserved"},
+    {"reserved type", b_reserved_type, 1, 1, REC1, "(reference/condensed packet) is reserved"},
+    {"dependency on an unknown signal", b_unknown_dep, 1, 3, REC1 + KREC + DREC,
+     "barrier-AND packet: dep_signal[0] 0x78 is not the completion signal of any earlier packet"},
+    {"dependency on itself", b_self_dep, 1, 3, REC1 + KREC + DREC, "is its own completion signal"},
+    {"barrier-OR without dependencies", b_or_no_deps, 1, 3, REC1 + KREC + DREC,
+     "barrier-OR packet without a dependency signal would never complete"},
+    {"barrier record vs AQL type", b_barrier_type, 1, 3, REC1 + KREC + DREC,
+     "barrier-AND packet: header packet type is 5, expected 3"},
+    {"barrier with a CTA time", b_barrier_cta_time, 1, 3, REC1 + KREC + DREC, "a barrier runs no CTAs"},
+    {"command kind", b_command_kind, 1, 1, REC1, "non-kernel command: unknown kind 7"},
+    {"command flags", b_command_flags, 1, 2, REC1 + 8 + 72, "flags 0x00000002 (only bit 0, barrier"},
     {"missing descriptor", b_missing_desc, 1, 2, REC1 + KREC, "kernel_object 9 names no kernel descriptor"},
     {"zero grid", b_zero_grid, 1, 2, REC1 + KREC, "grid_size_y is 0"},
     {"oversized grid", b_big_grid, 1, 2, REC1 + KREC, "70000 CTAs along y exceed the device's grid limit of 65535"},
@@ -377,7 +577,7 @@ static const struct corrupt_case CASES[] = {
     {"shared memory beyond device", b_smem, 1, 1, REC1, "exceed the device's opt-in limit of 232448"},
     {"no CTA fits", b_nofit, 1, 1, REC1, "no CTA fits in an SM (limited by registers)"},
     {"group segment vs descriptor", b_smem_mismatch, 1, 2, REC1 + KREC, "group_segment_size 512"},
-    {"submit order", b_order, 1, 3, REC1 + KREC + DREC, "earlier than the previous dispatch's 100 ns"},
+    {"submit order", b_order, 1, 3, REC1 + KREC + DREC, "earlier than the previous packet's 100 ns"},
     {"duplicate descriptor", b_dup, 1, 2, REC1 + KREC, "already defined (record 1)"},
     {"reference packet", b_reserved0, 1, 2, REC1 + KREC, "reserved0 is 3"},
     {"packet type", b_type, 1, 2, REC1 + KREC, "packet type is 3"},
@@ -481,6 +681,28 @@ START_TEST(version_1_0_limits)
     gzwrite(out, buf, (unsigned)n);
     gzclose(out);
     expect_error(path, GD_EFORMAT, 2, REC1 + KREC, "launch info in a version 1.0 trace");
+    remove(path);
+    free(path);
+}
+END_TEST
+
+/* A 1.1 trace cannot hold 1.2 records. */
+START_TEST(version_1_1_limits)
+{
+    char *path = tb_tmp_path(".gdt.gz");
+    gd_trace_writer *w = start(path);
+    gd_trace_command c = command(GD_CMD_MEMSET, 1);
+    gd_trace_write_command(w, &c, NULL);
+    gd_trace_finish(w, NULL);
+    gzFile in = gzopen(path, "rb");
+    char buf[8192];
+    int n = gzread(in, buf, sizeof buf);
+    gzclose(in);
+    gd_put16((uint8_t *)buf + 10, 1);
+    gzFile out = gzopen(path, "wb");
+    gzwrite(out, buf, (unsigned)n);
+    gzclose(out);
+    expect_error(path, GD_EFORMAT, 1, REC1, "record type 8 (non-kernel command) in a version 1.1 trace (needs format 1.2)");
     remove(path);
     free(path);
 }
@@ -620,12 +842,15 @@ int main(void)
     tcase_add_test(tc, round_trip);
     tcase_add_test(tc, aql_layout);
     tcase_add_test(tc, launch_info_round_trip);
+    tcase_add_test(tc, barrier_command_round_trip);
+    tcase_add_test(tc, barrier_layout);
     tcase_add_loop_test(tc, corrupt, 0, (int)(sizeof CASES / sizeof CASES[0]));
     tcase_add_test(tc, length_past_end);
     tcase_add_test(tc, cut_inside_frame);
     tcase_add_test(tc, bad_magic);
     tcase_add_test(tc, bad_version);
     tcase_add_test(tc, version_1_0_limits);
+    tcase_add_test(tc, version_1_1_limits);
     tcase_add_test(tc, big_trace_reads);
     tcase_add_test(tc, truncated_gzip);
     tcase_add_test(tc, bit_flip);
@@ -633,9 +858,5 @@ int main(void)
     tcase_add_test(tc, model_limits);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tb_run_suite(s);
 }

@@ -1,0 +1,76 @@
+#include "hist.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SUB (1u << GD_HIST_SUB_BITS)
+
+void gd_hist_init(gd_hist *h) { memset(h, 0, sizeof *h); }
+
+void gd_hist_free(gd_hist *h)
+{
+    free(h->buckets);
+    gd_hist_init(h);
+}
+
+uint32_t gd_hist_bucket(uint64_t v)
+{
+    if (v < 2 * SUB)
+        return (uint32_t)v;
+    unsigned e = 63u - (unsigned)__builtin_clzll(v); /* >= GD_HIST_SUB_BITS + 1 */
+    unsigned shift = e - GD_HIST_SUB_BITS;
+    return SUB * (shift + 1) + (uint32_t)((v >> shift) - SUB);
+}
+
+void gd_hist_bucket_range(uint32_t b, uint64_t *lo, uint64_t *hi)
+{
+    if (b < 2 * SUB) {
+        *lo = *hi = b;
+        return;
+    }
+    unsigned shift = b / SUB - 1;
+    uint64_t top = SUB + b % SUB;
+    *lo = top << shift;
+    *hi = *lo + ((1ull << shift) - 1);
+}
+
+int gd_hist_add(gd_hist *h, uint64_t v)
+{
+    if (!h->buckets && !(h->buckets = calloc(GD_HIST_BUCKETS, sizeof *h->buckets)))
+        return -1;
+    h->buckets[gd_hist_bucket(v)]++;
+    if (!h->count || v < h->min)
+        h->min = v;
+    if (!h->count || v > h->max)
+        h->max = v;
+    h->count++;
+    h->sum += (long double)v;
+    return 0;
+}
+
+uint64_t gd_hist_percentile(const gd_hist *h, double p)
+{
+    if (!h->count)
+        return 0;
+    uint64_t rank = (uint64_t)ceil(p / 100.0 * (double)h->count);
+    if (rank < 1)
+        rank = 1;
+    if (rank >= h->count)
+        return h->max; /* the largest value is known exactly, as is the smallest */
+    if (rank == 1)
+        return h->min;
+    uint64_t seen = 0;
+    for (uint32_t b = 0; b < GD_HIST_BUCKETS; b++) {
+        seen += h->buckets[b];
+        if (seen >= rank) {
+            uint64_t lo, hi;
+            gd_hist_bucket_range(b, &lo, &hi);
+            uint64_t mid = lo + (hi - lo) / 2;
+            return mid < h->min ? h->min : mid > h->max ? h->max : mid;
+        }
+    }
+    return h->max;
+}
+
+double gd_hist_mean(const gd_hist *h) { return h->count ? (double)(h->sum / (long double)h->count) : 0.0; }
