@@ -1,10 +1,11 @@
-"""scripts/kineto2gdt.py on the small shared captures (../shared/data/kineto): what
+"""scripts/kineto2gdt.py on the small shared captures (tb/data/kineto): what
 each kernel becomes, exact to the nanosecond; every trace event accounted for; AMD
 grids; errors; determinism; the streaming JSON reader at awkward chunk sizes.
 Usage: python3 tb/test_kineto.py BUILD_DIR"""
 import contextlib
 import csv
 import gzip
+import hashlib
 import io
 import json
 import os
@@ -18,7 +19,7 @@ import gdtrace  # noqa: E402
 import kineto2gdt  # noqa: E402
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
-SHARED = os.path.join(HERE, "..", "..", "shared", "data", "kineto")
+SHARED = os.path.join(HERE, "data", "kineto")   # copies of ../shared/data/kineto (tb/data/kineto/README.md)
 TMP = tempfile.mkdtemp()
 
 
@@ -189,6 +190,22 @@ def test_alexnet():
         # every kernel fits the SM and gets a non-zero estimate, even a one-CTA kernel
         assert int(r["max_ctas_per_sm"]) >= 1 and float(r["est_achieved_occupancy_pct"]) > 0, r
     accounted(res)
+
+
+SHA256 = {
+    "a100_alexnet_79_kernels": "b9febb1abc8cc729a2890fb6a4171de9867ba72c944437ee046067e7c89912dc",
+    "a100_multistream_events_3_kernels": "3e79d573357fd8f764206cc2e514e4a1be4ef43808269689056ed400972ff09c",
+    "a100_train_nccl_2700_kernels": "c1cf9c575fdcd7bdc6326ceab834f94b351f81ae55577a7471aa9e328fb8b58e",
+    "a100_triton_1_kernel": "f1702aba1e49885c42a7bf5ab8b63b82a0d630acd41180d87199401dd202ccfb",
+    "mi250_minitoy_14_kernels": "39fdab670f9e80a05ccc6d0d07611b3aeba1092fa10681d8dd08cea48d0488b5",
+    "v100_train_9876_kernels": "5e69e04ed19b2dbf59e632008146c1bd6da417dc3af7ab4885c619b11e34f1bf",
+}
+
+
+def test_captures_are_the_shared_ones():
+    """tb/data/kineto holds byte-identical copies of ../shared/data/kineto."""
+    for name, digest in SHA256.items():
+        assert hashlib.sha256(open(capture(name), "rb").read()).hexdigest() == digest, name
 
 
 def synthetic(events):

@@ -12,7 +12,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
 import validate  # noqa: E402
 
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
-SHARED = os.path.join(HERE, "..", "..", "shared", "data", "kineto")
+SHARED = os.path.join(HERE, "data", "kineto")   # copies of ../shared/data/kineto (tb/data/kineto/README.md)
 US = 1000.0
 
 # capture, options, bounds: median and p90 of |first CTA - measured start| (ns), |span
