@@ -149,16 +149,17 @@ void packet_processor::handle(const ev &e, gd_time_ps now)
     }
 }
 
-// The head packet leaves its queue (dispatched, started or resolved).
+// The head packet leaves its queue: a kernel dispatched or a command started.
 void packet_processor::leave_head(uint32_t qi, gd_pp_queue &q)
 {
     gd_pp_queue_pop(&q);
     q.outstanding++;
-    notify_space(qi, q);
+    taken(qi, q);
 }
 
-// A packet left the queue: tell a host waiting for room.
-void packet_processor::notify_space(uint32_t qi, gd_pp_queue &q)
+// A packet left queue qi (popped by the caller): it is outstanding until it
+// completes, and a host waiting for room in the queue is told.
+void packet_processor::taken(uint32_t qi, gd_pp_queue &q)
 {
     outstanding_++;
     if (q.space_waiter) {
@@ -216,7 +217,7 @@ void packet_processor::issue(gd_time_ps now)
         gd_kernel_run *r = gd_pp_queue_head(&q);
         if (r && q.state == GD_PQ_DECODED && (r->kind == GD_PKT_BARRIER_AND || r->kind == GD_PKT_BARRIER_OR)) {
             gd_pp_barrier_park(&q, r);
-            notify_space(qi, q);
+            taken(qi, q);
         }
         if ((r = gd_pp_barrier_ready(&q, signals_.data())) != nullptr) {
             gd_pp_barrier_resolved(&q);

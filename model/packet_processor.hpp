@@ -67,7 +67,7 @@ private:
     void handle(const ev &e, gd_time_ps now);
     void issue(gd_time_ps now);
     void leave_head(uint32_t qi, gd_pp_queue &q);
-    void notify_space(uint32_t qi, gd_pp_queue &q);
+    void taken(uint32_t qi, gd_pp_queue &q);
 
     const gd_time_ps fetch_ps_, decode_ps_, completion_ps_, barrier_ps_, command_launch_ps_;
     const uint32_t queue_packets_;
