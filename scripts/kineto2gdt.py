@@ -241,7 +241,7 @@ def collect(path, pid_filter):
                     continue
                 corr = args.get("correlation")
                 ts = to_ns(e["ts"])
-                keep = {k: args[k] for k in ("grid", "block", "shared memory") if k in args}
+                keep = {k: args[k] for k in ("grid", "block", "shared memory") if k in args} or None
                 cap.runtime[corr] = (e.get("name", ""), ts, ts + to_ns(e.get("dur", 0)), e.get("pid"), keep)
             else:
                 cap.skipped[(event_kind(e), WHY.get(event_kind(e), "not dispatch work"))] += 1
@@ -508,7 +508,7 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
             continue
         rt = cap.runtime.get(k["corr"])
         grid, block, smem = k["grid"], k["block"], k["smem"]
-        if (grid is None or block is None) and rt is not None:
+        if (grid is None or block is None) and rt is not None and rt[4]:
             # HIP traces put the launch shape on the launch event
             grid, block = rt[4].get("grid"), rt[4].get("block")
             if smem is None:
@@ -537,8 +537,10 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
             cap.skipped[("kernel", "no CTA fits an SM of the capturing device")] += 1
             continue
         waves = -(-prod(grid) // (fit * dev.sms))
-        kernels.append(dict(k, grid=grid, block=block, smem=smem, regs=regs, threads=threads, waves=waves,
-                            rt=rt if rt is not None and rt[0] in KERNEL_LAUNCH_APIS else None))
+        # updated in place: one dict per kernel however many steps use it
+        k.update(grid=grid, block=block, smem=smem, regs=regs, threads=threads, waves=waves, type="kernel",
+                 rt=rt if rt is not None and rt[0] in KERNEL_LAUNCH_APIS else None)
+        kernels.append(k)
 
     commands = []
     for c in cap.commands:
@@ -558,7 +560,8 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
                 cap.assumed[("memcpy of unknown direction '%s'" % c["name"], "kept as a command of kind 'other'")] += 1
                 kind = "other"
         rt = cap.runtime.get(c["corr"]) if c["corr"] is not None else None
-        commands.append(dict(c, what=what, cmd=kind, bytes=int(c["bytes"] or 0), rt=rt))
+        c.update(what=what, cmd=kind, bytes=int(c["bytes"] or 0), rt=rt, type="command")
+        commands.append(c)
 
     # Submit times: the end of the launch call; otherwise the fallback.
     # Without one: just in time, i.e. the launch-to-start time of an idle stream (the
@@ -580,9 +583,9 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
     # Each stream's work in the order it ran.
     per_stream = collections.defaultdict(list)
     for k in kernels:
-        per_stream[k["stream"]].append(dict(k, type="kernel"))
+        per_stream[k["stream"]].append(k)
     for c in commands:
-        per_stream[c["stream"]].append(dict(c, type="command"))
+        per_stream[c["stream"]].append(c)
     for s, items in per_stream.items():
         items.sort(key=lambda k: (k["ts"], k["corr"] if k["corr"] is not None else -1))
         for k in items:
