@@ -35,7 +35,12 @@ static const char USAGE[] =
     "The report: kernels and CTAs replayed; simulated time from the first submit to the\n"
     "last completion; busy span from the first CTA launch to the last CTA end; mean SM\n"
     "occupancy = resident warps / warp slots over the busy span; mean launch latency =\n"
-    "submit to first CTA. The CSV has the per-kernel breakdown (see README.md).\n"
+    "submit to first CTA; then each stage of a kernel's launch (submit -> fetched ->\n"
+    "decoded -> dependencies met -> first CTA -> last CTA launched -> done ->\n"
+    "completion) as mean, median and 99th percentile over the kernels. The CSV has the\n"
+    "per-kernel breakdown (docs/MODEL.md). A PyTorch-profiler capture becomes a trace\n"
+    "with scripts/kineto2gdt.py (docs/KINETO.md); scripts/validate.py compares a replay\n"
+    "with the capture (docs/VALIDATION.md).\n"
     "\n"
     "Exit status: 0 on success, 1 when the replay fails (the message names the file,\n"
     "record and offset, or the configuration key), 2 on a usage error.\n";
