@@ -33,77 +33,6 @@ const char *gd_record_type_name(unsigned type)
     return "unknown";
 }
 
-/* ------------------------------------------------------------------------- */
-/* Descriptor table: open addressing on the 32-bit id.                        */
-
-typedef struct desc_table {
-    gd_kernel_desc **slots;
-    size_t cap, count;
-} desc_table;
-
-static uint32_t hash32(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352dU;
-    x ^= x >> 15;
-    x *= 0x846ca68bU;
-    x ^= x >> 16;
-    return x;
-}
-
-static gd_kernel_desc *table_find(const desc_table *t, uint32_t id)
-{
-    if (!t->cap)
-        return NULL;
-    for (size_t i = hash32(id) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
-        gd_kernel_desc *d = t->slots[i];
-        if (!d)
-            return NULL;
-        if (d->id == id)
-            return d;
-    }
-}
-
-static int table_insert(desc_table *t, gd_kernel_desc *d)
-{
-    if ((t->count + 1) * 2 > t->cap) {
-        size_t ncap = t->cap ? t->cap * 2 : 64;
-        gd_kernel_desc **ns = calloc(ncap, sizeof *ns);
-        if (!ns)
-            return -1;
-        for (size_t i = 0; i < t->cap; i++) {
-            gd_kernel_desc *e = t->slots[i];
-            if (!e)
-                continue;
-            size_t j = hash32(e->id) & (ncap - 1);
-            while (ns[j])
-                j = (j + 1) & (ncap - 1);
-            ns[j] = e;
-        }
-        free(t->slots);
-        t->slots = ns;
-        t->cap = ncap;
-    }
-    size_t j = hash32(d->id) & (t->cap - 1);
-    while (t->slots[j])
-        j = (j + 1) & (t->cap - 1);
-    t->slots[j] = d;
-    t->count++;
-    return 0;
-}
-
-static void table_free(desc_table *t)
-{
-    for (size_t i = 0; i < t->cap; i++) {
-        if (t->slots[i]) {
-            free(t->slots[i]->name);
-            free(t->slots[i]);
-        }
-    }
-    free(t->slots);
-    memset(t, 0, sizeof *t);
-}
-
 const char *gd_command_kind_name(unsigned kind)
 {
     static const char *const names[GD_CMD_KINDS] = {"other", "memcpy HtoD", "memcpy DtoH", "memcpy DtoD",
@@ -112,13 +41,16 @@ const char *gd_command_kind_name(unsigned kind)
 }
 
 /* ------------------------------------------------------------------------- */
-/* Signal table: completion-signal handle -> signal number (open addressing). */
+/* A map from non-zero 64-bit keys to 32-bit values (open addressing). It numbers
+ * the kernel descriptors (key: id + 1) and the completion signals (key: handle). */
 
-typedef struct signal_table {
-    uint64_t *keys;     /* 0: empty slot (handle 0 means "no signal" and is never stored) */
-    uint32_t *nums;
+typedef struct u64map {
+    uint64_t *keys; /* 0: empty slot */
+    uint32_t *vals;
     size_t cap, count;
-} signal_table;
+} u64map;
+
+#define MAP_ABSENT UINT32_MAX
 
 static uint64_t hash64(uint64_t x)
 {
@@ -130,63 +62,58 @@ static uint64_t hash64(uint64_t x)
     return x;
 }
 
-static uint32_t signal_find(const signal_table *t, uint64_t h)
+static uint32_t map_find(const u64map *m, uint64_t k)
 {
-    if (!t->cap)
-        return GD_NO_SIGNAL;
-    for (size_t i = hash64(h) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
-        if (t->keys[i] == h)
-            return t->nums[i];
-        if (!t->keys[i])
-            return GD_NO_SIGNAL;
+    if (!m->cap)
+        return MAP_ABSENT;
+    for (size_t i = hash64(k) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (m->keys[i] == k)
+            return m->vals[i];
+        if (!m->keys[i])
+            return MAP_ABSENT;
     }
 }
 
-/* The number of handle h, numbering it if new; GD_NO_SIGNAL on out of memory. */
-static uint32_t signal_note(signal_table *t, uint64_t h)
+static void map_place(uint64_t *keys, uint32_t *vals, size_t cap, uint64_t k, uint32_t v)
 {
-    uint32_t n = signal_find(t, h);
-    if (n != GD_NO_SIGNAL)
-        return n;
-    if (t->count >= GD_NO_SIGNAL - 1)
-        return GD_NO_SIGNAL;
-    if ((t->count + 1) * 2 > t->cap) {
-        size_t ncap = t->cap ? t->cap * 2 : 64;
+    size_t i = hash64(k) & (cap - 1);
+    while (keys[i])
+        i = (i + 1) & (cap - 1);
+    keys[i] = k;
+    vals[i] = v;
+}
+
+/* Add k (not yet in the map) with value v: 0, or -1 when out of memory. */
+static int map_put(u64map *m, uint64_t k, uint32_t v)
+{
+    if ((m->count + 1) * 2 > m->cap) {
+        size_t ncap = m->cap ? m->cap * 2 : 64;
         uint64_t *nk = calloc(ncap, sizeof *nk);
-        uint32_t *nn = malloc(ncap * sizeof *nn);
-        if (!nk || !nn) {
+        uint32_t *nv = malloc(ncap * sizeof *nv);
+        if (!nk || !nv) {
             free(nk);
-            free(nn);
-            return GD_NO_SIGNAL;
+            free(nv);
+            return -1;
         }
-        for (size_t i = 0; i < t->cap; i++) {
-            if (!t->keys[i])
-                continue;
-            size_t j = hash64(t->keys[i]) & (ncap - 1);
-            while (nk[j])
-                j = (j + 1) & (ncap - 1);
-            nk[j] = t->keys[i];
-            nn[j] = t->nums[i];
-        }
-        free(t->keys);
-        free(t->nums);
-        t->keys = nk;
-        t->nums = nn;
-        t->cap = ncap;
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->keys[i])
+                map_place(nk, nv, ncap, m->keys[i], m->vals[i]);
+        free(m->keys);
+        free(m->vals);
+        m->keys = nk;
+        m->vals = nv;
+        m->cap = ncap;
     }
-    size_t i = hash64(h) & (t->cap - 1);
-    while (t->keys[i])
-        i = (i + 1) & (t->cap - 1);
-    t->keys[i] = h;
-    t->nums[i] = (uint32_t)t->count;
-    return (uint32_t)t->count++;
+    map_place(m->keys, m->vals, m->cap, k, v);
+    m->count++;
+    return 0;
 }
 
-static void signal_table_free(signal_table *t)
+static void map_free(u64map *m)
 {
-    free(t->keys);
-    free(t->nums);
-    memset(t, 0, sizeof *t);
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -206,8 +133,10 @@ struct gd_trace_reader {
     char producer[256];
     gd_sm_limits limits;
     uint32_t max_grid[3];
-    desc_table descs;
-    signal_table signals;
+    gd_kernel_desc **descs; /* in order of definition */
+    size_t ndescs, cap_descs;
+    u64map desc_index;      /* id + 1 -> position in descs */
+    u64map signals;         /* completion-signal handle -> signal number */
     uint8_t *buf;
     uint32_t bufcap;
 };
@@ -429,8 +358,13 @@ void gd_trace_close_reader(gd_trace_reader *r)
         return;
     if (r->gz)
         gzclose(r->gz);
-    table_free(&r->descs);
-    signal_table_free(&r->signals);
+    for (size_t i = 0; i < r->ndescs; i++) {
+        free(r->descs[i]->name);
+        free(r->descs[i]);
+    }
+    free(r->descs);
+    map_free(&r->desc_index);
+    map_free(&r->signals);
     free(r->buf);
     free(r->path);
     free(r);
@@ -448,6 +382,41 @@ void gd_trace_set_limits(gd_trace_reader *r, const gd_sm_limits *sm, const uint3
 {
     r->limits = *sm;
     memcpy(r->max_grid, max_grid, sizeof r->max_grid);
+}
+
+static const gd_kernel_desc *desc_find(const gd_trace_reader *r, uint32_t id)
+{
+    uint32_t i = map_find(&r->desc_index, (uint64_t)id + 1);
+    return i == MAP_ABSENT ? NULL : r->descs[i];
+}
+
+/* Keep d (owned by the reader from now on): 0, or -1 when out of memory. */
+static int desc_add(gd_trace_reader *r, gd_kernel_desc *d)
+{
+    if (r->ndescs == r->cap_descs) {
+        size_t ncap = r->cap_descs ? r->cap_descs * 2 : 64;
+        gd_kernel_desc **nd = realloc(r->descs, ncap * sizeof *nd);
+        if (!nd)
+            return -1;
+        r->descs = nd;
+        r->cap_descs = ncap;
+    }
+    if (r->ndescs >= MAP_ABSENT || map_put(&r->desc_index, (uint64_t)d->id + 1, (uint32_t)r->ndescs))
+        return -1;
+    r->descs[r->ndescs++] = d;
+    return 0;
+}
+
+/* The number of completion signal h, numbering it if new; GD_NO_SIGNAL when out of memory. */
+static uint32_t signal_note(gd_trace_reader *r, uint64_t h)
+{
+    uint32_t n = map_find(&r->signals, h);
+    if (n != MAP_ABSENT)
+        return n;
+    n = (uint32_t)r->signals.count;
+    if (n >= GD_NO_SIGNAL - 1 || map_put(&r->signals, h, n))
+        return GD_NO_SIGNAL;
+    return n;
 }
 
 static int parse_kernel(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
@@ -475,9 +444,9 @@ static int parse_kernel(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint
              nl > 60 ? "..." : "");
     if (nl == 0)
         return rec_error(r, err, idx, off, "kernel descriptor %u has an empty name", k.id);
-    if (table_find(&r->descs, k.id))
+    if (desc_find(r, k.id))
         return rec_error(r, err, idx, off, "kernel descriptor id %u ('%s') is already defined (record %" PRIu64 ")",
-                         k.id, name, table_find(&r->descs, k.id)->record);
+                         k.id, name, desc_find(r, k.id)->record);
     if (k.exec_model != GD_EXEC_FIXED_CTA && !(k.exec_model == GD_EXEC_PER_DISPATCH && r->minor >= 1))
         return rec_error(r, err, idx, off, "kernel '%s': unknown execution-time model %u (known: 1 = fixed per-CTA "
                          "duration; 2 = per dispatch, from format version 1.1)", name, k.exec_model);
@@ -511,7 +480,7 @@ static int parse_kernel(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint
     memcpy(k.name, p + KERNEL_FIXED + 2, nl);
     k.name[nl] = '\0';
     *d = k;
-    if (table_insert(&r->descs, d)) {
+    if (desc_add(r, d)) {
         free(d->name);
         free(d);
         return gd_err_set(err, GD_ENOMEM, "out of memory");
@@ -563,7 +532,7 @@ static int note_signal(gd_trace_reader *r, uint64_t handle, uint32_t *num, uint6
     *num = GD_NO_SIGNAL;
     if (!handle)
         return 0;
-    if ((*num = signal_note(&r->signals, handle)) == GD_NO_SIGNAL)
+    if ((*num = signal_note(r, handle)) == GD_NO_SIGNAL)
         return gd_err_set(err, GD_ENOMEM, "out of memory (completion signals, record %" PRIu64 ", offset %" PRIu64 ")",
                           idx, off);
     return 0;
@@ -603,7 +572,7 @@ static int parse_dispatch(gd_trace_reader *r, const uint8_t *p, uint32_t len, ui
                          "version of gdsim", a->reserved0);
     if (a->reserved2)
         return rec_error(r, err, idx, off, "dispatch packet: reserved2 is not zero");
-    if (a->kernel_object > UINT32_MAX || !(d->kernel = table_find(&r->descs, (uint32_t)a->kernel_object)))
+    if (a->kernel_object > UINT32_MAX || !(d->kernel = desc_find(r, (uint32_t)a->kernel_object)))
         return rec_error(r, err, idx, off, "dispatch packet: kernel_object %" PRIu64 " names no kernel descriptor "
                          "defined before it", a->kernel_object);
     const gd_kernel_desc *k = d->kernel;
@@ -690,8 +659,8 @@ static int parse_barrier(gd_trace_reader *r, unsigned type, const uint8_t *p, ui
         if (h == a->completion_signal)
             return rec_error(r, err, idx, off, "%s packet: dep_signal[%d] 0x%" PRIx64 " is its own completion "
                              "signal: it would wait for itself", what, i, h);
-        uint32_t n = signal_find(&r->signals, h);
-        if (n == GD_NO_SIGNAL)
+        uint32_t n = map_find(&r->signals, h);
+        if (n == MAP_ABSENT)
             return rec_error(r, err, idx, off, "%s packet: dep_signal[%d] 0x%" PRIx64 " is not the completion signal "
                              "of any earlier packet, so nothing would ever signal it", what, i, h);
         b->dep[b->ndeps++] = n;
