@@ -2,7 +2,9 @@
  *
  * Every CTA of a dispatch runs for the dispatch's per-CTA duration (from its kernel
  * descriptor, or given by the dispatch itself: format 1.1 launch info), independent
- * of what else shares the SM. */
+ * of what else shares the SM; a dispatch with a wait-until time (format 1.3: a kernel
+ * that waits inside for work outside the modelled GPU, such as a collective waiting
+ * for its peer GPUs) keeps each CTA running at least until that time. */
 #ifndef GD_EXEC_H
 #define GD_EXEC_H
 
@@ -12,8 +14,10 @@
 extern "C" {
 #endif
 
-static inline gd_time_ps gd_cta_exec_time(const gd_kernel_run *k)
+static inline gd_time_ps gd_cta_exec_time(const gd_kernel_run *k, gd_time_ps start)
 {
+    if (k->wait_until > start && k->wait_until - start > k->cta_ps)
+        return k->wait_until - start;
     return k->cta_ps;
 }
 

@@ -42,6 +42,7 @@ typedef struct gd_kernel_run {
     uint32_t grid[3];           /* CTAs per dimension */
     uint64_t ctas;
     gd_time_ps cta_ps;          /* each CTA runs this long (commands: the command's duration) */
+    gd_time_ps wait_until;      /* kernels: each CTA runs at least until then (0: no such wait; exec.h) */
     uint64_t source_id;         /* GD_UNKNOWN fields: not known */
     uint64_t measured_start_ns, measured_dur_ns;
     gd_time_ps submit, fetched, decoded, ready, dispatched;

@@ -19,7 +19,7 @@ void sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
     auto *b = static_cast<sm_launch_body *>(m.body);
     (void)delay;  // b->at == sc_time_stamp() + delay
     gd_time_ps start = b->at;
-    gd_time_ps dur = gd_cta_exec_time(b->run);
+    gd_time_ps dur = gd_cta_exec_time(b->run, start);
     b->end = start + dur;
     ctas_++;
     warp_ps_ += (uint64_t)b->run->desc->occ.cost.warps * dur;

@@ -13,6 +13,7 @@
 #define KERNEL_FIXED 32
 #define DISPATCH_SIZE 80
 #define LAUNCH_INFO_SIZE 32   /* v1.1 trailer of packet records */
+#define WAIT_UNTIL_SIZE 8     /* v1.3: a dispatch's launch info may end with wait_until_ns */
 #define END_SIZE 16
 #define BARRIER_SIZE 80
 #define COMMAND_SIZE 40
@@ -541,15 +542,21 @@ static int note_signal(gd_trace_reader *r, uint64_t handle, uint32_t *num, uint6
 static int parse_dispatch(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
                           gd_trace_record *rec, gd_err *err)
 {
-    if (len != DISPATCH_SIZE && len != DISPATCH_SIZE + LAUNCH_INFO_SIZE)
-        return rec_error(r, err, idx, off, "dispatch record is %u bytes, expected %u or %u", len, DISPATCH_SIZE,
-                         DISPATCH_SIZE + LAUNCH_INFO_SIZE);
+    if (len != DISPATCH_SIZE && len != DISPATCH_SIZE + LAUNCH_INFO_SIZE &&
+        len != DISPATCH_SIZE + LAUNCH_INFO_SIZE + WAIT_UNTIL_SIZE)
+        return rec_error(r, err, idx, off, "dispatch record is %u bytes, expected %u, %u or %u", len, DISPATCH_SIZE,
+                         DISPATCH_SIZE + LAUNCH_INFO_SIZE, DISPATCH_SIZE + LAUNCH_INFO_SIZE + WAIT_UNTIL_SIZE);
     if (len > DISPATCH_SIZE && r->minor < 1)
         return rec_error(r, err, idx, off, "dispatch record with launch info in a version 1.0 trace (needs 1.1)");
+    if (len > DISPATCH_SIZE + LAUNCH_INFO_SIZE && r->minor < 3)
+        return rec_error(r, err, idx, off, "dispatch record with a wait-until time in a version 1.%u trace (needs "
+                         "1.3)", r->minor);
     gd_trace_dispatch *d = &rec->dispatch;
     d->info = gd_launch_info_unknown();
     if (len > DISPATCH_SIZE)
         get_launch_info(&d->info, p + DISPATCH_SIZE);
+    if (len > DISPATCH_SIZE + LAUNCH_INFO_SIZE)
+        d->info.wait_until_ns = gd_get64(p + DISPATCH_SIZE + LAUNCH_INFO_SIZE);
     int rc = packet_head(r, p, gd_get16(p + 2) || gd_get32(p + 4), "dispatch", idx, off, &d->queue, &d->submit_ns,
                          err);
     if (rc)
@@ -915,23 +922,6 @@ int gd_trace_write_kernel(gd_trace_writer *w, const gd_kernel_desc *k, gd_err *e
     return rc;
 }
 
-int gd_trace_write_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, const gd_aql_dispatch *pkt,
-                            const gd_launch_info *info, gd_err *err)
-{
-    uint8_t p[DISPATCH_SIZE + LAUNCH_INFO_SIZE];
-    memset(p, 0, sizeof p);
-    gd_put16(p, (uint16_t)queue);
-    gd_put64(p + 8, submit_ns);
-    gd_aql_encode(p + 16, pkt);
-    if (info) {
-        gd_put64(p + DISPATCH_SIZE, info->cta_duration_ps);
-        gd_put64(p + DISPATCH_SIZE + 8, info->source_id);
-        gd_put64(p + DISPATCH_SIZE + 16, info->measured_start_ns);
-        gd_put64(p + DISPATCH_SIZE + 24, info->measured_dur_ns);
-    }
-    return gd_trace_write_raw(w, GD_REC_DISPATCH, p, info ? sizeof p : DISPATCH_SIZE, err);
-}
-
 static void put_launch_info(uint8_t *p, const gd_launch_info *info)
 {
     gd_put64(p, info->cta_duration_ps);
@@ -940,10 +930,32 @@ static void put_launch_info(uint8_t *p, const gd_launch_info *info)
     gd_put64(p + 24, info->measured_dur_ns);
 }
 
+int gd_trace_write_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, const gd_aql_dispatch *pkt,
+                            const gd_launch_info *info, gd_err *err)
+{
+    uint8_t p[DISPATCH_SIZE + LAUNCH_INFO_SIZE + WAIT_UNTIL_SIZE];
+    uint32_t len = DISPATCH_SIZE;
+    memset(p, 0, sizeof p);
+    gd_put16(p, (uint16_t)queue);
+    gd_put64(p + 8, submit_ns);
+    gd_aql_encode(p + 16, pkt);
+    if (info) {
+        put_launch_info(p + DISPATCH_SIZE, info);
+        len += LAUNCH_INFO_SIZE;
+        if (gd_launch_info_waits(info)) {
+            gd_put64(p + len, info->wait_until_ns);
+            len += WAIT_UNTIL_SIZE;
+        }
+    }
+    return gd_trace_write_raw(w, GD_REC_DISPATCH, p, len, err);
+}
+
 int gd_trace_write_barrier(gd_trace_writer *w, unsigned type, uint32_t queue, uint64_t submit_ns,
                            const gd_aql_barrier_pkt *pkt, const gd_launch_info *info, gd_err *err)
 {
     uint8_t p[BARRIER_SIZE + LAUNCH_INFO_SIZE];
+    if (info && gd_launch_info_waits(info))
+        return gd_err_set(err, GD_EINVAL, "a barrier packet's launch info cannot give a wait-until time (dispatches only)");
     memset(p, 0, sizeof p);
     gd_put16(p, (uint16_t)queue);
     gd_put64(p + 8, submit_ns);
@@ -956,6 +968,9 @@ int gd_trace_write_barrier(gd_trace_writer *w, unsigned type, uint32_t queue, ui
 int gd_trace_write_command(gd_trace_writer *w, const gd_trace_command *c, gd_err *err)
 {
     uint8_t p[COMMAND_SIZE + LAUNCH_INFO_SIZE];
+    if (gd_launch_info_waits(&c->info))
+        return gd_err_set(err, GD_EINVAL, "a non-kernel command's launch info cannot give a wait-until time (dispatches "
+                          "only)");
     gd_put16(p, (uint16_t)c->queue);
     gd_put16(p + 2, (uint16_t)c->kind);
     gd_put32(p + 4, c->barrier ? 1u : 0u);

@@ -21,7 +21,7 @@ extern "C" {
 
 #define GD_TRACE_MAGIC "\x89GDT\r\n\x1a\n"
 #define GD_TRACE_VERSION_MAJOR 1
-#define GD_TRACE_VERSION_MINOR 2
+#define GD_TRACE_VERSION_MINOR 3
 #define GD_TRACE_FILE_HEADER_SIZE 16
 #define GD_TRACE_FRAME_SIZE 8
 #define GD_TRACE_MAX_RECORD (1u << 20)  /* largest payload accepted, bytes */
@@ -53,18 +53,28 @@ enum {
 
 /* What a v1.1 dispatch record may say besides the AQL packet (all GD_UNKNOWN when
  * absent): its CTAs' duration, and where it came from (the source's id, e.g. the
- * profiler's correlation id, and the measured start and duration in trace time). */
+ * profiler's correlation id, and the measured start and duration in trace time).
+ * v1.3 dispatches may add wait_until_ns: the dispatch's CTAs run at least until then
+ * (trace time), for a kernel that waits inside for work outside the modelled GPU,
+ * such as a collective waiting for its peer GPUs (GD_UNKNOWN or 0: none). */
 typedef struct gd_launch_info {
     gd_time_ps cta_duration_ps;  /* overrides the descriptor's model when known */
     uint64_t source_id;
     uint64_t measured_start_ns;
     uint64_t measured_dur_ns;
+    uint64_t wait_until_ns;      /* dispatches only */
 } gd_launch_info;
 
 static inline gd_launch_info gd_launch_info_unknown(void)
 {
-    gd_launch_info i = {GD_UNKNOWN, GD_UNKNOWN, GD_UNKNOWN, GD_UNKNOWN};
+    gd_launch_info i = {GD_UNKNOWN, GD_UNKNOWN, GD_UNKNOWN, GD_UNKNOWN, GD_UNKNOWN};
     return i;
+}
+
+/* Whether a launch info's wait_until_ns names a time. */
+static inline int gd_launch_info_waits(const gd_launch_info *i)
+{
+    return i->wait_until_ns != GD_UNKNOWN && i->wait_until_ns != 0;
 }
 
 /* A kernel descriptor: one launch configuration of a kernel. */

@@ -101,6 +101,9 @@ void trace_source::run()
                 env_.report->origin_ns = origin_ns_;
             }
             r->submit = (submit_ns - origin_ns_) * GD_PS_PER_NS;
+            r->wait_until = 0;
+            if (gd_launch_info_waits(info) && info->wait_until_ns > origin_ns_)
+                r->wait_until = (info->wait_until_ns - origin_ns_) * GD_PS_PER_NS;
             pending_ = r;
         }
         gd_time_ps now = now_ps();

@@ -27,9 +27,10 @@ static void add_kernel(gd_trace_writer *w, uint32_t id, const char *name, uint32
     ck_assert_int_eq(gd_trace_write_kernel(w, &k, NULL), GD_OK);
 }
 
-/* A one-dimensional dispatch of `ctas` CTAs, carrying completion signal `signal` (0: none). */
-static void add_signalled(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, uint32_t kid, uint16_t block,
-                          uint32_t ctas, int barrier, uint64_t signal)
+/* A one-dimensional dispatch of `ctas` CTAs, carrying completion signal `signal` (0:
+ * none) and launch info `info` (NULL: none). */
+static void add_with_info(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, uint32_t kid, uint16_t block,
+                          uint32_t ctas, int barrier, uint64_t signal, const gd_launch_info *info)
 {
     gd_aql_dispatch p;
     memset(&p, 0, sizeof p);
@@ -41,7 +42,13 @@ static void add_signalled(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns
     p.grid_size[1] = p.grid_size[2] = 1;
     p.kernel_object = kid;
     p.completion_signal = signal;
-    ck_assert_int_eq(gd_trace_write_dispatch(w, queue, submit_ns, &p, NULL, NULL), GD_OK);
+    ck_assert_int_eq(gd_trace_write_dispatch(w, queue, submit_ns, &p, info, NULL), GD_OK);
+}
+
+static void add_signalled(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, uint32_t kid, uint16_t block,
+                          uint32_t ctas, int barrier, uint64_t signal)
+{
+    add_with_info(w, queue, submit_ns, kid, block, ctas, barrier, signal, NULL);
 }
 
 static void add_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, uint32_t kid, uint16_t block,
@@ -171,6 +178,39 @@ START_TEST(hand_checked_timeline)
     gd_stage_stats st;
     ck_assert_int_eq(gd_sim_stage_stats(&st, sim, GD_STAGES), GD_EINVAL);
     ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "stage 8 is not one of 0 to 7"));
+    free(csv);
+    gd_sim_free(sim);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+/* Format 1.3 wait-until (a collective kernel waiting for its peer GPUs): every CTA
+ * runs until at least that time, then its own duration decides. D0 q0 submit 1000:
+ * 3 big CTAs of 1000 ns that wait until 4000; D1 q0 submit 1005 (barrier): 1 CTA of
+ * 1000 ns that waits until 3000, long passed when it starts. */
+START_TEST(wait_until_holds_ctas)
+{
+    char *path;
+    gd_trace_writer *w = new_trace(&path);
+    gd_launch_info info = gd_launch_info_unknown();
+    info.cta_duration_ps = 1000000;
+    info.wait_until_ns = 4000;
+    add_with_info(w, 0, 1000, 1, 1024, 3, 1, 0, &info);
+    info.wait_until_ns = 3000;
+    add_with_info(w, 0, 1005, 1, 1024, 1, 1, 0, &info);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    gd_sim *sim = small_gpu();
+    char *csv = replay_csv(sim, path);
+    /* D0: first CTA 1310 (SM0), then 1311 (SM1), 1312 (SM0): all three run until 4000;
+     * completion 4050. Occupancy 32 warps x (2690 + 2689 + 2688) ns / (2690 ns x 128)
+     * = 74.97 %; the profiler's estimate: 1.5 CTAs per SM of 2. */
+    ROW_IS(csv, 0, "0,big,0,3,1024,32,0,2,warps,100.00,1000.000,1310.000,1312.000,4000.000,310.000,74.97,"
+                   "1100.000,1110.000,1110.000,4050.000,3,,,,75,75.0000");
+    /* D1: fetched 1210, decoded 1220, ready at D0's completion 4050, first CTA 4250;
+     * 3000 has passed: it runs its 1000 ns, end 5250, completion 5300. */
+    ROW_IS(csv, 1, "1,big,0,1,1024,32,0,2,warps,100.00,1005.000,4250.000,4250.000,5250.000,3245.000,25.00,"
+                   "1210.000,1220.000,4050.000,5300.000,4,,,,25,25.0000");
     free(csv);
     gd_sim_free(sim);
     remove(path);
@@ -643,6 +683,7 @@ int main(void)
     TCase *tc = tcase_create("timeline");
     tcase_add_test(tc, hand_checked_timeline);
     tcase_add_test(tc, no_barrier_overlaps);
+    tcase_add_test(tc, wait_until_holds_ctas);
     tcase_add_test(tc, distributor_full_waits);
     tcase_add_test(tc, full_queue_stalls_host);
     tcase_add_test(tc, retire_before_launch_across_gpcs);

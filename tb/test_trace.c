@@ -169,11 +169,13 @@ START_TEST(launch_info_round_trip)
     gd_kernel_desc f = kdesc(2, "fixed", 256, 32, 0);
     ck_assert_int_eq(gd_trace_write_kernel(w, &f, &err), GD_OK);
     gd_aql_dispatch a = pkt(1, 256, 10, 0), b = pkt(2, 256, 10, 0);
-    gd_launch_info info = {2500000, 57541, 4458676983543183ull, 41407};
+    gd_launch_info info = {2500000, 57541, 4458676983543183ull, 41407, GD_UNKNOWN};
     ck_assert_int_eq(gd_trace_write_dispatch(w, 0, 100, &a, &info, &err), GD_OK);
     gd_launch_info partial = gd_launch_info_unknown();
     partial.source_id = 9;
     ck_assert_int_eq(gd_trace_write_dispatch(w, 0, 200, &b, &partial, &err), GD_OK);
+    info.wait_until_ns = 4458676983584590ull;  /* format 1.3 */
+    ck_assert_int_eq(gd_trace_write_dispatch(w, 0, 300, &a, &info, &err), GD_OK);
     ck_assert_int_eq(gd_trace_finish(w, &err), GD_OK);
     gd_trace_reader *r;
     gd_trace_record rec;
@@ -189,6 +191,11 @@ START_TEST(launch_info_round_trip)
     ck_assert_uint_eq(rec.dispatch.cta_ps, 1000000); /* the descriptor's: the info has no duration */
     ck_assert_uint_eq(rec.dispatch.info.source_id, 9);
     ck_assert_uint_eq(rec.dispatch.info.measured_start_ns, GD_UNKNOWN);
+    ck_assert_uint_eq(rec.dispatch.info.wait_until_ns, GD_UNKNOWN);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_uint_eq(rec.dispatch.cta_ps, 2500000);
+    ck_assert_uint_eq(rec.dispatch.info.measured_dur_ns, 41407);
+    ck_assert_uint_eq(rec.dispatch.info.wait_until_ns, 4458676983584590ull);
     ck_assert_int_eq(gd_trace_next(r, &rec, &err), 0);
     gd_trace_close_reader(r);
     remove(path);
@@ -661,6 +668,19 @@ START_TEST(bad_magic)
 }
 END_TEST
 
+/* Rewrite the minor version in a trace's file header (to test older versions). */
+static void set_minor(const char *path, uint16_t minor)
+{
+    gzFile in = gzopen(path, "rb");
+    char buf[8192];
+    int n = gzread(in, buf, sizeof buf);
+    gzclose(in);
+    gd_put16((uint8_t *)buf + 10, minor);
+    gzFile out = gzopen(path, "wb");
+    gzwrite(out, buf, (unsigned)n);
+    gzclose(out);
+}
+
 /* A 1.0 trace cannot hold 1.1 records. */
 START_TEST(version_1_0_limits)
 {
@@ -671,15 +691,7 @@ START_TEST(version_1_0_limits)
     gd_launch_info info = gd_launch_info_unknown();
     gd_trace_write_dispatch(w, 0, 1, &p, &info, NULL);
     gd_trace_finish(w, NULL);
-    /* rewrite the minor version in the file header to 0 */
-    gzFile in = gzopen(path, "rb");
-    char buf[8192];
-    int n = gzread(in, buf, sizeof buf);
-    gzclose(in);
-    gd_put16((uint8_t *)buf + 10, 0);
-    gzFile out = gzopen(path, "wb");
-    gzwrite(out, buf, (unsigned)n);
-    gzclose(out);
+    set_minor(path, 0);
     expect_error(path, GD_EFORMAT, 2, REC1 + KREC, "launch info in a version 1.0 trace");
     remove(path);
     free(path);
@@ -694,15 +706,35 @@ START_TEST(version_1_1_limits)
     gd_trace_command c = command(GD_CMD_MEMSET, 1);
     gd_trace_write_command(w, &c, NULL);
     gd_trace_finish(w, NULL);
-    gzFile in = gzopen(path, "rb");
-    char buf[8192];
-    int n = gzread(in, buf, sizeof buf);
-    gzclose(in);
-    gd_put16((uint8_t *)buf + 10, 1);
-    gzFile out = gzopen(path, "wb");
-    gzwrite(out, buf, (unsigned)n);
-    gzclose(out);
+    set_minor(path, 1);
     expect_error(path, GD_EFORMAT, 1, REC1, "record type 8 (non-kernel command) in a version 1.1 trace (needs format 1.2)");
+    remove(path);
+    free(path);
+}
+END_TEST
+
+/* A 1.2 trace cannot hold a dispatch's wait-until time (1.3), and only dispatches
+ * have one. */
+START_TEST(version_1_2_limits)
+{
+    char *path = tb_tmp_path(".gdt.gz");
+    gd_trace_writer *w = start(path);
+    gd_err err;
+    gd_kernel_desc k = kdesc(1, "k", 256, 32, 0);
+    gd_trace_write_kernel(w, &k, NULL);
+    gd_aql_dispatch a = pkt(1, 256, 10, 0);
+    gd_launch_info info = gd_launch_info_unknown();
+    info.wait_until_ns = 5000;
+    gd_trace_write_dispatch(w, 0, 100, &a, &info, NULL);
+    gd_trace_command c = command(GD_CMD_MEMSET, 1);
+    c.info.wait_until_ns = 5000;
+    ck_assert_int_eq(gd_trace_write_command(w, &c, &err), GD_EINVAL);
+    ck_assert_str_eq(err.msg, "a non-kernel command's launch info cannot give a wait-until time (dispatches only)");
+    gd_aql_barrier_pkt bp = barrier_pkt(GD_AQL_TYPE_BARRIER_AND, 0x77, 0);
+    ck_assert_int_eq(gd_trace_write_barrier(w, GD_REC_BARRIER_AND, 0, 200, &bp, &info, &err), GD_EINVAL);
+    gd_trace_finish(w, NULL);
+    set_minor(path, 2);
+    expect_error(path, GD_EFORMAT, 2, REC1 + KREC, "dispatch record with a wait-until time in a version 1.2 trace (needs 1.3)");
     remove(path);
     free(path);
 }
@@ -851,6 +883,7 @@ int main(void)
     tcase_add_test(tc, bad_version);
     tcase_add_test(tc, version_1_0_limits);
     tcase_add_test(tc, version_1_1_limits);
+    tcase_add_test(tc, version_1_2_limits);
     tcase_add_test(tc, big_trace_reads);
     tcase_add_test(tc, truncated_gzip);
     tcase_add_test(tc, bit_flip);
