@@ -1,8 +1,9 @@
-"""Writing gdsim traces (format 1.2, traces/FORMAT.md) from Python, standard library
+"""Writing gdsim traces (format 1.3, traces/FORMAT.md) from Python, standard library
 only; used by gen_trace.py and kineto2gdt.py. Also the NVIDIA occupancy rules
 (shared/data/kineto/README.md; the same as model/occupancy.c) that the converter
 needs to spread a kernel's measured time over its waves."""
 import gzip
+import heapq
 import struct
 
 MAGIC = b"\x89GDT\r\n\x1a\n"
@@ -71,14 +72,20 @@ class TraceWriter:
         return struct.pack("<4Q", *(UNKNOWN if v is None else v for v in info))
 
     def dispatch(self, queue, submit_ns, kid, block, grid, smem, barrier=True, signal=0, info=None,
-                 kernarg=0):
-        """block: (x, y, z) threads; grid: (x, y, z) CTAs."""
+                 kernarg=0, wait_until_ns=None):
+        """block: (x, y, z) threads; grid: (x, y, z) CTAs. wait_until_ns (format 1.3, with
+        launch info): the CTAs run at least until then (a collective waiting for its peers)."""
         dims = 3 if grid[2] > 1 or block[2] > 1 else 2 if grid[1] > 1 or block[1] > 1 else 1
         header = AQL_KERNEL_DISPATCH | AQL_FENCES | (AQL_BARRIER if barrier else 0)
         pkt = struct.pack("<HHHHHHIIIIIQQQQ", header, dims, block[0], block[1], block[2], 0,
                           grid[0] * block[0], grid[1] * block[1], grid[2] * block[2], 0, smem, kid, kernarg, 0,
                           signal)
-        self.record(REC_DISPATCH, struct.pack("<HHIQ", queue, 0, 0, submit_ns) + pkt + self._info(info))
+        tail = self._info(info)
+        if wait_until_ns:
+            if info is None or self.minor < 3:
+                raise ValueError("a wait-until time needs launch info and format 1.3 (TraceWriter(minor=3))")
+            tail += struct.pack("<Q", wait_until_ns)
+        self.record(REC_DISPATCH, struct.pack("<HHIQ", queue, 0, 0, submit_ns) + pkt + tail)
 
     def barrier(self, queue, submit_ns, deps, kind_or=False, barrier=True, signal=0, info=None):
         """An AQL barrier-AND (or -OR) packet waiting on up to 5 signals."""
@@ -127,6 +134,88 @@ def max_ctas_per_sm(dev, threads, regs, smem, smem_limit=None):
     return min(limits)
 
 
+class SmResources:
+    """One SM's free resources as CTAs of different kernels take them: the Python twin of
+    model/occupancy.c's gd_sm_res (warp slots, CTA slots, shared memory, and registers
+    per sub-partition, a CTA's warps spread round-robin over the 4 sub-partitions)."""
+    SUBS = 4
+
+    def __init__(self, dev):
+        self.dev = dev
+        self.warps = dev.threads_per_sm // dev.warp_size
+        self.ctas = cta_cap(dev.cc)
+        self.smem = dev.smem_per_sm
+        self.regs = [dev.regs_per_sm // self.SUBS] * self.SUBS
+
+    def cost(self, threads, regs, smem):
+        dev = self.dev
+        warp = dev.warp_size
+        reserved = 1024 if dev.cc[0] >= 8 else 0
+        granule = 128 if dev.cc[0] >= 8 else 256
+        return (-(-threads // warp), -(-regs * warp // 256) * 256 if regs else 0,
+                -(-(smem + reserved) // granule) * granule if smem + reserved else 0)
+
+    def free_slots(self, cost):
+        warps, rpw, smem = cost
+        n = min(self.warps // warps, self.ctas)
+        if smem:
+            n = min(n, self.smem // smem)
+        if rpw and n:
+            n = min(n, sum(r // rpw for r in self.regs) // warps)
+        return n
+
+    def take(self, cost):
+        warps, rpw, smem = cost
+        self.warps -= warps
+        self.ctas -= 1
+        self.smem -= smem
+        if not rpw:
+            return
+        q, left = divmod(warps, self.SUBS)
+        need = q * rpw + (rpw if left else 0)
+        if all(r >= need for r in self.regs):
+            self.regs = [r - q * rpw for r in self.regs]
+        else:
+            left = warps
+        for _ in range(left):
+            best = max(range(self.SUBS), key=lambda i: (self.regs[i], -i))
+            self.regs[best] -= rpw
+
+
+def resident_placement(dev, resident):
+    """The SMs' free resources while the CTAs in `resident` ((threads, regs, smem, ctas)
+    per kernel, in launch order) hold them, each CTA placed as the model's distributor
+    does on an idle GPU: on the SM with the most free slots for its kernel, lowest index
+    on a tie. Returns a list of (count, SmResources) of SMs in the same state."""
+    sms = [SmResources(dev) for _ in range(dev.sms)]
+    for r_threads, r_regs, r_smem, r_ctas in resident:
+        c = sms[0].cost(r_threads, r_regs, r_smem)
+        heap = [(-sm.free_slots(c), i) for i, sm in enumerate(sms)]   # most free slots, lowest index
+        heapq.heapify(heap)
+        for _ in range(r_ctas):
+            free, best = heapq.heappop(heap)
+            if free == 0:
+                break
+            sms[best].take(c)
+            heapq.heappush(heap, (-sms[best].free_slots(c), best))
+    groups = {}
+    for sm in sms:
+        key = (sm.warps, sm.ctas, sm.smem, tuple(sm.regs))
+        n, _ = groups.get(key, (0, sm))
+        groups[key] = (n + 1, sm)
+    return list(groups.values())
+
+
+def slots_beside(dev, resident, threads, regs, smem, placement=None):
+    """CTA slots a kernel of this shape has on the device while the CTAs in `resident`
+    hold their SMs (resident_placement; or give its result as `placement`): the
+    kernel's free slots summed over the SMs."""
+    if placement is None:
+        placement = resident_placement(dev, resident)
+    c = placement[0][1].cost(threads, regs, smem)
+    return sum(n * sm.free_slots(c) for n, sm in placement)
+
+
 def read(path):
     """The records of a gdsim trace as dicts (for tests and tools; no validation beyond
     the framing: gdsim's reader is the one that checks a trace)."""
@@ -159,6 +248,8 @@ def read(path):
                 info_at = 80
             if len(p) > info_at:
                 rec["info"] = struct.unpack_from("<4Q", p, info_at)
+            if len(p) > info_at + 32:
+                rec["wait_until_ns"] = struct.unpack_from("<Q", p, info_at + 32)[0]
         elif rtype == REC_NONKERNEL:
             f = struct.unpack_from("<HHIQQQQ", p)
             rec.update(queue=f[0], kind=f[1], flags=f[2], submit_ns=f[3], duration_ps=f[4], bytes=f[5], signal=f[6])

@@ -32,8 +32,10 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gdtrace import EXEC_PER_DISPATCH, Device, TraceWriter, max_ctas_per_sm  # noqa: E402
+from gdtrace import (EXEC_PER_DISPATCH, Device, TraceWriter, max_ctas_per_sm, resident_placement,  # noqa: E402
+                     slots_beside)
 import bisect  # noqa: E402
+import itertools  # noqa: E402
 import heapq  # noqa: E402
 
 # Host API calls that launch kernels; a CUDA graph launch submits all its kernels at once.
@@ -50,6 +52,9 @@ GRID_IN_WORK_ITEMS = {"hipExtModuleLaunchKernel", "hipModuleLaunchKernel"}
 # unless the capture shows otherwise (the median over packets launched onto an idle stream).
 DEFAULT_SUBMIT_LEAD_NS = 5000
 MAX_QUEUES = 1024
+# Collective-communication kernels (NCCL, RCCL): they wait inside for the other GPUs of
+# the collective, which gdsim does not model; see own_work_and_peers().
+COLLECTIVE_PREFIXES = ("ncclKernel", "ncclDevKernel", "rcclKernel")
 # --infer-waits: a packet waiting in its queue (launch ended this long before the packet
 # ahead of it ended) that starts more than INFER_WAIT_NS after that packet ended was held
 # back by something else (the gaps calibrate.py averages stop there too).
@@ -184,6 +189,7 @@ class Capture:
         self.kernels = []                  # per kernel event: dict of what we use
         self.commands = []                 # per gpu_memcpy / gpu_memset event
         self.waits = []                    # per cuda_sync "Stream Wait Event"
+        self.unresolved_calls = set()      # cudaStreamWaitEvent calls resolve_wait_calls could not rebuild
         self.runtime = {}                  # correlation -> (name, ts_ns, end_ns, pid, args)
         self.skipped = collections.Counter()  # (what, why) -> count: events not converted
         self.assumed = collections.Counter()  # (what, how) -> count: converted with an assumption
@@ -242,7 +248,8 @@ def collect(path, pid_filter):
                 corr = args.get("correlation")
                 ts = to_ns(e["ts"])
                 keep = {k: args[k] for k in ("grid", "block", "shared memory") if k in args} or None
-                cap.runtime[corr] = (e.get("name", ""), ts, ts + to_ns(e.get("dur", 0)), e.get("pid"), keep)
+                cap.runtime[corr] = (e.get("name", ""), ts, ts + to_ns(e.get("dur", 0)), e.get("pid"), keep,
+                                     e.get("tid"))
             else:
                 cap.skipped[(event_kind(e), WHY.get(event_kind(e), "not dispatch work"))] += 1
     return cap
@@ -359,6 +366,54 @@ def idle_launch_latency(items):
     return max(0, int(statistics.median(leads)))
 
 
+def waves_beside_resident(kernels, dev):
+    """A kernel that ran while kernels of other streams held SMs for its whole measured
+    run (an NCCL kernel holds a few SMs for milliseconds) had only the slots they left:
+    count its waves on those (gdtrace.resident_placement, slots_beside), so that replaying the capture, where
+    the same kernels again run side by side, reproduces its measured duration. Kernels
+    that overlapped others only in part keep the waves of an idle GPU. Updates
+    k["waves"]; returns how many kernels changed."""
+    order = sorted(kernels, key=lambda k: (k["ts"], k["corr"] if isinstance(k["corr"], int) else -1))
+    active, placements, changed = [], {}, 0
+    for k in order:
+        end = k["ts"] + k["dur"]
+        active = [a for a in active if a["ts"] + a["dur"] > k["ts"]]
+        beside = [a for a in active if a["stream"] != k["stream"] and a["ts"] + a["dur"] >= end]
+        if beside:
+            resident = tuple((a["threads"], a["regs"], a["smem"], prod(a["grid"])) for a in beside)
+            if resident not in placements:
+                placements[resident] = resident_placement(dev, resident)
+            slots = slots_beside(dev, resident, k["threads"], k["regs"], k["smem"], placements[resident])
+            if slots >= 1:
+                waves = -(-prod(k["grid"]) // slots)
+                if waves != k["waves"]:
+                    k["waves"] = waves
+                    changed += 1
+        active.append(k)
+    return changed
+
+
+def own_work_and_peers(kernels):
+    """A collective kernel's measured duration is mostly waiting for its peer GPUs: it
+    ends when the slowest of them has sent its part, whenever it started. gdsim models
+    one GPU, so the peers are an input: the kernel's CTAs run at least until its
+    measured end (format 1.3 wait_until_ns, trace time), and for their own work the
+    shortest measured duration of that kernel with the same grid and block in the
+    capture (the run that waited least). Replayed on the capturing device, a collective
+    that starts on time ends on time, and one that starts late (behind a wait the replay
+    got wrong) ends its own work later, not a whole measured duration later. Sets
+    k["own_dur"] and k["wait_until"]; returns how many kernels are collectives."""
+    shortest = {}
+    coll = [k for k in kernels if k["name"].startswith(COLLECTIVE_PREFIXES)]
+    for k in coll:
+        key = (k["name"], tuple(k["grid"]), tuple(k["block"]))
+        shortest[key] = min(shortest.get(key, k["dur"]), k["dur"])
+    for k in coll:
+        k["own_dur"] = shortest[(k["name"], tuple(k["grid"]), tuple(k["block"]))]
+        k["wait_until"] = k["ts"] + k["dur"]
+    return len(coll)
+
+
 def place_barriers(cap, per_stream, device_id):
     """Turn each 'Stream Wait Event' into a barrier-AND packet on the waiting stream
     that depends on the last packet of the awaited stream issued before the awaited
@@ -379,7 +434,8 @@ def place_barriers(cap, per_stream, device_id):
         idx[s] = (prefix_max, suffix_min)
     placed = collections.defaultdict(list)   # stream -> barriers, in call order
     for wt in sorted(cap.waits, key=lambda w: (w["corr"] if w["corr"] is not None else -1, w["ts"])):
-        what = "cuda_sync 'Stream Wait Event'"
+        what = "cudaStreamWaitEvent call (wait rebuilt from the call order)" if wt.get("from_call") else \
+            "cuda_sync 'Stream Wait Event'"
         if wt["device"] is not None and wt["device"] != device_id:
             cap.skipped[(what, "on device %s, not the converted device %s" % (wt["device"], device_id))] += 1
             continue
@@ -394,13 +450,15 @@ def place_barriers(cap, per_stream, device_id):
             cap.skipped[(what, "the waiting stream has no converted work: nothing waits")] += 1
             continue
         dep = None
-        if src in per_stream:
+        if wt.get("dep_index") is not None:       # rebuilt by resolve_wait_calls
+            dep = per_stream[src][wt["dep_index"]]
+        elif src in per_stream:
             j = bisect.bisect_left(idx[src][1], rec) - 1   # last packet of src issued before the record
             if j >= 0:
                 dep = per_stream[src][j]
                 dpos = j
-        for b in reversed(placed.get(src, [])):        # or a barrier there, if later
-            if b["corr"] < rec:
+        for b in reversed([] if wt.get("from_call") else placed.get(src, [])):
+            if b["corr"] < rec:                         # or a barrier there, if later
                 if dep is None or b["pos"] > dpos:
                     dep = b
                 break
@@ -414,6 +472,95 @@ def place_barriers(cap, per_stream, device_id):
                  submit=rt[2] if rt is not None else wt["end"], rt=rt)
         placed[s].append(b)
     return placed
+
+
+WAIT_CALLS = ("cudaStreamWaitEvent", "cudaStreamWaitEvent_ptsz", "hipStreamWaitEvent")
+
+
+def resolve_wait_calls(cap, per_stream, device_id, held_ns=INFER_WAIT_NS):
+    """Captures whose profiler records the cudaStreamWaitEvent calls but not the
+    'Stream Wait Event' cuda_sync events that say what they wait for (nor, often, the
+    cudaEventRecord calls): rebuild each wait from the host's call order and the GPU
+    timestamps (docs/KINETO.md, 'Waits rebuilt from the call order').
+    - The waiting stream: that of the next packet the same host thread launched after
+      the call (PyTorch makes the consumer stream wait just before launching onto it).
+    - The awaited packet, on one of the other streams: if the waiting packet was held
+      (it started more than held_ns after both its launch call's end and the end of the
+      packet before it on its stream), the latest packet launched there before the call
+      that had ended when the held packet started (the event may have been recorded
+      before that stream's last launches); otherwise the last packet launched there
+      before the call. Of the streams whose candidate ended before the waiting packet
+      started (a wait holds its packet until the awaited work is done), the one that
+      ended last.
+    A call that gives the same wait as an earlier one (several calls before one launch)
+    adds nothing. Appends the waits it rebuilds to cap.waits, in the cuda_sync form
+    place_barriers reads; counts the others in cap.skipped. Returns (rebuilt, not
+    rebuilt)."""
+    calls = sorted((corr, rt) for corr, rt in cap.runtime.items()
+                   if rt[0] in WAIT_CALLS and isinstance(corr, int))
+    if not calls:
+        return 0, 0
+    launched = collections.defaultdict(list)       # host thread -> [(launch corr, packet)]
+    for items in per_stream.values():
+        for k in items:
+            if k["rt"] is not None and isinstance(k["corr"], int):
+                launched[(k["rt"][3], k["rt"][5])].append((k["corr"], k))
+    for v in launched.values():
+        v.sort(key=lambda x: x[0])
+    launched_corr = {t: [c for c, _ in v] for t, v in launched.items()}
+    last_before, ends, position = {}, {}, {}
+    for s, items in per_stream.items():
+        position.update((id(k), i) for i, k in enumerate(items))
+        corr = [k["corr"] if isinstance(k["corr"], int) else -1 for k in items]
+        suffix_min, m = [0] * len(corr), float("inf")
+        for i in range(len(corr) - 1, -1, -1):
+            m = min(m, corr[i])
+            suffix_min[i] = m
+        last_before[s] = suffix_min
+        ends[s] = list(itertools.accumulate((k["ts"] + k["dur"] for k in items), max))
+    what = "runtime call cudaStreamWaitEvent"
+    resolved = unresolved = 0
+    taken = set()
+    for corr, rt in calls:
+        nxt = launched.get((rt[3], rt[5]), [])
+        i = bisect.bisect_right(launched_corr.get((rt[3], rt[5]), []), corr)
+        if i >= len(nxt):
+            cap.skipped[(what, "no packet launched after it on its host thread: nothing waits")] += 1
+            cap.unresolved_calls.add(corr)
+            unresolved += 1
+            continue
+        b = nxt[i][1]
+        pos = position[id(b)]
+        free_at = max(b["rt"][2], ends[b["stream"]][pos - 1] if pos else 0)
+        held = b["ts"] - free_at > held_ns
+        best = None
+        for s, items in per_stream.items():
+            if s == b["stream"]:
+                continue
+            j = bisect.bisect_left(last_before[s], corr) - 1
+            if held:
+                j = min(j, bisect.bisect_right(ends[s], b["ts"]) - 1)
+            if j < 0:
+                continue
+            slack = b["ts"] - ends[s][j]
+            if slack >= 0 and (best is None or slack < best[0]):
+                best = (slack, s, j)
+        if best is None:
+            cap.skipped[(what, "no other stream's last packet before the call ended before the next packet of "
+                               "its thread started: the awaited stream cannot be identified")] += 1
+            cap.unresolved_calls.add(corr)
+            unresolved += 1
+            continue
+        if (id(b), best[1], best[2]) in taken:
+            cap.skipped[(what, "rebuilt as the same wait as an earlier call (several calls before one launch)")] += 1
+            cap.unresolved_calls.add(corr)
+            unresolved += 1
+            continue
+        taken.add((id(b), best[1], best[2]))
+        cap.waits.append(dict(ts=rt[1], end=rt[2], device=device_id, stream=b["stream"], wait_stream=best[1],
+                              record=corr, corr=corr, from_call=True, dep_index=best[2]))
+        resolved += 1
+    return resolved, unresolved
 
 
 def merge_streams(lists, queue_of):
@@ -445,14 +592,15 @@ def merge_streams(lists, queue_of):
     return out
 
 
-def infer_waits(per_stream, wait_ns=INFER_WAIT_NS, queued_ns=INFER_QUEUED_NS):
+def infer_waits(per_stream, wait_ns=INFER_WAIT_NS, queued_ns=INFER_QUEUED_NS, held=frozenset()):
     """For captures without dependency records: a packet that waited in its queue (its
     launch call ended at least queued_ns before the packet ahead of it ended) and still
     started more than wait_ns after that packet ended was held back by something else.
     If a packet of another stream ended within wait_ns before it started, infer a
     barrier-AND on that packet; otherwise insert a timed command ("a wait outside the
     capture") of the unexplained time less twice the median back-to-back gap (over the
-    queued gaps up to wait_ns), which the model's own latencies stand for.
+    queued gaps up to wait_ns), which the model's own latencies stand for. Packets
+    already behind a barrier ((stream, position) in held) are left alone.
     Returns ({stream: [inserted item with its list position "pos"]}, counts)."""
     ends = sorted(((k["ts"] + k["dur"], id(k), s, k) for s, items in per_stream.items() for k in items),
                   key=lambda e: (e[0], e[1]))
@@ -471,7 +619,7 @@ def infer_waits(per_stream, wait_ns=INFER_WAIT_NS, queued_ns=INFER_QUEUED_NS):
             a, b = items[i - 1], items[i]
             end = a["ts"] + a["dur"]
             gap = b["ts"] - end
-            if b["rt"] is None or b["rt"][2] > end - queued_ns or gap <= wait_ns:
+            if b["rt"] is None or b["rt"][2] > end - queued_ns or gap <= wait_ns or (s, i) in held:
                 continue
             j = bisect.bisect_right(end_times, b["ts"]) - 1
             while j >= 0 and ends[j][2] == s:
@@ -542,6 +690,16 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
                  rt=rt if rt is not None and rt[0] in KERNEL_LAUNCH_APIS else None)
         kernels.append(k)
 
+    collectives = own_work_and_peers(kernels)
+    if collectives:
+        warnings.append("%d collective kernel(s) (NCCL/RCCL): each runs its own work (the shortest measured run of "
+                        "the same kernel and shape) and at least until its measured end, when its peer GPUs were "
+                        "done (docs/KINETO.md)" % collectives)
+    beside = waves_beside_resident(kernels, dev)
+    if beside:
+        warnings.append("%d kernel(s) ran while kernels of other streams held SMs throughout: their measured "
+                        "duration is spread over the waves the remaining SM resources allow (docs/KINETO.md)" % beside)
+
     commands = []
     for c in cap.commands:
         what = "memset" if c["cat"] == "gpu_memset" else "memcpy"
@@ -598,13 +756,23 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
                              "ended" % (k["type"], lead), "submitted at its start minus that latency, inside the "
                                                           "call")] += 1
 
+    recorded_waits = len(cap.waits)
+    wait_calls_resolved = wait_calls_unresolved = 0
+    if not recorded_waits:
+        wait_calls_resolved, wait_calls_unresolved = resolve_wait_calls(cap, per_stream, device_id)
+        if wait_calls_resolved or wait_calls_unresolved:
+            warnings.append("the capture records %d cudaStreamWaitEvent call(s) but not what they wait for (no "
+                            "cuda_sync 'Stream Wait Event' events): %d rebuilt from the host's call order and the "
+                            "GPU timestamps, %d not (docs/KINETO.md)" % (
+                                wait_calls_resolved + wait_calls_unresolved, wait_calls_resolved,
+                                wait_calls_unresolved))
     barriers = place_barriers(cap, per_stream, device_id)
     inferred = dict(inferred_barriers=0, wait_commands=0, wait_ns=0, typical_gap_ns=0)
-    if infer and cap.waits:
+    if infer and recorded_waits:
         warnings.append("--infer-waits ignored: the capture records its cross-stream waits (cuda_sync 'Stream Wait "
                         "Event')")
     elif infer:
-        extra, inferred = infer_waits(per_stream)
+        extra, inferred = infer_waits(per_stream, held={(s, b["pos"]) for s, bs in barriers.items() for b in bs})
         for s, items in extra.items():
             barriers.setdefault(s, []).extend(items)
         warnings.append("--infer-waits: %d barrier(s) on another stream's packet that ended just before a stalled "
@@ -643,7 +811,12 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
     used_corr |= {p["record"] for _, p in packets if p["type"] == "barrier"}
     runtime_used = 0
     wait_calls = {wt["corr"] for wt in cap.waits}
+    rebuilt_calls = {wt["corr"] for wt in cap.waits if wt.get("from_call")}
     for corr, rt in cap.runtime.items():
+        if corr in cap.unresolved_calls:
+            continue   # counted by resolve_wait_calls
+        if corr in rebuilt_calls:
+            continue   # the call is the wait: a barrier, or counted by place_barriers
         if id(rt) in used or corr in used_corr:
             runtime_used += 1
             continue
@@ -651,9 +824,9 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
             why = "launch call whose kernel was not converted (see the kernel lines) or not captured"
         elif corr in wait_calls:
             why = "the call of a 'Stream Wait Event' that needed no barrier (see the cuda_sync lines)"
-        elif rt[0] in ("cudaStreamWaitEvent", "hipStreamWaitEvent"):
-            why = ("cross-stream wait without a 'Stream Wait Event' cuda_sync event (older profilers "
-                   "do not record them): the awaited stream is unknown, so this dependency is not modelled")
+        elif rt[0] in WAIT_CALLS:
+            why = ("the capture records cuda_sync 'Stream Wait Event' events but none for this call: the "
+                   "profiler saw nothing for it to wait for")
         elif "Memcpy" in rt[0] or "Memset" in rt[0]:
             why = "copy or fill call whose GPU work was not captured or not converted (see the memcpy/memset lines)"
         else:
@@ -661,7 +834,7 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
         cap.skipped[("runtime call %s" % rt[0], why)] += 1
 
     producer = "kineto2gdt.py %s device %s" % (os.path.basename(in_path), device_id)
-    w = TraceWriter(out_path, dev, producer, minor=2)
+    w = TraceWriter(out_path, dev, producer, minor=3)
     descs = {}
     handles = {}   # completion signals: only packets something depends on carry one
     for _, p in packets:
@@ -677,9 +850,10 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
             if kid is None:
                 kid = descs[key] = len(descs) + 1
                 w.kernel(kid, p["name"], p["threads"], p["regs"], p["smem"], 0, EXEC_PER_DISPATCH)
-            cta_ps = (p["dur"] * 1000 + p["waves"] // 2) // p["waves"]
+            own = p.get("own_dur", p["dur"])
+            cta_ps = (own * 1000 + p["waves"] // 2) // p["waves"]
             w.dispatch(q, p["submit"], kid, p["block"], p["grid"], p["smem"], barrier=True, signal=signal,
-                       info=(cta_ps, corr, p["ts"], p["dur"]))
+                       info=(cta_ps, corr, p["ts"], p["dur"]), wait_until_ns=p.get("wait_until"))
             n_kernels += 1
         elif p["type"] == "command":
             if p.get("filler"):

@@ -133,28 +133,122 @@ def test_alexnet_waits():
     sk = res["skipped"]
     assert sk[("runtime call cudaStreamWaitEvent", "the call of a 'Stream Wait Event' that needed no barrier (see "
                "the cuda_sync lines)")] == 14, sk
-    assert sk[("runtime call cudaStreamWaitEvent", "cross-stream wait without a 'Stream Wait Event' cuda_sync event "
-               "(older profilers do not record them): the awaited stream is unknown, so this dependency "
-               "is not modelled")] == 14, sk
+    assert sk[("runtime call cudaStreamWaitEvent", "the capture records cuda_sync 'Stream Wait Event' events but "
+               "none for this call: the profiler saw nothing for it to wait for")] == 14, sk
     accounted(res)
 
 
-def test_old_profiler_waits_reported():
-    """A capture without cuda_sync events (older profilers): its cudaStreamWaitEvent call
-    is reported as a dependency that cannot be modelled, not silently dropped."""
+def test_old_profiler_waits_rebuilt():
+    """The multistream capture without its cuda_sync events (older profilers): its
+    cudaStreamWaitEvent call is rebuilt from the call order. The next packet launched
+    after it (stream 24's memset) was not held, so the awaited packet is the last one
+    launched before the call on another stream that had ended when it started: stream
+    28's kernel (correlation 57) ended after stream 20's (27). The true dependency (27)
+    cannot be told apart here: both had long ended; the rebuilt wait holds nothing."""
     src = json.load(gzip.open(capture("a100_multistream_events_3_kernels")))
     src["traceEvents"] = [e for e in src["traceEvents"] if e.get("cat") != "cuda_sync"]
     path = os.path.join(TMP, "nosync.json")
     json.dump(src, open(path, "w"))
     log = io.StringIO()
-    res = kineto2gdt.convert(path, os.path.join(TMP, "nosync.gdt.gz"), log=log)
-    assert res["barriers"] == 0 and res["waits"] == 0
-    assert res["skipped"][("runtime call cudaStreamWaitEvent",
-                           "cross-stream wait without a 'Stream Wait Event' cuda_sync event (older profilers do "
-                           "not record them): the awaited stream is unknown, so this dependency is "
-                           "not modelled")] == 1, res["skipped"]
-    assert "awaited stream is unknown" in log.getvalue()
+    out = os.path.join(TMP, "nosync.gdt.gz")
+    res = kineto2gdt.convert(path, out, log=log)
+    assert res["barriers"] == 1 and res["waits"] == 1
+    p = packets(out)
+    assert [(r["type"], r["queue"]) for r in p] == [(8, 0), (3, 0), (8, 2), (3, 2), (4, 1), (8, 1), (3, 1)]
+    assert p[4]["deps"] == [p[3]["signal"]] and p[3]["info"][1] == 57 and p[4]["info"][1] == 1389
+    assert "1 cudaStreamWaitEvent call(s) but not what they wait for" in log.getvalue()
     accounted(res)
+
+
+def wait_call(corr, ts, tid=1):
+    return dict(ph="X", cat="cuda_runtime", name="cudaStreamWaitEvent", pid=1, tid=tid, ts=ts, dur=1,
+                args={"correlation": corr})
+
+
+def test_waits_rebuilt_from_calls():
+    """Waits rebuilt from cudaStreamWaitEvent calls (no cuda_sync events), one host
+    thread, streams 7 and 9 (queues 0 and 1), times in us:
+      A s7 100..150 (launch 1); X s9 100..228 (2); Y s9 230..330 (3);
+      calls 4 and 5; B s7 232..262 (launch 6): held 82 us after A ended; Y was launched
+        before the calls but ended after B started, so the wait was for X (ended 4 us
+        before B): a barrier on X before B; call 5 gives the same wait;
+      call 7; C s9 400..410 (launch 8): held 70 us after Y; the latest stream-7 packet
+        launched before the call that had ended by then is B: a barrier on B;
+      call 10; D s7 270..280 (launch 11), not held; stream 9's last packet launched
+        before the call (C) ended after D started: no candidate;
+      call 12: nothing launched after it."""
+    ev = [launch_event(1, 0), launch_event(2, 1), launch_event(3, 2), wait_call(4, 3), wait_call(5, 4),
+          launch_event(6, 5), wait_call(7, 6), launch_event(8, 7), wait_call(10, 9), launch_event(11, 10),
+          wait_call(12, 11),
+          kernel_event(7, 1, 100, 50), kernel_event(9, 2, 100, 128), kernel_event(9, 3, 230, 100),
+          kernel_event(7, 6, 232, 30), kernel_event(9, 8, 400, 10), kernel_event(7, 11, 270, 10)]
+    path = synthetic(ev)
+    out = os.path.join(TMP, "rebuilt.gdt.gz")
+    log = io.StringIO()
+    res = kineto2gdt.convert(path, out, log=log)
+    assert res["barriers"] == 2 and res["waits"] == 2, res
+    p = packets(out)
+    names = {r["signal"]: r["info"][1] for r in p if r["signal"]}
+    got = [(r["type"], r["queue"], r["info"][1], [names[d] for d in r.get("deps", [])]) for r in p]
+    assert got == [(3, 0, 1, []), (3, 1, 2, []), (3, 1, 3, []), (4, 0, 4, [2]), (3, 0, 6, []), (4, 1, 7, [6]),
+                   (3, 1, 8, []), (3, 0, 11, [])], got
+    sk = res["skipped"]
+    what = "runtime call cudaStreamWaitEvent"
+    assert sk[(what, "rebuilt as the same wait as an earlier call (several calls before one launch)")] == 1, sk
+    assert sk[(what, "no other stream's last packet before the call ended before the next packet of its thread "
+                     "started: the awaited stream cannot be identified")] == 1, sk
+    assert sk[(what, "no packet launched after it on its host thread: nothing waits")] == 1, sk
+    assert "5 cudaStreamWaitEvent call(s) but not what they wait for (no cuda_sync 'Stream Wait Event' events): " \
+           "2 rebuilt" in log.getvalue(), log.getvalue()
+    accounted(res)
+    # the replay holds B until X completes and C until B completes
+    rows = {int(r["source_id"]): r for r in replay_csv(out)}
+    assert float(rows[6]["first_cta_ns"]) > float(rows[2]["end_ns"])
+    assert float(rows[8]["first_cta_ns"]) > float(rows[6]["end_ns"])
+
+
+def big_kernel_event(stream, corr, ts, dur, name, grid, block, regs):
+    e = kernel_event(stream, corr, ts, dur)
+    e["name"] = name
+    e["args"].update({"grid": grid, "block": block, "registers per thread": regs})
+    return e
+
+
+def test_collectives_and_resident_kernels():
+    """On the A100 (108 SMs of 65536 registers in 4 sub-partitions):
+    - two NCCL kernels of one shape (stream 9) ran 50 and 20 us: each runs its own work
+      of 20 us (the shortest run) and at least until its measured end (format 1.3);
+    - N1 (2 CTAs of 544 threads x 96 registers) holds 2 SMs from 100 to 600 us; kernel
+      K (stream 7, 320 CTAs of 256 threads x 80 registers: 3 per idle SM, none beside
+      an N1 CTA) runs 200..240 within it: 318 slots, 2 waves, 20 us per CTA; kernel L
+      (same shape, 580..620) outlives N1: the waves of an idle GPU (324 slots: 1)."""
+    nccl = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"
+    ev = [launch_event(1, 0), launch_event(2, 1), launch_event(3, 2), launch_event(4, 3),
+          big_kernel_event(9, 1, 100, 500, nccl, [2, 1, 1], [544, 1, 1], 96),
+          big_kernel_event(9, 2, 700, 20, nccl, [2, 1, 1], [544, 1, 1], 96),
+          big_kernel_event(7, 3, 200, 40, "K", [320, 1, 1], [256, 1, 1], 80),
+          big_kernel_event(7, 4, 580, 40, "L", [320, 1, 1], [256, 1, 1], 80)]
+    src = json.load(gzip.open(capture("a100_triton_1_kernel")))
+    dev = kineto2gdt.device_from_props(src["deviceProperties"], 0, [])
+    assert gdtrace.slots_beside(dev, [], 256, 80, 0) == 324
+    assert gdtrace.slots_beside(dev, [(544, 96, 0, 2)], 256, 80, 0) == 318
+    path = synthetic(ev)
+    out = os.path.join(TMP, "coll.gdt.gz")
+    log = io.StringIO()
+    kineto2gdt.convert(path, out, log=log)
+    d = {r["info"][1]: r for r in dispatches(out)}
+    assert d[1]["info"][0] == 20000000 and d[1]["wait_until_ns"] == 600000, d[1]
+    assert d[2]["info"][0] == 20000000 and d[2]["wait_until_ns"] == 720000, d[2]
+    assert d[3]["info"][0] == 20000000 and "wait_until_ns" not in d[3], d[3]
+    assert d[4]["info"][0] == 40000000, d[4]
+    assert "2 collective kernel(s)" in log.getvalue() and "1 kernel(s) ran while kernels of other streams held SMs" \
+        in log.getvalue(), log.getvalue()
+    # replayed: N1 starts at once and runs to 600 us; the late-launched N2 runs its 20 us
+    rows = {int(r["source_id"]): r for r in replay_csv(out)}
+    assert float(rows[1]["end_ns"]) == 600000.0, rows[1]
+    assert float(rows[2]["end_ns"]) - float(rows[2]["first_cta_ns"]) >= 20000.0
+
+
 def test_mi250():
     out, res, log = convert("mi250_minitoy_14_kernels")
     d = dispatches(out)
