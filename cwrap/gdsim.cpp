@@ -103,6 +103,9 @@ int replay(gd_sim *s, const char *path)
         return rc;
     }
     gd_trace_set_limits(reader, &s->cfg.sm, s->cfg.max_grid);
+    gd_cluster_limits cl = {s->cfg.gpcs, s->cfg.sms_per_gpc, s->cfg.sms_per_tpc, s->cfg.cwd_gpc_cgas_per_sm,
+                            s->cfg.cwd_gpc_cga_ids, s->cfg.cwd_lake_scan_limit};
+    gd_trace_set_cluster_limits(reader, &cl);
     if ((rc = gd_report_init(&s->report, &s->cfg, &s->pool, &s->err)) != GD_OK) {
         gd_trace_close_reader(reader);
         return rc;

@@ -114,6 +114,22 @@ static const key_def KEYS[] = {
      "it waits in the packet processor until a kernel completes.",
      "CUDA C++ Programming Guide, table 'Technical Specifications per Compute Capability': "
      "maximum number of resident grids per device = 128 for compute capability 7.0, 8.0 and 9.0"},
+    {"cwd.gpc_cgas_per_sm", T_UINT, OFF(cwd_gpc_cgas_per_sm), 1, 1024, 0, NULL, "32",
+     "Clusters: GPC-CGAs a GPC may hold at once, per SM of the GPC (its counter starts at SMs x "
+     "this; a cluster that finds every GPC's counter at zero waits).",
+     "seed 003 [0211] initialises each GPC's counter from its SM count without giving the "
+     "factor; 32 = the resident CTAs per SM of compute capability 7.0-9.0 (CUDA C++ Programming "
+     "Guide), so by default the counter never binds before the CTA slots do"},
+    {"cwd.gpc_cga_ids", T_UINT, OFF(cwd_gpc_cga_ids), 1, 256, 0, NULL, "256",
+     "Clusters: gpc_local_cga_id values per GPC; a GPC-CGA takes one from the GPC's free list "
+     "until its shared-memory flush is done, and a launch stalls while none is free.",
+     "seed 003 [0227], [0237]: gpc_local_cga_id is an 8-bit (u008) field of the SM-to-SM packets"},
+    {"cwd.lake_scan_limit", T_UINT, OFF(cwd_lake_scan_limit), 0, 1000000, 0, NULL, "8",
+     "Clusters, load-balancing mode: the GPC2SM distributor finds the final water level by "
+     "scanning down the free-slot levels when the deepest SM has at most this many free slots, "
+     "else by a binary search on the level (the result is the same; the number of steps differs).",
+     "seed 003 [0155]-[0156] scans for small free-slot counts and searches for large ones "
+     "without giving the threshold; 8 is its own example of an SM with room for 8 CTAs ([0130])"},
     {"sim.shortcuts", T_ENUM, OFF(sim_shortcuts), 0, 0, 0, "on|off", "on",
      "Simulation technique, not a model number. on: a GPC's CTA retirement and the next CTA "
      "launch share one step when nothing else happens at that time, and retirements nothing "

@@ -41,6 +41,9 @@ typedef struct gd_config {
     uint32_t cwd_grid_launch_cycles;
     uint32_t cwd_cta_launch_cycles;
     uint32_t cwd_max_resident_kernels;
+    uint32_t cwd_gpc_cgas_per_sm;
+    uint32_t cwd_gpc_cga_ids;
+    uint32_t cwd_lake_scan_limit;
     char sim_shortcuts[16];                /* "on" | "off" */
 } gd_config;
 

@@ -1,5 +1,7 @@
 #include "trace.h"
 
+#include "cga.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,6 +16,8 @@
 #define DISPATCH_SIZE 80
 #define LAUNCH_INFO_SIZE 32   /* v1.1 trailer of packet records */
 #define WAIT_UNTIL_SIZE 8     /* v1.3: a dispatch's launch info may end with wait_until_ns */
+#define CLUSTER_SIZE 16       /* v1.4: then a cluster shape */
+#define DISPATCH_CLUSTER_SIZE (DISPATCH_SIZE + LAUNCH_INFO_SIZE + WAIT_UNTIL_SIZE + CLUSTER_SIZE)
 #define END_SIZE 16
 #define BARRIER_SIZE 80
 #define COMMAND_SIZE 40
@@ -134,6 +138,11 @@ struct gd_trace_reader {
     char producer[256];
     gd_sm_limits limits;
     uint32_t max_grid[3];
+    int have_cluster_limits;
+    gd_cluster_limits cluster_limits;
+    const gd_kernel_desc *fits_kernel;  /* the last (kernel, cluster) found to fit */
+    gd_cluster fits_cluster;
+    uint32_t cl_sms[GD_MAX_GPCS];
     gd_kernel_desc **descs; /* in order of definition */
     size_t ndescs, cap_descs;
     u64map desc_index;      /* id + 1 -> position in descs */
@@ -385,6 +394,70 @@ void gd_trace_set_limits(gd_trace_reader *r, const gd_sm_limits *sm, const uint3
     memcpy(r->max_grid, max_grid, sizeof r->max_grid);
 }
 
+void gd_trace_set_cluster_limits(gd_trace_reader *r, const gd_cluster_limits *cl)
+{
+    r->cluster_limits = *cl;
+    if (r->cluster_limits.gpcs > GD_MAX_GPCS)
+        r->cluster_limits.gpcs = GD_MAX_GPCS;
+    memcpy(r->cl_sms, cl->sms_per_gpc, r->cluster_limits.gpcs * sizeof *r->cl_sms);
+    r->cluster_limits.sms_per_gpc = r->cl_sms;
+    r->have_cluster_limits = 1;
+}
+
+/* Why a dispatch's CGAs could never launch on the modelled GPU, even idle (NULL:
+ * they can); `why` receives the reason. */
+static int cluster_never_fits(const gd_trace_reader *r, const gd_trace_dispatch *d, char *why, size_t size)
+{
+    const gd_cluster_limits *cl = &r->cluster_limits;
+    const gd_cluster *c = &d->cluster;
+    const uint32_t per_sm = d->kernel->occ.max_ctas;
+    const uint32_t ctas = (uint32_t)c->dim[0] * c->dim[1] * c->dim[2];
+    uint32_t largest = 0;
+    for (uint32_t g = 0; g < cl->gpcs; g++)
+        if (cl->sms_per_gpc[g] > largest)
+            largest = cl->sms_per_gpc[g];
+    if (c->mode == GD_CGA_MULTICAST && ctas > largest) {
+        snprintf(why, size, "a multicast cluster of %u CTAs needs %u SMs of one GPC (one CTA of a CGA per SM), and "
+                 "the largest GPC has %u", ctas, ctas, largest);
+        return 1;
+    }
+    if ((uint64_t)ctas > (uint64_t)per_sm * largest) {
+        snprintf(why, size, "a cluster of %u CTAs must fit one GPC, and the largest GPC (%u SMs) holds %" PRIu64
+                 " CTAs of this kernel (%u per SM)", ctas, largest, (uint64_t)per_sm * largest, per_sm);
+        return 1;
+    }
+    static _Thread_local gd_gpc_shadow idle[GD_MAX_GPCS];
+    uint32_t *gpc_of = malloc((size_t)c->gpu_cga * sizeof *gpc_of);
+    uint32_t *take = malloc((size_t)c->gpu_cga * GD_MAX_SMS_PER_GPC * sizeof *take);
+    if (!gpc_of || !take) {
+        free(gpc_of);
+        free(take);
+        snprintf(why, size, "out of memory checking a GPU-CGA of %u GPC-CGAs", c->gpu_cga);
+        return 1;
+    }
+    for (uint32_t g = 0; g < cl->gpcs; g++) {
+        idle[g].nsm = cl->sms_per_gpc[g];
+        for (uint32_t i = 0; i < idle[g].nsm; i++)
+            idle[g].free_slots[i] = per_sm;
+        idle[g].cgas_left = cl->sms_per_gpc[g] * cl->gpc_cgas_per_sm;
+        idle[g].ids_left = cl->cga_ids;
+    }
+    int fits = gd_gpu_cga_place(idle, cl->gpcs, c->gpu_cga, ctas, (gd_cga_mode)c->mode, cl->sms_per_tpc,
+                                cl->scan_limit, gpc_of, take);
+    free(gpc_of);
+    free(take);
+    if (!fits) {
+        if (c->gpu_cga == 1)
+            snprintf(why, size, "a cluster of %u CTAs finds no GPC that can take it (GPC-CGAs per SM %u, CGA ids "
+                     "per GPC %u)", ctas, cl->gpc_cgas_per_sm, cl->cga_ids);
+        else
+            snprintf(why, size, "a GPU-CGA of %u GPC-CGAs of %u CTAs does not fit the idle GPU at once", c->gpu_cga,
+                     ctas);
+        return 1;
+    }
+    return 0;
+}
+
 static const gd_kernel_desc *desc_find(const gd_trace_reader *r, uint32_t id)
 {
     uint32_t i = map_find(&r->desc_index, (uint64_t)id + 1);
@@ -543,9 +616,13 @@ static int parse_dispatch(gd_trace_reader *r, const uint8_t *p, uint32_t len, ui
                           gd_trace_record *rec, gd_err *err)
 {
     if (len != DISPATCH_SIZE && len != DISPATCH_SIZE + LAUNCH_INFO_SIZE &&
-        len != DISPATCH_SIZE + LAUNCH_INFO_SIZE + WAIT_UNTIL_SIZE)
-        return rec_error(r, err, idx, off, "dispatch record is %u bytes, expected %u, %u or %u", len, DISPATCH_SIZE,
-                         DISPATCH_SIZE + LAUNCH_INFO_SIZE, DISPATCH_SIZE + LAUNCH_INFO_SIZE + WAIT_UNTIL_SIZE);
+        len != DISPATCH_SIZE + LAUNCH_INFO_SIZE + WAIT_UNTIL_SIZE && len != DISPATCH_CLUSTER_SIZE)
+        return rec_error(r, err, idx, off, "dispatch record is %u bytes, expected %u, %u, %u or %u", len,
+                         DISPATCH_SIZE, DISPATCH_SIZE + LAUNCH_INFO_SIZE,
+                         DISPATCH_SIZE + LAUNCH_INFO_SIZE + WAIT_UNTIL_SIZE, DISPATCH_CLUSTER_SIZE);
+    if (len == DISPATCH_CLUSTER_SIZE && r->minor < 4)
+        return rec_error(r, err, idx, off, "dispatch record with a cluster shape in a version 1.%u trace (needs 1.4)",
+                         r->minor);
     if (len > DISPATCH_SIZE && r->minor < 1)
         return rec_error(r, err, idx, off, "dispatch record with launch info in a version 1.0 trace (needs 1.1)");
     if (len > DISPATCH_SIZE + LAUNCH_INFO_SIZE && r->minor < 3)
@@ -557,6 +634,17 @@ static int parse_dispatch(gd_trace_reader *r, const uint8_t *p, uint32_t len, ui
         get_launch_info(&d->info, p + DISPATCH_SIZE);
     if (len > DISPATCH_SIZE + LAUNCH_INFO_SIZE)
         d->info.wait_until_ns = gd_get64(p + DISPATCH_SIZE + LAUNCH_INFO_SIZE);
+    d->cluster = gd_cluster_none();
+    if (len == DISPATCH_CLUSTER_SIZE) {
+        const uint8_t *c = p + DISPATCH_CLUSTER_SIZE - CLUSTER_SIZE;
+        for (int i = 0; i < 3; i++)
+            d->cluster.dim[i] = gd_get16(c + 2 * i);
+        d->cluster.gpu_cga = gd_get16(c + 6);
+        d->cluster.mode = c[8];
+        for (int i = 9; i < CLUSTER_SIZE; i++)
+            if (c[i])
+                return rec_error(r, err, idx, off, "dispatch cluster shape: reserved byte %d is not zero", i);
+    }
     int rc = packet_head(r, p, gd_get16(p + 2) || gd_get32(p + 4), "dispatch", idx, off, &d->queue, &d->submit_ns,
                          err);
     if (rc)
@@ -603,6 +691,23 @@ static int parse_dispatch(gd_trace_reader *r, const uint8_t *p, uint32_t len, ui
                              d->grid_ctas[i], DIM[i], r->max_grid[i]);
         d->ctas *= d->grid_ctas[i];
     }
+    const gd_cluster *cl = &d->cluster;
+    for (unsigned i = 0; i < 3; i++) {
+        if (cl->dim[i] == 0)
+            return rec_error(r, err, idx, off, "dispatch cluster shape: cluster_%c is 0", DIM[i]);
+        if (d->grid_ctas[i] % cl->dim[i])
+            return rec_error(r, err, idx, off, "dispatch cluster shape: the grid's %u CTAs along %c are not a "
+                             "multiple of the cluster's %u", d->grid_ctas[i], DIM[i], cl->dim[i]);
+    }
+    if (cl->gpu_cga == 0)
+        return rec_error(r, err, idx, off, "dispatch cluster shape: GPC-CGAs per GPU-CGA is 0");
+    if (cl->mode > GD_CGA_MULTICAST)
+        return rec_error(r, err, idx, off, "dispatch cluster shape: mode %u is neither 0 (load_balance) nor 1 "
+                         "(multicast)", cl->mode);
+    uint64_t gpc_cgas = d->ctas / ((uint64_t)cl->dim[0] * cl->dim[1] * cl->dim[2]);
+    if (gpc_cgas % cl->gpu_cga)
+        return rec_error(r, err, idx, off, "dispatch cluster shape: the grid's %" PRIu64 " GPC-CGAs are not a "
+                         "multiple of %u GPC-CGAs per GPU-CGA", gpc_cgas, cl->gpu_cga);
     if (threads > r->limits.max_threads_per_cta)
         return rec_error(r, err, idx, off, "dispatch packet: workgroup of %" PRIu64 " work-items exceeds the device's "
                          "limit of %u threads per CTA", threads, r->limits.max_threads_per_cta);
@@ -621,6 +726,15 @@ static int parse_dispatch(gd_trace_reader *r, const uint8_t *p, uint32_t len, ui
     else
         return rec_error(r, err, idx, off, "dispatch of kernel '%s' (descriptor %u, execution time per dispatch) gives "
                          "no CTA duration", k->name, k->id);
+    if (r->have_cluster_limits && gd_cluster_is_cga(cl) &&
+        !(r->fits_kernel == k && gd_cluster_equal(&r->fits_cluster, cl))) {
+        char why[256];
+        if (cluster_never_fits(r, d, why, sizeof why))
+            return rec_error(r, err, idx, off, "dispatch of kernel '%s' (descriptor %u) can never launch on this "
+                             "GPU: %s", k->name, k->id, why);
+        r->fits_kernel = k;
+        r->fits_cluster = *cl;
+    }
     if ((rc = note_signal(r, a->completion_signal, &d->signal, idx, off, err)) != 0)
         return rc;
     r->last_submit_ns = d->submit_ns;
@@ -948,6 +1062,28 @@ int gd_trace_write_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_
         }
     }
     return gd_trace_write_raw(w, GD_REC_DISPATCH, p, len, err);
+}
+
+int gd_trace_write_dispatch_cluster(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns,
+                                    const gd_aql_dispatch *pkt, const gd_launch_info *info,
+                                    const gd_cluster *cluster, gd_err *err)
+{
+    uint8_t p[DISPATCH_CLUSTER_SIZE];
+    memset(p, 0, sizeof p);
+    gd_put16(p, (uint16_t)queue);
+    gd_put64(p + 8, submit_ns);
+    gd_aql_encode(p + 16, pkt);
+    gd_launch_info none = gd_launch_info_unknown();
+    if (!info)
+        info = &none;
+    put_launch_info(p + DISPATCH_SIZE, info);
+    gd_put64(p + DISPATCH_SIZE + LAUNCH_INFO_SIZE, gd_launch_info_waits(info) ? info->wait_until_ns : GD_UNKNOWN);
+    uint8_t *c = p + DISPATCH_CLUSTER_SIZE - CLUSTER_SIZE;
+    for (int i = 0; i < 3; i++)
+        gd_put16(c + 2 * i, cluster->dim[i]);
+    gd_put16(c + 6, cluster->gpu_cga);
+    c[8] = cluster->mode;
+    return gd_trace_write_raw(w, GD_REC_DISPATCH, p, sizeof p, err);
 }
 
 int gd_trace_write_barrier(gd_trace_writer *w, unsigned type, uint32_t queue, uint64_t submit_ns,

@@ -21,7 +21,7 @@ extern "C" {
 
 #define GD_TRACE_MAGIC "\x89GDT\r\n\x1a\n"
 #define GD_TRACE_VERSION_MAJOR 1
-#define GD_TRACE_VERSION_MINOR 3
+#define GD_TRACE_VERSION_MINOR 4
 #define GD_TRACE_FILE_HEADER_SIZE 16
 #define GD_TRACE_FRAME_SIZE 8
 #define GD_TRACE_MAX_RECORD (1u << 20)  /* largest payload accepted, bytes */
@@ -99,6 +99,35 @@ typedef struct gd_kernel_desc {
 #define GD_NO_SIGNAL UINT32_MAX
 #define GD_AQL_MAX_DEPS 5
 
+/* A dispatch's cluster shape (format 1.4; seed 003): the grid is an array of
+ * GPC-CGAs of dim[0] x dim[1] x dim[2] CTAs, which launch together inside one GPC,
+ * and gpu_cga consecutive GPC-CGAs (in grid order) form a GPU-CGA that launches
+ * together on the GPU. A dispatch without one is a grid of one-CTA CGAs. */
+typedef struct gd_cluster {
+    uint16_t dim[3];   /* CTAs per GPC-CGA in x, y, z (1, 1, 1: none) */
+    uint16_t gpu_cga;  /* GPC-CGAs per GPU-CGA (1: none) */
+    uint8_t mode;      /* enum gd_cga_mode (cga.h): 0 load balance, 1 multicast */
+} gd_cluster;
+
+static inline gd_cluster gd_cluster_none(void)
+{
+    gd_cluster c = {{1, 1, 1}, 1, 0};
+    return c;
+}
+
+static inline int gd_cluster_equal(const gd_cluster *a, const gd_cluster *b)
+{
+    return a->dim[0] == b->dim[0] && a->dim[1] == b->dim[1] && a->dim[2] == b->dim[2] && a->gpu_cga == b->gpu_cga &&
+           a->mode == b->mode;
+}
+
+/* Whether a dispatch is launched as real CGAs (anything but one-CTA CGAs in
+ * load-balancing mode). */
+static inline int gd_cluster_is_cga(const gd_cluster *c)
+{
+    return c->dim[0] * c->dim[1] * c->dim[2] > 1 || c->gpu_cga > 1 || c->mode != 0;
+}
+
 /* A kernel dispatch packet on a queue, with its host submit time. */
 typedef struct gd_trace_dispatch {
     uint32_t queue;
@@ -110,6 +139,7 @@ typedef struct gd_trace_dispatch {
     uint64_t ctas;                 /* total CTAs */
     gd_launch_info info;           /* GD_UNKNOWN fields when the record has none */
     gd_time_ps cta_ps;             /* what each CTA runs: info.cta_duration_ps, else the descriptor's */
+    gd_cluster cluster;            /* gd_cluster_none() when the record has none */
 } gd_trace_dispatch;
 
 /* A barrier-AND or barrier-OR packet (HSA): holds its queue until its dependency
@@ -175,6 +205,18 @@ const char *gd_trace_path(const gd_trace_reader *r);
  * the reader uses limits derived from the trace's own device description. */
 void gd_trace_set_limits(gd_trace_reader *r, const gd_sm_limits *sm, const uint32_t max_grid[3]);
 
+/* What the modelled GPU offers clusters: with it set, a dispatch whose CGAs could
+ * never launch on it, even idle, is an error naming the kernel and the reason. */
+typedef struct gd_cluster_limits {
+    uint32_t gpcs;
+    const uint32_t *sms_per_gpc;  /* gpcs entries */
+    uint32_t sms_per_tpc;
+    uint32_t gpc_cgas_per_sm;     /* a GPC may hold its SMs x this GPC-CGAs at once */
+    uint32_t cga_ids;             /* gpc_local_cga_ids per GPC */
+    uint32_t scan_limit;          /* cwd.lake_scan_limit */
+} gd_cluster_limits;
+void gd_trace_set_cluster_limits(gd_trace_reader *r, const gd_cluster_limits *cl);
+
 /* Read the next record. Returns 1 with *rec filled, 0 after the END record has
  * been read and checked (the trace is complete and valid), or a negative GD_E*
  * code with err naming the file, record and offset. */
@@ -198,6 +240,11 @@ int gd_trace_create(gd_trace_writer **out, const char *path, const gd_trace_devi
                     const char *producer, int level, gd_err *err);
 int gd_trace_write_kernel(gd_trace_writer *w, const gd_kernel_desc *k, gd_err *err);
 /* info may be NULL: a version 1.0 dispatch record without launch info. */
+/* A dispatch with a cluster shape (format 1.4): written with launch info (unknown
+ * fields when info is NULL) and a wait-until field (none unless info gives one). */
+int gd_trace_write_dispatch_cluster(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns,
+                                    const gd_aql_dispatch *pkt, const gd_launch_info *info,
+                                    const gd_cluster *cluster, gd_err *err);
 int gd_trace_write_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns,
                             const gd_aql_dispatch *pkt, const gd_launch_info *info, gd_err *err);
 int gd_trace_write_barrier(gd_trace_writer *w, unsigned type, uint32_t queue, uint64_t submit_ns,

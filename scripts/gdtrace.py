@@ -1,4 +1,4 @@
-"""Writing gdsim traces (format 1.3, traces/FORMAT.md) from Python, standard library
+"""Writing gdsim traces (format 1.4, traces/FORMAT.md) from Python, standard library
 only; used by gen_trace.py and kineto2gdt.py. Also the NVIDIA occupancy rules
 (shared/data/kineto/README.md; the same as model/occupancy.c) that the converter
 needs to spread a kernel's measured time over its waves."""
@@ -72,19 +72,27 @@ class TraceWriter:
         return struct.pack("<4Q", *(UNKNOWN if v is None else v for v in info))
 
     def dispatch(self, queue, submit_ns, kid, block, grid, smem, barrier=True, signal=0, info=None,
-                 kernarg=0, wait_until_ns=None):
+                 kernarg=0, wait_until_ns=None, cluster=None):
         """block: (x, y, z) threads; grid: (x, y, z) CTAs. wait_until_ns (format 1.3, with
-        launch info): the CTAs run at least until then (a collective waiting for its peers)."""
+        launch info): the CTAs run at least until then (a collective waiting for its peers).
+        cluster (format 1.4): (x, y, z, gpu_cga, mode): CTAs per GPC-CGA, GPC-CGAs per
+        GPU-CGA, 0 load_balance / 1 multicast."""
         dims = 3 if grid[2] > 1 or block[2] > 1 else 2 if grid[1] > 1 or block[1] > 1 else 1
         header = AQL_KERNEL_DISPATCH | AQL_FENCES | (AQL_BARRIER if barrier else 0)
         pkt = struct.pack("<HHHHHHIIIIIQQQQ", header, dims, block[0], block[1], block[2], 0,
                           grid[0] * block[0], grid[1] * block[1], grid[2] * block[2], 0, smem, kid, kernarg, 0,
                           signal)
         tail = self._info(info)
-        if wait_until_ns:
-            if info is None or self.minor < 3:
+        if wait_until_ns or cluster is not None:
+            if info is None and cluster is None or self.minor < 3:
                 raise ValueError("a wait-until time needs launch info and format 1.3 (TraceWriter(minor=3))")
-            tail += struct.pack("<Q", wait_until_ns)
+            if cluster is not None:
+                if self.minor < 4:
+                    raise ValueError("a cluster shape needs format 1.4 (TraceWriter(minor=4))")
+                tail = self._info(info or (None, None, None, None))
+            tail += struct.pack("<Q", wait_until_ns or UNKNOWN)
+            if cluster is not None:
+                tail += struct.pack("<4HB7x", *cluster)
         self.record(REC_DISPATCH, struct.pack("<HHIQ", queue, 0, 0, submit_ns) + pkt + tail)
 
     def barrier(self, queue, submit_ns, deps, kind_or=False, barrier=True, signal=0, info=None):
@@ -250,6 +258,8 @@ def read(path):
                 rec["info"] = struct.unpack_from("<4Q", p, info_at)
             if len(p) > info_at + 32:
                 rec["wait_until_ns"] = struct.unpack_from("<Q", p, info_at + 32)[0]
+            if len(p) > info_at + 40:
+                rec["cluster"] = struct.unpack_from("<4HB", p, info_at + 40)
         elif rtype == REC_NONKERNEL:
             f = struct.unpack_from("<HHIQQQQ", p)
             rec.update(queue=f[0], kind=f[1], flags=f[2], submit_ns=f[3], duration_ps=f[4], bytes=f[5], signal=f[6])

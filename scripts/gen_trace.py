@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Write a synthetic gdsim trace (format v1, traces/FORMAT.md).
 
-Every kernel has the same shape (one kernel descriptor): a 1-D grid of GRID CTAs
-of BLOCK threads, REGS registers per thread, SMEM bytes of shared memory, each CTA
+Every kernel has the same shape (one kernel descriptor): a grid of GRID CTAs (X, or
+X,Y or X,Y,Z) of BLOCK threads, REGS registers per thread, SMEM bytes of shared memory, each CTA
 running CTA_NS nanoseconds. Kernels are spread over QUEUES hardware queues (at
 random, seeded) and submitted by the host every SUBMIT_NS nanoseconds on average
 (uniformly between half and one and a half times that, seeded). Each dispatch
 packet has the barrier bit set, as a CUDA stream serialises its kernels, unless
---no-barrier is given.
+--no-barrier is given. With --cluster the grid is an array of clusters (CGAs, format
+1.4): CX x CY x CZ CTAs that launch together inside one GPC (--cluster-mode
+load_balance, or multicast: one CTA of a cluster per SM), and --gpu-cga K of them
+(consecutive in grid order) that launch together on the GPU.
 
 Python 3 standard library only; the output is streamed, so any number of kernels
 takes constant memory.
@@ -49,12 +52,21 @@ def nonnegative(text):
     return v
 
 
+def dims(text):
+    """X[,Y[,Z]] -> (x, y, z), each a positive integer."""
+    parts = text.split(",")
+    if not 1 <= len(parts) <= 3:
+        raise argparse.ArgumentTypeError("expected X, X,Y or X,Y,Z, got %s" % text)
+    v = [positive(p) for p in parts] + [1] * (3 - len(parts))
+    return tuple(v)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  epilog="See traces/FORMAT.md for the format.")
     ap.add_argument("out", help="output trace (.gdt.gz)")
     ap.add_argument("--kernels", type=positive, required=True, help="number of kernel dispatches")
-    ap.add_argument("--grid", type=positive, required=True, help="CTAs per kernel (1-D grid)")
+    ap.add_argument("--grid", type=dims, required=True, metavar="X[,Y[,Z]]", help="CTAs per kernel, per dimension")
     ap.add_argument("--block", type=positive, required=True, help="threads per CTA")
     ap.add_argument("--regs", type=nonnegative, required=True, help="registers per thread")
     ap.add_argument("--smem", type=nonnegative, required=True, help="shared memory per CTA, bytes")
@@ -67,25 +79,42 @@ def main(argv=None):
                     help="mean host time between submits, ns (default 5000: cudaLaunchKernel takes 4-10 us)")
     ap.add_argument("--no-barrier", action="store_true", help="clear the AQL barrier bit of every packet")
     ap.add_argument("--name", default=None, help="kernel name (default derived from the shape)")
+    ap.add_argument("--cluster", type=dims, default=None, metavar="X[,Y[,Z]]",
+                    help="CTAs per cluster (GPC-CGA), per dimension; each must divide the grid's")
+    ap.add_argument("--gpu-cga", type=positive, default=1, metavar="K",
+                    help="clusters per GPU-CGA (default 1: none); must divide the number of clusters")
+    ap.add_argument("--cluster-mode", choices=("load_balance", "multicast"), default="load_balance",
+                    help="how a cluster's CTAs spread over a GPC's SMs (default load_balance)")
     a = ap.parse_args(argv)
 
     if a.block > 1024 or a.block > 65535:
         ap.error("--block %d: at most 1024 threads per CTA" % a.block)
-    if a.grid * a.block >= 2 ** 32:
-        ap.error("--grid x --block must be below 2^32 work-items (AQL grid_size_x is 32 bits)")
+    if a.grid[0] * a.block >= 2 ** 32:
+        ap.error("--grid X x --block must be below 2^32 work-items (AQL grid_size_x is 32 bits)")
+    clustered = a.cluster is not None or a.gpu_cga > 1 or a.cluster_mode != "load_balance"
+    cluster = a.cluster or (1, 1, 1)
+    for i, d in enumerate("XYZ"):
+        if a.grid[i] % cluster[i]:
+            ap.error("--cluster: the grid's %d CTAs along %s are not a multiple of the cluster's %d" % (
+                a.grid[i], d, cluster[i]))
+    clusters = a.grid[0] * a.grid[1] * a.grid[2] // (cluster[0] * cluster[1] * cluster[2])
+    if clusters % a.gpu_cga:
+        ap.error("--gpu-cga %d: the grid's %d clusters are not a multiple of it" % (a.gpu_cga, clusters))
     if a.queues > 1024:
         ap.error("--queues: at most 1024")
 
     rng = random.Random(a.seed)
     name = a.name or "gen_kernel_b%d_r%d_s%d" % (a.block, a.regs, a.smem)
-    # Format 1.0: gen_trace.py needs nothing of 1.1, so its traces stay readable by
-    # every 1.x reader (and its sample trace keeps its bytes).
-    w = TraceWriter(a.out, DEVICES[a.device], "gen_trace.py seed=%d" % a.seed, minor=0)
+    # Format 1.0 without clusters: nothing of 1.1 is needed, so such traces stay
+    # readable by every 1.x reader (and the sample trace keeps its bytes); 1.4 with.
+    w = TraceWriter(a.out, DEVICES[a.device], "gen_trace.py seed=%d" % a.seed, minor=4 if clustered else 0)
+    shape = (cluster[0], cluster[1], cluster[2], a.gpu_cga, 1 if a.cluster_mode == "multicast" else 0)
     w.kernel(1, name, a.block, a.regs, a.smem, 0, cta_ps=a.cta_ns * 1000)
     t = 1000
     for i in range(a.kernels):
         q = rng.randrange(a.queues) if a.queues > 1 else 0
-        w.dispatch(q, t, 1, (a.block, 1, 1), (a.grid, 1, 1), a.smem, not a.no_barrier, i + 1)
+        w.dispatch(q, t, 1, (a.block, 1, 1), a.grid, a.smem, not a.no_barrier, i + 1,
+                   cluster=shape if clustered else None)
         t += rng.randint(a.submit_ns // 2, a.submit_ns + a.submit_ns // 2) if a.submit_ns else 0
     w.close()
     return 0

@@ -1,6 +1,7 @@
 """scripts/gen_trace.py: reproducible output, argument checks, and traces that gdsim
 replays with the asked-for shape. Usage: python3 tb/test_gen_trace.py BUILD_DIR"""
 import csv
+import gzip
 import os
 import subprocess
 import sys
@@ -47,6 +48,37 @@ def main():
         r = subprocess.run(GEN + [os.path.join(d, "x.gdt.gz")] + args, capture_output=True, text=True)
         assert r.returncode == 2, (bad, r.returncode)
         assert "error" in r.stderr, r.stderr
+    # clusters (format 1.4): a 3-D grid of 2x2x1 multicast clusters, 3 per GPU-CGA
+    sys.path.insert(0, "scripts")
+    import gdtrace
+    cl = os.path.join(d, "cl.gdt.gz")
+    r = subprocess.run(GEN + [cl, "--kernels", "2", "--grid", "12,4,2", "--block", "64", "--regs", "32", "--smem", "0",
+                              "--cta-ns", "100", "--cluster", "2,2", "--gpu-cga", "3", "--cluster-mode", "multicast"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    recs = gdtrace.read(cl)
+    disp = [x for x in recs if x["type"] == gdtrace.REC_DISPATCH]
+    assert len(disp) == 2 and all(x["grid"] == (12, 4, 2) and x["cluster"] == (2, 2, 1, 3, 1) for x in disp), disp
+    r = subprocess.run([os.path.join(BUILD, "gdsim"), "replay", cl, "--quiet", "--kernels-csv", out],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert [row["grid_ctas"] for row in csv.DictReader(open(out))] == ["96", "96"]
+    # without a cluster option the trace stays format 1.0, byte for byte as before
+    assert gzip.open(a).read(12)[8:12] == b"\x01\x00\x00\x00"   # major 1, minor 0
+    for bad, what in ((["--cluster", "5"], "not a multiple of the cluster's 5"),
+                      (["--cluster", "2", "--gpu-cga", "4"], "not a multiple of it"),
+                      (["--grid", "2,0"], "must be a positive integer"),
+                      (["--cluster", "1,1,1,1"], "expected X, X,Y or X,Y,Z")):
+        r = subprocess.run(GEN + [os.path.join(d, "x.gdt.gz"), "--kernels", "1", "--grid", "6", "--block", "32",
+                                  "--regs", "1", "--smem", "0", "--cta-ns", "1"] + bad, capture_output=True, text=True)
+        assert r.returncode == 2 and what in r.stderr, (bad, r.stderr)
+    # a cluster the modelled GPU can never launch fails the replay, naming the reason
+    big = os.path.join(d, "big.gdt.gz")
+    assert subprocess.run(GEN + [big, "--kernels", "1", "--grid", "40", "--block", "64", "--regs", "32", "--smem",
+                                 "0", "--cta-ns", "1", "--cluster", "20", "--cluster-mode", "multicast"]).returncode == 0
+    r = subprocess.run([os.path.join(BUILD, "gdsim"), "replay", big, "--preset", "h100", "--quiet"],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "a multicast cluster of 20 CTAs needs 20 SMs of one GPC" in r.stderr, r.stderr
     print("gen_trace: ok")
 
 

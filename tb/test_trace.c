@@ -8,6 +8,7 @@
 
 #include "gdsim.h"
 #include "trace.h"
+#include "cga.h"
 #include "tb_util.h"
 
 /* A device description: H100-like, no GPC layout, one-letter name and producer, so
@@ -553,6 +554,34 @@ static void b_after_end(gd_trace_writer *w)
     gd_trace_write_raw(w, GD_REC_END, e, 16, NULL);
     w_kernel(w);
 }
+/* A dispatch of kernel 1 (256 threads) over a grid of gx x gy CTAs with a cluster
+ * block written byte by byte (reserved byte 9 set to `reserved`). */
+static void w_cluster(gd_trace_writer *w, uint32_t gx, uint32_t gy, uint16_t cx, uint16_t cy, uint16_t gpu_cga,
+                      uint8_t mode, uint8_t reserved)
+{
+    w_kernel(w);
+    gd_aql_dispatch a = pkt(1, 256, gx, 0);
+    a.setup = 2;
+    a.grid_size[1] = gy;
+    uint8_t p[136];
+    memset(p, 0, sizeof p);
+    gd_put64(p + 8, 10);
+    gd_aql_encode(p + 16, &a);
+    memset(p + 80, 0xff, 40);  /* launch info and wait-until unknown */
+    gd_put16(p + 120, cx);
+    gd_put16(p + 122, cy);
+    gd_put16(p + 124, 1);
+    gd_put16(p + 126, gpu_cga);
+    p[128] = mode;
+    p[129] = reserved;
+    gd_trace_write_raw(w, GD_REC_DISPATCH, p, sizeof p, NULL);
+}
+static void b_cluster_zero(gd_trace_writer *w) { w_cluster(w, 8, 2, 0, 1, 1, 0, 0); }
+static void b_cluster_multiple(gd_trace_writer *w) { w_cluster(w, 8, 3, 2, 2, 1, 0, 0); }
+static void b_cluster_mode(gd_trace_writer *w) { w_cluster(w, 8, 2, 2, 1, 1, 2, 0); }
+static void b_cluster_gpu_cga(gd_trace_writer *w) { w_cluster(w, 8, 2, 2, 1, 3, 0, 0); }
+static void b_cluster_gpu_cga0(gd_trace_writer *w) { w_cluster(w, 8, 2, 2, 1, 0, 0, 0); }
+static void b_cluster_reserved(gd_trace_writer *w) { w_cluster(w, 8, 2, 2, 1, 1, 0, 4); }
 static void b_none(gd_trace_writer *w) { w_kernel(w); }
 struct corrupt_case {
     const char *name;
@@ -594,6 +623,14 @@ static const struct corrupt_case CASES[] = {
     {"end counts", b_bad_end, 1, 2, REC1 + KREC, "records are missing or extra"},
     {"data after end", b_after_end, 0, 3, REC1 + KREC + 8 + 16, "data after the end record"},
     {"no end record", b_none, 0, 2, REC1 + KREC, "ends without an end record"},
+    {"cluster dimension 0", b_cluster_zero, 1, 2, REC1 + KREC, "dispatch cluster shape: cluster_x is 0"},
+    {"cluster vs grid", b_cluster_multiple, 1, 2, REC1 + KREC,
+     "the grid's 3 CTAs along y are not a multiple of the cluster's 2"},
+    {"cluster mode", b_cluster_mode, 1, 2, REC1 + KREC, "mode 2 is neither 0 (load_balance) nor 1 (multicast)"},
+    {"GPU-CGA vs grid", b_cluster_gpu_cga, 1, 2, REC1 + KREC,
+     "the grid's 8 GPC-CGAs are not a multiple of 3 GPC-CGAs per GPU-CGA"},
+    {"GPU-CGA of 0", b_cluster_gpu_cga0, 1, 2, REC1 + KREC, "GPC-CGAs per GPU-CGA is 0"},
+    {"cluster reserved", b_cluster_reserved, 1, 2, REC1 + KREC, "reserved byte 9 is not zero"},
 };
 
 START_TEST(corrupt)
@@ -737,6 +774,126 @@ START_TEST(version_1_2_limits)
     expect_error(path, GD_EFORMAT, 2, REC1 + KREC, "dispatch record with a wait-until time in a version 1.2 trace (needs 1.3)");
     remove(path);
     free(path);
+}
+END_TEST
+
+/* Format 1.4: a dispatch's cluster shape round-trips; a 1.3 trace cannot hold one. */
+START_TEST(cluster_round_trip)
+{
+    char *path = tb_tmp_path(".gdt.gz");
+    gd_trace_writer *w = start(path);
+    gd_err err;
+    w_kernel(w);
+    gd_aql_dispatch a = pkt(1, 256, 12, 0);
+    gd_cluster c = {{4, 1, 1}, 3, GD_CGA_MULTICAST};
+    ck_assert_int_eq(gd_trace_write_dispatch_cluster(w, 0, 100, &a, NULL, &c, &err), GD_OK);
+    gd_launch_info info = gd_launch_info_unknown();
+    info.source_id = 77;
+    ck_assert_int_eq(gd_trace_write_dispatch(w, 0, 200, &a, &info, &err), GD_OK);
+    ck_assert_int_eq(gd_trace_finish(w, &err), GD_OK);
+    gd_trace_reader *r;
+    gd_trace_record rec;
+    ck_assert_int_eq(gd_trace_open(&r, path, &err), GD_OK);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_uint_eq(rec.dispatch.cluster.dim[0], 4);
+    ck_assert_uint_eq(rec.dispatch.cluster.dim[1], 1);
+    ck_assert_uint_eq(rec.dispatch.cluster.gpu_cga, 3);
+    ck_assert_uint_eq(rec.dispatch.cluster.mode, GD_CGA_MULTICAST);
+    ck_assert_uint_eq(rec.dispatch.info.source_id, GD_UNKNOWN);
+    ck_assert_uint_eq(rec.dispatch.info.wait_until_ns, GD_UNKNOWN);
+    ck_assert(gd_cluster_is_cga(&rec.dispatch.cluster));
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    gd_cluster none = gd_cluster_none();
+    ck_assert(gd_cluster_equal(&rec.dispatch.cluster, &none));
+    ck_assert(!gd_cluster_is_cga(&none));
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 0);
+    gd_trace_close_reader(r);
+    set_minor(path, 3);
+    expect_error(path, GD_EFORMAT, 2, REC1 + KREC, "dispatch record with a cluster shape in a version 1.3 trace "
+                                                   "(needs 1.4)");
+    remove(path);
+    free(path);
+}
+END_TEST
+
+/* With the modelled GPU's cluster limits set, a cluster that could never launch, even
+ * on the idle GPU, is an error naming the kernel and the reason (an H100-like layout:
+ * GPCs of 18, 18, 16 x 6 SMs; kernel "k": 256 threads x 32 registers, 8 per SM). */
+static int read_clusters(const char *path, gd_err *err, uint32_t gpc_cgas_per_sm, uint32_t ids)
+{
+    static const uint32_t sms[8] = {18, 18, 16, 16, 16, 16, 16, 16};
+    gd_cluster_limits cl = {8, sms, 2, gpc_cgas_per_sm, ids, 8};
+    gd_trace_reader *r;
+    int rc = gd_trace_open(&r, path, err);
+    if (rc)
+        return rc;
+    gd_trace_set_cluster_limits(r, &cl);
+    gd_trace_record rec;
+    while ((rc = gd_trace_next(r, &rec, err)) == 1)
+        ;
+    gd_trace_close_reader(r);
+    return rc;
+}
+
+static char *cluster_trace(uint32_t grid, uint16_t cx, uint16_t gpu_cga, uint8_t mode)
+{
+    char *path = tb_tmp_path(".gdt.gz");
+    gd_trace_writer *w = start(path);
+    w_kernel(w);
+    gd_aql_dispatch a = pkt(1, 256, grid, 0);
+    gd_cluster c = {{cx, 1, 1}, gpu_cga, mode};
+    ck_assert_int_eq(gd_trace_write_dispatch_cluster(w, 0, 100, &a, NULL, &c, NULL), GD_OK);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    return path;
+}
+
+START_TEST(cluster_never_fits)
+{
+    static const struct {
+        uint32_t grid;
+        uint16_t cx, gpu_cga;
+        uint8_t mode;
+        uint32_t per_sm, ids;
+        const char *what;  /* NULL: it fits */
+    } cases[] = {
+        {36, 18, 1, GD_CGA_MULTICAST, 32, 256, NULL},
+        {38, 19, 1, GD_CGA_MULTICAST, 32, 256,
+         "can never launch on this GPU: a multicast cluster of 19 CTAs needs 19 SMs of one GPC (one CTA of a CGA "
+         "per SM), and the largest GPC has 18"},
+        {144, 144, 1, GD_CGA_LOAD_BALANCE, 32, 256, NULL},
+        {145, 145, 1, GD_CGA_LOAD_BALANCE, 32, 256,
+         "a cluster of 145 CTAs must fit one GPC, and the largest GPC (18 SMs) holds 144 CTAs of this kernel "
+         "(8 per SM)"},
+        /* 8 GPC-CGAs of 128 CTAs: one per GPC (each holds at least 128) */
+        {1024, 128, 8, GD_CGA_LOAD_BALANCE, 32, 256, NULL},
+        /* 9: a ninth finds no room (the 18-SM GPCs hold 144, not 256) */
+        {1152, 128, 9, GD_CGA_LOAD_BALANCE, 32, 256,
+         "a GPU-CGA of 9 GPC-CGAs of 128 CTAs does not fit the idle GPU at once"},
+        /* one GPC-CGA per SM-count: 16-SM GPCs hold 16 of 2 CTAs with cwd.gpc_cgas_per_sm 1 */
+        {2, 2, 1, GD_CGA_LOAD_BALANCE, 1, 256, NULL},
+        {264, 2, 132, GD_CGA_LOAD_BALANCE, 1, 256, NULL},
+        {266, 2, 133, GD_CGA_LOAD_BALANCE, 1, 256, "a GPU-CGA of 133 GPC-CGAs of 2 CTAs does not fit"},
+        /* 2 CGA ids per GPC: 16 GPC-CGAs at once */
+        {32, 2, 16, GD_CGA_LOAD_BALANCE, 32, 2, NULL},
+        {34, 2, 17, GD_CGA_LOAD_BALANCE, 32, 2, "a GPU-CGA of 17 GPC-CGAs of 2 CTAs does not fit"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *path = cluster_trace(cases[i].grid, cases[i].cx, cases[i].gpu_cga, cases[i].mode);
+        gd_err err;
+        gd_err_clear(&err);
+        int rc = read_clusters(path, &err, cases[i].per_sm, cases[i].ids);
+        if (!cases[i].what) {
+            ck_assert_msg(rc == 0, "case %zu: %s", i, err.msg);
+        } else {
+            ck_assert_int_eq(rc, GD_EFORMAT);
+            ck_assert_msg(strstr(err.msg, cases[i].what) && strstr(err.msg, "record 2 (offset") &&
+                              strstr(err.msg, "dispatch of kernel 'k' (descriptor 1)"),
+                          "case %zu: %s", i, err.msg);
+        }
+        remove(path);
+        free(path);
+    }
 }
 END_TEST
 
@@ -884,6 +1041,8 @@ int main(void)
     tcase_add_test(tc, version_1_0_limits);
     tcase_add_test(tc, version_1_1_limits);
     tcase_add_test(tc, version_1_2_limits);
+    tcase_add_test(tc, cluster_round_trip);
+    tcase_add_test(tc, cluster_never_fits);
     tcase_add_test(tc, big_trace_reads);
     tcase_add_test(tc, truncated_gzip);
     tcase_add_test(tc, bit_flip);
