@@ -348,6 +348,7 @@ static int write_summary(gd_sim *sim, const char *path, bool json)
     info.trace_device = &sim->trace_dev;
     info.records = sim->records;
     info.report = &sim->report;
+    info.stats = &sim->stats;
     rc = json ? gd_write_summary_json(f, &sim->cfg, &sim->summary, &info, &sim->stats)
               : gd_write_summary_text(f, &sim->cfg, &sim->summary, &info);
     return close_out(sim, f, path, rc);

@@ -130,6 +130,33 @@ static const key_def KEYS[] = {
      "else by a binary search on the level (the result is the same; the number of steps differs).",
      "seed 003 [0155]-[0156] scans for small free-slot counts and searches for large ones "
      "without giving the threshold; 8 is its own example of an SM with room for 8 CTAs ([0130])"},
+    {"cwd.policy", T_ENUM, OFF(cwd_policy), 0, 0, 0, "baseline|cga", "baseline",
+     "Compute work distributor. baseline: the prior art seed 003 describes ([0126]-[0130]): one "
+     "CTA at a time to the SM with the most free slots, cwd.cta_launch_cycles apart, ids made "
+     "centrally; clusters launch CTA by CTA without a co-scheduling guarantee. cga: seed 003's "
+     "distributor (docs/MODEL.md, 'Clusters'): each step queries a model of every GPC, launches "
+     "whole CGAs (all their CTAs at one time) on the GPCs of the best speed, fills a plain grid's "
+     "free slots all at once (fill the lake), and costs cwd.query_cycles plus cwd.mask_launch_cycles "
+     "per SM mask sent.",
+     "gdsim (a choice of model)"},
+    {"cwd.query_cycles", T_UINT, OFF(cwd_query_cycles), 0, 1000000, 0, NULL, "8",
+     "cwd.policy=cga: one speculative query of the distributor's model of the GPCs (the round trip "
+     "inside the compute work distributor, all GPCs in parallel), per launch step.",
+     "assumption: seed 003 [0166] keeps the query model inside the distributor because the round "
+     "trip to the real GPCs is long, but gives no cycle count; 8 cycles for a few levels of "
+     "comparators and an adder tree over a GPC's SMs"},
+    {"cwd.mask_launch_cycles", T_UINT, OFF(cwd_mask_launch_cycles), 0, 1000000, 0, NULL, "1",
+     "cwd.policy=cga: sending one SM mask (the launch packet of one GPC-CGA, or of one GPC's share of "
+     "a plain grid's CTAs in a step; it carries several CTA launches) to the SMs; the CTAs of a step "
+     "start when its masks have gone out.",
+     "seed 003 [0194]: a launch packet carries several CTA launches per SM mask; one mask per "
+     "cycle, the rate of the prior art's one CTA per cycle ([0130])"},
+    {"cwd.cga_flush_cycles", T_UINT, OFF(cwd_cga_flush_cycles), 0, 100000000, 0, NULL, "100",
+     "cwd.policy=cga: after the last CTA of a GPC-CGA completes, the shared-memory flush of its "
+     "SMs before the CGA completes and releases its gpc_local_cga_id and its GPC's GPC-CGA counter.",
+     "assumption: seed 003 [0231]-[0233], [0258] describe the flush handshake (dsmem flush to "
+     "every SM of the CGA, acknowledgements back to the GPM) without a latency; 100 cycles for "
+     "one round trip across a GPC"},
     {"sim.shortcuts", T_ENUM, OFF(sim_shortcuts), 0, 0, 0, "on|off", "on",
      "Simulation technique, not a model number. on: a GPC's CTA retirement and the next CTA "
      "launch share one step when nothing else happens at that time, and retirements nothing "

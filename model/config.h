@@ -44,6 +44,10 @@ typedef struct gd_config {
     uint32_t cwd_gpc_cgas_per_sm;
     uint32_t cwd_gpc_cga_ids;
     uint32_t cwd_lake_scan_limit;
+    char cwd_policy[16];                   /* "baseline" | "cga" */
+    uint32_t cwd_query_cycles;
+    uint32_t cwd_mask_launch_cycles;
+    uint32_t cwd_cga_flush_cycles;
     char sim_shortcuts[16];                /* "on" | "off" */
 } gd_config;
 

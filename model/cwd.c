@@ -47,6 +47,15 @@ uint32_t gd_gpc_place(gd_gpc_tracker *g, gd_cta_alloc *alloc)
     return best;
 }
 
+void gd_gpc_place_on(gd_gpc_tracker *g, uint32_t sm, gd_cta_alloc *alloc)
+{
+    uint32_t f = g->free_slots[sm];
+    gd_sm_res_take(&g->res[sm], &g->cost, alloc);
+    set_level(g, sm, f - 1);
+    while (g->max_free && !g->level[g->max_free])
+        g->max_free--;
+}
+
 void gd_gpc_release(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, const gd_cta_alloc *alloc)
 {
     gd_sm_res_give(&g->res[sm], cost, alloc);

@@ -80,6 +80,10 @@ uint32_t gd_gpc_select(gd_gpc_tracker *g, const gd_cta_cost *cost);
  * most free slots, lowest index on a tie. Returns the SM's index in the GPC. */
 uint32_t gd_gpc_place(gd_gpc_tracker *g, gd_cta_alloc *alloc);
 
+/* Place one CTA of the selected kernel on SM sm (its free slots must be > 0): the
+ * CGA distributor's launch, whose SMs were chosen by a query (cga.h). */
+void gd_gpc_place_on(gd_gpc_tracker *g, uint32_t sm, gd_cta_alloc *alloc);
+
 /* A CTA of any kernel retired from SM sm. */
 void gd_gpc_release(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, const gd_cta_alloc *alloc);
 

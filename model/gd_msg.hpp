@@ -12,6 +12,7 @@
 #include <cstring>
 #include <tlm>
 
+#include "cga.h"
 #include "cwd.h"
 #include "pp.h"
 
@@ -27,7 +28,14 @@ enum class op : uint8_t {
                   // before: retirements may be handed over late while nothing depends on them), then
                   // launch one CTA of the selected kernel if asked (and, when the launch is
                   // conditional, only if this GPC then beats every other GPC)
-    sm_launch     // GPC2SM -> SM: start a CTA
+    sm_launch,    // GPC2SM -> SM: start a CTA
+    // cwd.policy=cga (seed 003's distributor):
+    gpc_query,    // GPU2GPC -> GPC2SM: where would one GPC-CGA of the selected kernel go, at what speed
+                  // (a speculative launch on the GPC's free slots; nothing changes)
+    gpc_free,     // GPU2GPC -> GPC2SM: the GPC's free slots for the selected kernel (its query model)
+    gpc_launch,   // GPU2GPC -> GPC2SM: an SM mask: launch CTAs of the selected kernel on these SMs, all
+                  // at the annotated time, as one GPC-CGA (or as one-CTA CGAs of a plain grid)
+    gpc_wait      // GPU2GPC -> GPC2SM: a CGA of the selected kernel waits (or stops waiting) for room
 };
 
 struct msg : tlm::tlm_extension<msg> {
@@ -54,6 +62,24 @@ struct gpc_step_body {
     uint32_t max_free; gd_time_ps next_retire;
 };
 struct sm_launch_body { gd_time_ps at; gd_kernel_run *run; gd_time_ps end; };
+struct gpc_query_body {
+    uint32_t ctas; gd_cga_mode mode; bool cga;  // one GPC-CGA of this many CTAs; cga: takes an id
+    int32_t speed;                              // result: least free slots left on the SMs it would
+                                                // use, or -1 (does not fit, or no GPC-CGA id / counter)
+    uint32_t take[GD_MAX_SMS_PER_GPC];          // result: its CTAs per SM
+};
+struct gpc_free_body { const uint32_t *free_slots; uint32_t nsm; uint32_t cgas_left, ids_left; };
+struct gpc_launch_body {
+    gd_time_ps at;                   // == sc_time_stamp() + delay: when every CTA of the mask starts
+    gd_kernel_run *run;              // the selected kernel
+    const uint32_t *take;            // CTAs per SM of this GPC
+    bool cga;                        // one GPC-CGA: take a gpc_local_cga_id, release it after the flush
+    gd_time_ps end;                  // result: the latest end of the CTAs launched
+    uint32_t launched;               // result: CTAs launched
+    uint64_t warp_ps;                // result: sum over them of warps x residency (ps)
+    uint32_t max_free; gd_time_ps next_retire;  // result, as for gpc_step
+};
+struct gpc_wait_body { gd_time_ps at; bool waiting; };
 
 // One reusable payload with its extension attached: a block keeps one per
 // outgoing socket, so a transaction allocates nothing.

@@ -6,8 +6,10 @@
 namespace gd {
 
 gpc2sm::gpc2sm(sc_core::sc_module_name name, uint32_t nsm, const gd_config &cfg, gd_stats *stats)
-    : sc_module(name), cwd_in("cwd_in")
+    : sc_module(name), cwd_in("cwd_in"), sms_per_tpc_(cfg.sms_per_tpc), scan_limit_(cfg.cwd_lake_scan_limit),
+      flush_ps_(gd_cycles_to_ps(cfg.cwd_cga_flush_cycles, cfg.clock_mhz)), cgas_left_(nsm * cfg.cwd_gpc_cgas_per_sm)
 {
+    gd_cga_ids_init(&ids_, cfg.cwd_gpc_cga_ids);
     cwd_in.bind(*this);
     for (uint32_t i = 0; i < nsm; i++)
         sm_out.emplace_back(new tlm_utils::simple_initiator_socket<gpc2sm>(("sm_out_" + std::to_string(i)).c_str()));
@@ -23,6 +25,15 @@ gpc2sm::gpc2sm(sc_core::sc_module_name name, uint32_t nsm, const gd_config &cfg,
         gd_stats_add(stats, basename(), "ctas_retired", "CTAs", "CTAs retired from this GPC's SMs", &retired_);
         gd_stats_add(stats, basename(), "peak_resident_ctas", "CTAs", "most CTAs resident in this GPC at once",
                      &peak_resident_);
+        if (std::string(cfg.cwd_policy) == "cga") {
+            gd_stats_add(stats, basename(), "cgas_launched", "CGAs", "GPC-CGAs (clusters) launched on this GPC",
+                         &cgas_);
+            gd_stats_add(stats, basename(), "failed_queries", "queries",
+                         "speculative launches of a GPC-CGA on this GPC that found no room", &failed_queries_);
+            gd_stats_add(stats, basename(), "stranded_slot_ns", "slot x ns",
+                         "free slots of this GPC's SMs (for the waiting kernel) integrated over the time a CGA "
+                         "waited for room on the GPU", &stranded_slot_ns_);
+        }
     }
 }
 
@@ -40,6 +51,34 @@ void gpc2sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
     case op::gpc_step:
         step(static_cast<gpc_step_body *>(m.body), delay);
         break;
+    case op::gpc_query: {
+        auto *b = static_cast<gpc_query_body *>(m.body);
+        b->speed = -1;
+        if (!b->cga || (cgas_left_ && ids_.in_use < ids_.n))
+            b->speed = gd_gpc_query(trk_.free_slots, trk_.nsm, b->ctas, b->mode, sms_per_tpc_, scan_limit_, b->take);
+        if (b->speed < 0)
+            failed_queries_++;
+        break;
+    }
+    case op::gpc_free: {
+        auto *b = static_cast<gpc_free_body *>(m.body);
+        b->free_slots = trk_.free_slots;
+        b->nsm = trk_.nsm;
+        b->cgas_left = cgas_left_;
+        b->ids_left = ids_.n - ids_.in_use;
+        break;
+    }
+    case op::gpc_launch:
+        launch_mask(static_cast<gpc_launch_body *>(m.body), delay);
+        break;
+    case op::gpc_wait: {
+        auto *b = static_cast<gpc_wait_body *>(m.body);
+        account_wait(b->at);
+        waiting_ = b->waiting;
+        wait_t_ = b->at;
+        wait_free_ = free_total();
+        break;
+    }
     default:
         p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;
@@ -47,13 +86,41 @@ void gpc2sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
+uint32_t gpc2sm::free_total() const
 {
-    const gd_time_ps t = b->at;  // == sc_time_stamp() + delay
-    // 1. CTA-complete messages due by t: give the resources back. A retirement may be
-    //    handed over after its time while no launch decision depends on it (gpu2gpc.hpp);
-    //    it only frees resources, so it references the kernel's descriptor, never the
-    //    kernel's run record (which is recycled once the kernel has completed).
+    uint32_t f = 0;
+    for (uint32_t i = 0; i < trk_.nsm; i++)
+        f += trk_.free_slots[i];
+    return f;
+}
+
+// While a CGA waits for room, this GPC's free slots (for its kernel) are stranded.
+void gpc2sm::account_wait(gd_time_ps t)
+{
+    if (waiting_ && t > wait_t_) {
+        uint64_t ps = wait_free_ * (t - wait_t_) + stranded_rem_ps_;
+        stranded_slot_ns_ += ps / GD_PS_PER_NS;
+        stranded_rem_ps_ = ps % GD_PS_PER_NS;
+    }
+    wait_t_ = t;
+}
+
+gd_time_ps gpc2sm::next_retire() const
+{
+    gd_time_ps t = gd_cal_top_time(&calendar_);
+    if (!releases_.empty() && releases_.top().first < t)
+        t = releases_.top().first;
+    return t;
+}
+
+// CTA-complete messages due by t give the resources back. A retirement may be handed
+// over after its time while no launch decision depends on it (gpu2gpc.hpp); it only
+// frees resources, so it references the kernel's descriptor, never the kernel's run
+// record (which is recycled once the kernel has completed). GPC-CGAs whose flush is
+// done by t give back their id and the GPC's counter.
+uint64_t gpc2sm::retire(gd_time_ps t)
+{
+    account_wait(t);
     uint64_t n = 0;
     while (gd_cal_size(&calendar_) && gd_cal_top(&calendar_)->time <= t) {
         uint32_t idx = (uint32_t)(gd_cal_top(&calendar_)->key & 0xffff);
@@ -63,8 +130,67 @@ void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
         free_.push_back(idx);
         n++;
     }
+    while (!releases_.empty() && releases_.top().first <= t) {
+        gd_cga_ids_release(&ids_, releases_.top().second);
+        releases_.pop();
+        cgas_left_++;
+    }
     retired_ += n;
-    b->retired = n;
+    if (waiting_)
+        wait_free_ = free_total();
+    return n;
+}
+
+// An SM mask: every CTA it names starts at b->at; as one GPC-CGA it holds a
+// gpc_local_cga_id until its last CTA has ended and the shared memory is flushed.
+void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
+{
+    const gd_time_ps t = b->at;
+    retire(t);
+    b->end = 0;
+    b->launched = 0;
+    b->warp_ps = 0;
+    for (uint32_t i = 0; i < trk_.nsm; i++) {
+        for (uint32_t j = 0; j < b->take[i]; j++) {
+            uint32_t idx = free_.back();
+            free_.pop_back();
+            cta &c = ctas_[idx];
+            c.cost = &b->run->desc->occ.cost;
+            c.sm = i;
+            gd_gpc_place_on(&trk_, i, &c.alloc);
+            sm_launch_body sb{t, b->run, 0};
+            ch_.call(*sm_out[i], op::sm_launch, &sb, delay);
+            if (gd_cal_push(&calendar_, b->run, sb.end, (seq_++ << 16) | idx))
+                throw std::bad_alloc();
+            if (sb.end > b->end)
+                b->end = sb.end;
+            b->warp_ps += (uint64_t)c.cost->warps * (sb.end - t);
+            b->launched++;
+        }
+    }
+    launched_ += b->launched;
+    uint64_t resident = launched_ - retired_;
+    if (resident > peak_resident_)
+        peak_resident_ = resident;
+    if (b->cga) {
+        uint32_t id = gd_cga_ids_take(&ids_);
+        if (id == UINT32_MAX || !cgas_left_)
+            SC_REPORT_ERROR("gdsim/gpc2sm", "internal: a GPC-CGA launched without a free gpc_local_cga_id");
+        cgas_left_--;
+        cgas_++;
+        releases_.push({b->end + flush_ps_, id});
+    }
+    if (waiting_)
+        wait_free_ = free_total();
+    b->max_free = trk_.max_free;
+    b->next_retire = next_retire();
+}
+
+void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
+{
+    const gd_time_ps t = b->at;  // == sc_time_stamp() + delay
+    // 1. CTA-complete messages (and GPC-CGA releases) due by t.
+    b->retired = retire(t);
     // 2. Launch one CTA of the selected kernel on the SM with the most free slots.
     b->launched = false;
     uint32_t mf = trk_.max_free;
@@ -88,7 +214,7 @@ void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
         b->end = sb.end;
     }
     b->max_free = trk_.max_free;
-    b->next_retire = gd_cal_top_time(&calendar_);
+    b->next_retire = next_retire();
 }
 
 }  // namespace gd

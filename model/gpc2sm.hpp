@@ -5,6 +5,8 @@
 #define GD_GPC2SM_HPP
 
 #include <memory>
+#include <queue>
+#include <utility>
 #include <vector>
 
 #include <systemc>
@@ -34,6 +36,11 @@ private:
 
     void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) override;
     void step(gpc_step_body *b, sc_core::sc_time &delay);
+    uint64_t retire(gd_time_ps t);                       // CTA-complete messages and CGA releases due by t
+    void launch_mask(gpc_launch_body *b, sc_core::sc_time &delay);
+    void account_wait(gd_time_ps t);                     // stranded free slots while a CGA waits
+    gd_time_ps next_retire() const;
+    uint32_t free_total() const;
 
     gd_gpc_tracker trk_;
     gd_calendar calendar_;        // CTA-complete messages: (end time, seq << 16 | cta index)
@@ -42,6 +49,17 @@ private:
     uint64_t seq_ = 0;
     channel ch_;
     uint64_t launched_ = 0, retired_ = 0, peak_resident_ = 0;
+    // cwd.policy=cga: GPC-CGA bookkeeping (seed 003 [0211], [0227], [0231]-[0233])
+    const uint32_t sms_per_tpc_, scan_limit_;
+    const gd_time_ps flush_ps_;
+    uint32_t cgas_left_;                                  // GPC-CGAs it may still take
+    gd_cga_ids ids_;                                      // gpc_local_cga_id free list
+    std::priority_queue<std::pair<gd_time_ps, uint32_t>, std::vector<std::pair<gd_time_ps, uint32_t>>,
+                        std::greater<std::pair<gd_time_ps, uint32_t>>> releases_;  // (flush done, id)
+    bool waiting_ = false;
+    gd_time_ps wait_t_ = 0;
+    uint64_t wait_free_ = 0;
+    uint64_t cgas_ = 0, failed_queries_ = 0, stranded_slot_ns_ = 0, stranded_rem_ps_ = 0;
 };
 
 }  // namespace gd

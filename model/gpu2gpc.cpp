@@ -14,8 +14,18 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
       cta_launch_ps_(gd_cycles_to_ps(cfg.cwd_cta_launch_cycles, cfg.clock_mhz)),
       max_resident_(cfg.cwd_max_resident_kernels),
       shortcuts_(std::string(cfg.sim_shortcuts) == "on"),
-      progress_(progress)
+      cga_(std::string(cfg.cwd_policy) == "cga"),
+      query_ps_(gd_cycles_to_ps(cfg.cwd_query_cycles, cfg.clock_mhz)),
+      mask_ps_(gd_cycles_to_ps(cfg.cwd_mask_launch_cycles, cfg.clock_mhz)),
+      scan_limit_(cfg.cwd_lake_scan_limit),
+      sms_per_tpc_(cfg.sms_per_tpc),
+      progress_(progress),
+      cta_launch_cycles_(cfg.cwd_cta_launch_cycles),
+      query_cycles_(cfg.cwd_query_cycles),
+      mask_cycles_(cfg.cwd_mask_launch_cycles)
 {
+    all_free_.resize(cfg.sms);
+    all_take_.resize(cfg.sms);
     dispatch_in.register_b_transport(this, &gpu2gpc::b_transport);
     gd_gpc_view_init(&view_, ngpc_);
     for (uint32_t g = 0; g < ngpc_; g++)
@@ -33,6 +43,17 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
                      "dispatches refused because cwd.max_resident_kernels were held", &rejected_);
         gd_stats_add(stats, basename(), "gpc_steps", "steps", "gpc_step transactions sent to GPCs", &steps_);
         gd_stats_add(stats, basename(), "wakeups", "events", "SystemC wake-ups of this block", &wakes_);
+        if (cga_) {
+            gd_stats_add(stats, basename(), "launch_steps", "steps",
+                         "launch steps that launched CTAs (query, then SM masks)", &steps_cga_);
+            gd_stats_add(stats, basename(), "failed_steps", "steps",
+                         "launch steps whose speculative launch found no room (the CGA waited for CTAs to "
+                         "complete)", &failed_steps_);
+            gd_stats_add(stats, basename(), "sm_masks", "masks", "SM masks (launch packets) sent to GPCs", &masks_);
+        }
+        gd_stats_add(stats, basename(), "frontend_cycles", "cycles",
+                     "front-end cycles spent launching CTAs (baseline: cwd.cta_launch_cycles per CTA; cga: "
+                     "cwd.query_cycles per step and cwd.mask_launch_cycles per SM mask)", &frontend_cycles_);
     }
 }
 
@@ -72,6 +93,8 @@ void gpu2gpc::set_gpc_state(uint32_t g, uint32_t max_free, gd_time_ps next_retir
 
 gd_time_ps gpu2gpc::next_event() const
 {
+    if (cga_)
+        return std::min(completion_time(), step_time());
     return std::min({retire_time(), completion_time(), launch_time()});
 }
 
@@ -81,6 +104,7 @@ gd_time_ps gpu2gpc::next_event() const
 void gpu2gpc::select_head(gd_time_ps now, gd_time_ps t)
 {
     head_ = launch_q_.empty() ? nullptr : launch_q_.front();
+    stalled_ = false;
     if (!head_)
         return;
     for (uint32_t g = 0; g < ngpc_; g++) {
@@ -108,12 +132,24 @@ void gpu2gpc::launched(gd_time_ps now, gd_time_ps t, gd_time_ps end)
         k->end = end;
     k->warp_ps += (uint64_t)k->desc->occ.cost.warps * (end - t);
     ctas_launched_++;
+    frontend_cycles_ += cta_launch_cycles_;
     next_launch_ = t + cta_launch_ps_;
     if (k->ctas_launched == k->ctas) {
         completions_.push(completion{k->end, k->index, k});  // its last CTA ends then
         launch_q_.pop_front();
         select_head(now, t);
     }
+}
+
+// The earliest completion, due at t, becomes an output for the packet processor.
+gd_time_ps gpu2gpc::kernel_completes(gd_time_ps t)
+{
+    gd_kernel_run *k = completions_.top().run;
+    completions_.pop();
+    ctas_done_ += k->ctas;
+    resident_--;
+    outputs_.emplace_back(t, k);
+    return t;
 }
 
 // One gpc_step to GPC g at time t: retire what ends by t there, then launch one CTA
@@ -135,6 +171,8 @@ void gpu2gpc::step(gd_time_ps now, gd_time_ps t, uint32_t g, gd_kernel_run *laun
 
 void gpu2gpc::advance(gd_time_ps now, gd_time_ps limit, bool inclusive)
 {
+    if (cga_)
+        return advance_cga(now, limit, inclusive);
     gd_time_ps out_t = outputs_.empty() ? GD_TIME_NEVER : outputs_.back().first;
     for (;;) {
         gd_time_ps tr = retire_time(), tc = completion_time(), tl = launch_time();
@@ -163,12 +201,7 @@ void gpu2gpc::advance(gd_time_ps now, gd_time_ps limit, bool inclusive)
             if (body_.launched)
                 launched(now, t, body_.end);
         } else if (tc == t) {
-            gd_kernel_run *k = completions_.top().run;
-            completions_.pop();
-            ctas_done_ += k->ctas;
-            resident_--;
-            outputs_.emplace_back(t, k);
-            out_t = t;
+            out_t = kernel_completes(t);
         } else {
             uint32_t bg = best_gpc_;
             step(now, t, bg, head_, false, 0, 0);
@@ -178,6 +211,212 @@ void gpu2gpc::advance(gd_time_ps now, gd_time_ps limit, bool inclusive)
             launched(now, t, body_.end);
         }
     }
+}
+
+// ---- cwd.policy=cga ----
+
+// A step for the head kernel: once it is set up and the front end is free; after a
+// step that found no room, when CTAs retire or a GPC-CGA's id comes back.
+gd_time_ps gpu2gpc::step_time() const
+{
+    if (!head_)
+        return GD_TIME_NEVER;
+    gd_time_ps t = std::max({t_cur_, head_->dispatched + grid_launch_ps_, next_step_});
+    if (stalled_) {
+        gd_time_ps r = view_.retire[gd_gpc_view_first(&view_)];
+        if (r == GD_TIME_NEVER)
+            return GD_TIME_NEVER;
+        t = std::max(t, r);
+    }
+    return t;
+}
+
+void gpu2gpc::advance_cga(gd_time_ps now, gd_time_ps limit, bool inclusive)
+{
+    gd_time_ps out_t = outputs_.empty() ? GD_TIME_NEVER : outputs_.back().first;
+    for (;;) {
+        gd_time_ps tc = completion_time(), ts = step_time();
+        gd_time_ps t = std::min(tc, ts);
+        if (t == GD_TIME_NEVER || (inclusive ? t > limit : t >= limit))
+            break;
+        if (out_t != GD_TIME_NEVER && t > out_t)
+            break;  // finish the time step that completed a kernel, then hand it over
+        if (t < t_cur_)
+            SC_REPORT_ERROR("gdsim/gpu2gpc", "internal: event time went backwards");
+        t_cur_ = t;
+        if (progress_)
+            progress_->tick(t);
+        if (tc == t)
+            out_t = kernel_completes(t);
+        else
+            cga_step(now, t);
+    }
+}
+
+void gpu2gpc::set_waiting(gd_time_ps now, gd_time_ps t, bool waiting)
+{
+    if (waiting_ == waiting)
+        return;
+    waiting_ = waiting;
+    gpc_wait_body b{t, waiting};
+    sc_core::sc_time d = ps_time(t - now);
+    for (uint32_t g = 0; g < ngpc_; g++)
+        gpc_ch_.call(*gpc_out[g], op::gpc_wait, &b, d);
+}
+
+// One SM mask to GPC g: its CTAs start at `at`.
+void gpu2gpc::launch_mask(gd_time_ps now, gd_time_ps at, uint32_t g, const uint32_t *take, bool cga)
+{
+    gd_kernel_run *k = head_;
+    set_waiting(now, step_t_, false);  // room was found at the step's time
+    gpc_launch_body &b = launch_body_;
+    b.at = at;
+    b.run = k;
+    b.take = take;
+    b.cga = cga;
+    sc_core::sc_time d = ps_time(at - now);
+    gpc_ch_.call(*gpc_out[g], op::gpc_launch, &b, d);
+    set_gpc_state(g, b.max_free, b.next_retire);
+    if (!b.launched)
+        return;
+    if (k->ctas_launched == 0)
+        k->first_cta = at;
+    k->ctas_launched += b.launched;
+    k->last_cta = at;
+    if (b.end > k->end)
+        k->end = b.end;
+    k->warp_ps += b.warp_ps;
+    ctas_launched_ += b.launched;
+    if (cga)
+        k->cgas_launched++;
+    masks_++;
+}
+
+// After a step's masks: a kernel whose CTAs have all launched completes when its last
+// CTA ends; the next kernel becomes the head.
+void gpu2gpc::complete_launch(gd_time_ps now, gd_time_ps t)
+{
+    gd_kernel_run *k = head_;
+    if (k->ctas_launched < k->ctas)
+        return;
+    completions_.push(completion{k->end, k->index, k});
+    launch_q_.pop_front();
+    select_head(now, t);
+}
+
+void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
+{
+    step_t_ = t;
+    // Every GPC first retires what ended by t (and takes back the ids of GPC-CGAs
+    // flushed by then): the query model then holds the GPCs' state at t.
+    for (uint32_t g = 0; g < ngpc_; g++) {
+        if (view_.retire[g] <= t) {
+            step(now, t, g, nullptr, false, 0, 0);
+            set_gpc_state(g, body_.max_free, body_.next_retire);
+        }
+    }
+    gd_kernel_run *k = head_;
+    const gd_cluster &c = k->cluster;
+    const uint32_t per_cga = (uint32_t)c.dim[0] * c.dim[1] * c.dim[2];
+    uint32_t masks = 0;
+    gd_time_ps at = 0;
+    if (!gd_cluster_is_cga(&c)) {
+        // A plain grid: fill the GPU's lake with as many of its CTAs as there are free
+        // slots, all SMs at once (seed 003 [0145]-[0157], [0161]).
+        uint32_t off = 0;
+        std::vector<uint32_t> start(ngpc_);
+        for (uint32_t g = 0; g < ngpc_; g++) {
+            gpc_free_body fb{};
+            sc_core::sc_time d = ps_time(t - now);
+            gpc_ch_.call(*gpc_out[g], op::gpc_free, &fb, d);
+            std::copy(fb.free_slots, fb.free_slots + fb.nsm, all_free_.begin() + off);
+            start[g] = off;
+            off += fb.nsm;
+        }
+        uint64_t left = k->ctas - k->ctas_launched;
+        gd_lake_result r;
+        gd_lake_fill(all_free_.data(), off, left > UINT32_MAX ? UINT32_MAX : (uint32_t)left, scan_limit_,
+                     all_take_.data(), &r);
+        if (r.placed) {
+            for (uint32_t g = 0; g < ngpc_; g++) {
+                uint32_t n = g + 1 < ngpc_ ? start[g + 1] - start[g] : off - start[g];
+                for (uint32_t i = 0; i < n; i++)
+                    if (all_take_[start[g] + i]) {
+                        masks++;
+                        break;
+                    }
+            }
+            at = t + query_ps_ + mask_ps_ * masks;
+            for (uint32_t g = 0; g < ngpc_; g++) {
+                uint32_t n = g + 1 < ngpc_ ? start[g + 1] - start[g] : off - start[g];
+                bool any = false;
+                for (uint32_t i = 0; i < n && !any; i++)
+                    any = all_take_[start[g] + i] != 0;
+                if (any)
+                    launch_mask(now, at, g, all_take_.data() + start[g], false);
+            }
+        }
+    } else if (c.gpu_cga == 1) {
+        // GPC-CGAs: query every GPC's model; every GPC of the best speed receives one
+        // (seed 003 [0166]-[0171]).
+        static thread_local std::vector<gpc_query_body> q;
+        q.resize(ngpc_);
+        std::vector<int32_t> speed(ngpc_);
+        for (uint32_t g = 0; g < ngpc_; g++) {
+            q[g].ctas = per_cga;
+            q[g].mode = (gd_cga_mode)c.mode;
+            q[g].cga = true;
+            sc_core::sc_time d = ps_time(t - now);
+            gpc_ch_.call(*gpc_out[g], op::gpc_query, &q[g], d);
+            speed[g] = q[g].speed;
+        }
+        uint64_t pick = gd_gpu_pick(speed.data(), ngpc_);
+        uint64_t cgas_left = (k->ctas - k->ctas_launched) / per_cga;
+        uint64_t m = 0;
+        for (uint64_t p = pick; p && m < cgas_left; p &= p - 1)
+            m++;
+        if (m) {
+            masks = (uint32_t)m;
+            at = t + query_ps_ + mask_ps_ * masks;
+            uint64_t n = 0;
+            for (uint64_t p = pick; p && n < m; p &= p - 1, n++)
+                launch_mask(now, at, (uint32_t)__builtin_ctzll(p), q[__builtin_ctzll(p)].take, true);
+        }
+    } else {
+        // A GPU-CGA: both passes on the GPCs' models (seed 003 [0206]-[0221]).
+        static thread_local std::vector<gd_gpc_shadow> sh;
+        sh.resize(ngpc_);
+        for (uint32_t g = 0; g < ngpc_; g++) {
+            gpc_free_body fb{};
+            sc_core::sc_time d = ps_time(t - now);
+            gpc_ch_.call(*gpc_out[g], op::gpc_free, &fb, d);
+            sh[g].nsm = fb.nsm;
+            std::copy(fb.free_slots, fb.free_slots + fb.nsm, sh[g].free_slots);
+            sh[g].cgas_left = fb.cgas_left;
+            sh[g].ids_left = fb.ids_left;
+        }
+        part_gpc_.resize(c.gpu_cga);
+        part_take_.resize((size_t)c.gpu_cga * GD_MAX_SMS_PER_GPC);
+        if (gd_gpu_cga_place(sh.data(), ngpc_, c.gpu_cga, per_cga, (gd_cga_mode)c.mode, sms_per_tpc_, scan_limit_,
+                             part_gpc_.data(), part_take_.data())) {
+            masks = c.gpu_cga;
+            at = t + 2 * query_ps_ + mask_ps_ * masks;  // pass 1 (query), pass 2 (query + launch)
+            for (uint32_t p = 0; p < c.gpu_cga; p++)
+                launch_mask(now, at, part_gpc_[p], part_take_.data() + (size_t)p * GD_MAX_SMS_PER_GPC, true);
+        }
+    }
+    if (!masks) {
+        // Nothing fits: the CGA waits for CTAs to complete; the speculation changed nothing.
+        failed_steps_++;
+        stalled_ = true;
+        set_waiting(now, t, true);
+        return;
+    }
+    steps_cga_++;
+    stalled_ = false;
+    frontend_cycles_ += (uint64_t)query_cycles_ * (c.gpu_cga > 1 ? 2 : 1) + (uint64_t)mask_cycles_ * masks;
+    next_step_ = at;
+    complete_launch(now, t);
 }
 
 void gpu2gpc::schedule(gd_time_ps now)

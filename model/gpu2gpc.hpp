@@ -77,6 +77,15 @@ private:
     void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
 
     void advance(gd_time_ps now, gd_time_ps limit, bool inclusive);
+    // cwd.policy=cga: seed 003's distributor (docs/MODEL.md, 'Clusters'). Its events are
+    // kernel completions and launch steps; CTA retirements are handed to the GPCs at the
+    // steps (and decide when a step that found no room is tried again).
+    void advance_cga(gd_time_ps now, gd_time_ps limit, bool inclusive);
+    gd_time_ps step_time() const;
+    void cga_step(gd_time_ps now, gd_time_ps t);
+    void launch_mask(gd_time_ps now, gd_time_ps at, uint32_t g, const uint32_t *take, bool cga);
+    void complete_launch(gd_time_ps now, gd_time_ps t);
+    void set_waiting(gd_time_ps now, gd_time_ps t, bool waiting);
     gd_time_ps launch_ready() const;
     gd_time_ps launch_time() const;
     gd_time_ps retire_time() const;
@@ -86,6 +95,7 @@ private:
     void step(gd_time_ps now, gd_time_ps t, uint32_t g, gd_kernel_run *launch, bool conditional,
               uint32_t beat_free, uint32_t beat_gpc);
     void launched(gd_time_ps now, gd_time_ps t, gd_time_ps end);
+    gd_time_ps kernel_completes(gd_time_ps t);
     void select_head(gd_time_ps now, gd_time_ps t);
     void schedule(gd_time_ps now);
 
@@ -93,6 +103,9 @@ private:
     const gd_time_ps grid_launch_ps_, cta_launch_ps_;
     const uint32_t max_resident_;
     const bool shortcuts_;                   // sim.shortcuts
+    const bool cga_;                         // cwd.policy=cga
+    const gd_time_ps query_ps_, mask_ps_;
+    const uint32_t scan_limit_, sms_per_tpc_;
     progress_meter *progress_;               // may be null
 
     std::deque<gd_kernel_run *> launch_q_;   // kernels with CTAs left to launch; front = head
@@ -106,6 +119,17 @@ private:
     gpc_step_body body_;
     sc_core::sc_event wake_;
     channel gpc_ch_, done_ch_;
+
+    // cwd.policy=cga
+    gd_time_ps next_step_ = 0;               // the front end is free from here
+    gd_time_ps step_t_ = 0;                  // the time of the step being made
+    bool stalled_ = false;                   // the last step found no room for the head kernel
+    bool waiting_ = false;                   // the GPCs were told a CGA waits
+    std::vector<uint32_t> all_free_, all_take_;  // per SM of the GPU, for a plain grid's lake
+    std::vector<uint32_t> part_gpc_, part_take_; // a GPU-CGA's parts
+    gpc_launch_body launch_body_;
+    uint64_t steps_cga_ = 0, failed_steps_ = 0, masks_ = 0, frontend_cycles_ = 0;
+    const uint32_t cta_launch_cycles_, query_cycles_, mask_cycles_;
 
     uint64_t resident_ = 0, peak_resident_ = 0;
     uint64_t kernels_ = 0, ctas_launched_ = 0, ctas_done_ = 0, rejected_ = 0, wakes_ = 0, steps_ = 0;

@@ -41,6 +41,14 @@ int gd_stats_add(gd_stats *s, const char *block, const char *name, const char *u
     return 0;
 }
 
+uint64_t gd_stats_get(const gd_stats *s, const char *block, const char *name)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->v[i].block, block) && !strcmp(s->v[i].name, name))
+            return s->v[i].src ? *s->v[i].src : s->v[i].value;
+    return 0;
+}
+
 void gd_stats_freeze(gd_stats *s)
 {
     for (size_t i = 0; i < s->n; i++) {
@@ -319,6 +327,31 @@ int gd_write_summary_text(FILE *f, const gd_config *cfg, const gd_summary *s, co
     fprintf(f, "  mean launch latency %.3f us (submit to first CTA)\n", s->mean_launch_latency_ns / 1000.0);
     fprintf(f, "  most kernels resident in the distributor %" PRIu64 " (limit %u); host stalls on full queues %" PRIu64
                "\n", s->max_resident_kernels, cfg->cwd_max_resident_kernels, s->host_stalls);
+    if (info->stats) {
+        const gd_stats *st = info->stats;
+        uint64_t ctas = gd_stats_get(st, "gpu2gpc", "ctas_launched");
+        uint64_t cycles = gd_stats_get(st, "gpu2gpc", "frontend_cycles");
+        if (!strcmp(cfg->cwd_policy, "cga"))
+            fprintf(f, "  distributor         cga: %" PRIu64 " CTAs in %" PRIu64 " launch steps (%" PRIu64
+                       " found no room), %" PRIu64 " front-end cycles", ctas, gd_stats_get(st, "gpu2gpc", "launch_steps"),
+                    gd_stats_get(st, "gpu2gpc", "failed_steps"), cycles);
+        else
+            fprintf(f, "  distributor         baseline: %" PRIu64 " CTAs in %" PRIu64 " front-end cycles", ctas, cycles);
+        if (cycles)
+            fprintf(f, " (%.2f CTAs per cycle)", (double)ctas / (double)cycles);
+        fputc('\n', f);
+        if (!strcmp(cfg->cwd_policy, "cga")) {
+            fprintf(f, "  %-26s %13s %13s %13s\n", "per GPC", "CGAs", "failed", "stranded");
+            fprintf(f, "  %-26s %13s %13s %13s\n", "", "launched", "queries", "slot x us");
+            for (uint32_t g = 0; g < cfg->gpcs; g++) {
+                char block[32];
+                snprintf(block, sizeof block, "gpc2sm_%u", g);
+                fprintf(f, "    %-24s %13" PRIu64 " %13" PRIu64 " %13.3f\n", block, gd_stats_get(st, block, "cgas_launched"),
+                        gd_stats_get(st, block, "failed_queries"),
+                        gd_stats_get(st, block, "stranded_slot_ns") / 1000.0);
+            }
+        }
+    }
     if (info->report && s->kernels) {
         fprintf(f, "  %-40s %10s %10s %10s\n", "stage durations over the kernels, us", "mean", "p50", "p99");
         for (int i = 0; i < GD_STAGES; i++) {

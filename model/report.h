@@ -37,6 +37,8 @@ void gd_stats_init(gd_stats *s);
 void gd_stats_destroy(gd_stats *s);
 int gd_stats_add(gd_stats *s, const char *block, const char *name, const char *unit, const char *desc,
                  const uint64_t *src);
+/* The value of a block's counter (live or frozen); 0 when there is none. */
+uint64_t gd_stats_get(const gd_stats *s, const char *block, const char *name);
 /* Copy every live counter into its frozen value and forget the sources. */
 void gd_stats_freeze(gd_stats *s);
 
@@ -91,6 +93,7 @@ typedef struct gd_run_info {
     const gd_trace_device *trace_device;
     uint64_t records;
     const gd_report *report;   /* stage statistics; NULL: none */
+    const gd_stats *stats;     /* block statistics; NULL: none */
 } gd_run_info;
 
 int gd_write_summary_text(FILE *f, const gd_config *cfg, const gd_summary *s, const gd_run_info *info);

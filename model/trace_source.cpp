@@ -64,6 +64,7 @@ void trace_source::run()
                 for (int i = 0; i < 3; i++)
                     r->grid[i] = d.grid_ctas[i];
                 r->ctas = d.ctas;
+                r->cluster = d.cluster;
                 r->cta_ps = d.cta_ps;
                 submit_ns = d.submit_ns;
                 info = &d.info;

@@ -352,6 +352,99 @@ static unsigned long long stat_value(gd_sim *sim, const char *block, const char 
     return v;
 }
 
+/* cwd.policy=cga (seed 003's distributor) on the small GPU (1 GPC of 2 SMs, 1 cycle =
+ * 1 ns), cwd.query_cycles 8, cwd.mask_launch_cycles 1, cwd.cga_flush_cycles 100. */
+static gd_sim *cga_gpu(const char *ids)
+{
+    gd_sim *sim = small_gpu();
+    const char *kv[][2] = {{"cwd.policy", "cga"}, {"cwd.query_cycles", "8"}, {"cwd.mask_launch_cycles", "1"},
+                           {"cwd.cga_flush_cycles", "100"}, {"cwd.gpc_cga_ids", ids}};
+    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
+        ck_assert_msg(gd_sim_set(sim, kv[i][0], kv[i][1]) == GD_OK, "%s", gd_sim_errmsg(sim));
+    return sim;
+}
+
+static void add_cluster(gd_trace_writer *w, uint64_t submit_ns, uint32_t ctas, uint16_t cluster, uint8_t mode)
+{
+    gd_aql_dispatch p;
+    memset(&p, 0, sizeof p);
+    p.header = GD_AQL_TYPE_KERNEL_DISPATCH | GD_AQL_HEADER_BARRIER;
+    p.setup = 1;
+    p.workgroup_size[0] = 1024;
+    p.workgroup_size[1] = p.workgroup_size[2] = 1;
+    p.grid_size[0] = ctas * 1024;
+    p.grid_size[1] = p.grid_size[2] = 1;
+    p.kernel_object = 1;
+    gd_cluster c = {{cluster, 1, 1}, 1, mode};
+    ck_assert_int_eq(gd_trace_write_dispatch_cluster(w, 0, submit_ns, &p, NULL, &c, NULL), GD_OK);
+}
+
+/* A plain grid of 5 big CTAs (2 per SM): ready to launch at 1310 (fetch 100, decode
+ * 10, grid launch 200). Step 1 at 1310 fills the lake: all 4 free slots, one SM mask,
+ * so the CTAs start at 1310 + 8 + 1 = 1319 and end at 2319. The fifth finds no room
+ * and waits for the retirements at 2319: it starts at 2319 + 9 = 2328 on SM0 and ends
+ * at 3328; completion 3378. Occupancy 32 warps x 5000 ns / (2009 ns x 128). */
+START_TEST(cga_plain_grid_fills_the_lake)
+{
+    char *path;
+    gd_trace_writer *w = new_trace(&path);
+    add_dispatch(w, 0, 1000, 1, 1024, 5, 1);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    gd_sim *sim = cga_gpu("256");
+    char *csv = replay_csv(sim, path);
+    ROW_IS(csv, 0, "0,big,0,5,1024,32,0,2,warps,100.00,1000.000,1319.000,2328.000,3328.000,319.000,62.22,"
+                   "1100.000,1110.000,1110.000,3378.000,3,,,,100,100.0000");
+    ck_assert_uint_eq(stat_value(sim, "gpu2gpc", "launch_steps"), 2);
+    ck_assert_uint_eq(stat_value(sim, "gpu2gpc", "failed_steps"), 1);
+    ck_assert_uint_eq(stat_value(sim, "gpu2gpc", "sm_masks"), 2);
+    ck_assert_uint_eq(stat_value(sim, "gpu2gpc", "frontend_cycles"), 18);
+    /* the one CTA waited from 1319 to 2319 with no free slot: nothing stranded */
+    ck_assert_uint_eq(stat_value(sim, "gpc2sm_0", "stranded_slot_ns"), 0);
+    free(csv);
+    gd_sim_free(sim);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+/* Two CGAs of 2 big CTAs. Load balancing: the first query at 1310 puts one CTA on
+ * each SM (speed 1): start 1319, end 2319; the next step, when the front end is
+ * free at 1319, places the second the same way (speed 0): start 1328, end 2328. With
+ * a single gpc_local_cga_id the second waits for the first to end and be flushed:
+ * queries at 1319 (no id) and 2319 (CTAs retired, id not yet back) fail; the id
+ * returns at 2319 + 100 = 2419, so the second starts at 2428 and ends at 3428. While
+ * it waited the GPC had 2 free slots for 1000 ns and 4 for 100 ns: 2400 slot x ns
+ * stranded. Occupancy: 32 warps x 4000 ns over 1009 ns (2109 ns) x 128 warp slots. */
+START_TEST(cga_clusters_launch_whole)
+{
+    for (int mode = 0; mode < 2; mode++) {
+        char *path;
+        gd_trace_writer *w = new_trace(&path);
+        add_cluster(w, 1000, 4, 2, (uint8_t)mode);
+        ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+        gd_sim *sim = cga_gpu("256");
+        char *csv = replay_csv(sim, path);
+        ROW_IS(csv, 0, "0,big,0,4,1024,32,0,2,warps,100.00,1000.000,1319.000,1328.000,2328.000,319.000,99.11,"
+                       "1100.000,1110.000,1110.000,2378.000,3,,,,100,100.0000");
+        ck_assert_uint_eq(stat_value(sim, "gpc2sm_0", "cgas_launched"), 2);
+        ck_assert_uint_eq(stat_value(sim, "gpu2gpc", "failed_steps"), 0);
+        free(csv);
+        gd_sim_free(sim);
+        sim = cga_gpu("1");
+        csv = replay_csv(sim, path);
+        ROW_IS(csv, 0, "0,big,0,4,1024,32,0,2,warps,100.00,1000.000,1319.000,2428.000,3428.000,319.000,47.42,"
+                       "1100.000,1110.000,1110.000,3478.000,3,,,,100,100.0000");
+        ck_assert_uint_eq(stat_value(sim, "gpu2gpc", "failed_steps"), 2);
+        ck_assert_uint_eq(stat_value(sim, "gpc2sm_0", "failed_queries"), 2);
+        ck_assert_uint_eq(stat_value(sim, "gpc2sm_0", "stranded_slot_ns"), 2400);
+        free(csv);
+        gd_sim_free(sim);
+        remove(path);
+        free(path);
+    }
+}
+END_TEST
+
 /* A cross-queue dependency (what kineto2gdt.py makes of cudaStreamWaitEvent) and a
  * non-kernel command, pp.command_launch_cycles = 30:
  * D0 q0 submit 0: 1 big CTA, completion signal 0x10;
@@ -684,6 +777,8 @@ int main(void)
     tcase_add_test(tc, hand_checked_timeline);
     tcase_add_test(tc, no_barrier_overlaps);
     tcase_add_test(tc, wait_until_holds_ctas);
+    tcase_add_test(tc, cga_plain_grid_fills_the_lake);
+    tcase_add_test(tc, cga_clusters_launch_whole);
     tcase_add_test(tc, distributor_full_waits);
     tcase_add_test(tc, full_queue_stalls_host);
     tcase_add_test(tc, retire_before_launch_across_gpcs);
