@@ -25,6 +25,8 @@ static const char USAGE[] =
     "  --config FILE          read KEY = VALUE lines from FILE ('#' starts a comment);\n"
     "                         later --set and --config override earlier ones\n"
     "  --kernels-csv FILE     write the per-kernel table (one row per kernel, CSV)\n"
+    "  --cta-log FILE         write one row per CTA (CSV: kernel_index,cta_id,x,y,z,cga_id,cga_cta_id,\n"
+    "                         gpc,sm,launch_ns,end_ns), written as the CTAs launch\n"
     "  --summary-json FILE    write the summary, configuration and block statistics as JSON\n"
     "  --quiet                do not print the summary\n"
     "  --progress             show progress on stderr (default when stderr is a terminal)\n"
@@ -177,6 +179,11 @@ static int cmd_replay(int argc, char **argv)
             rc = read_config(sim, argv[++i]);
         } else if (strcmp(a, "--kernels-csv") == 0 && has_next) {
             csv = argv[++i];
+        } else if (strcmp(a, "--cta-log") == 0 && has_next) {
+            if (gd_sim_set_cta_log(sim, argv[++i]) != GD_OK) {
+                fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
+                rc = 1;
+            }
         } else if (strcmp(a, "--summary-json") == 0 && has_next) {
             json = argv[++i];
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "--progress") == 0 || strcmp(a, "--no-progress") == 0) {

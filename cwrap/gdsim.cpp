@@ -39,6 +39,7 @@ struct gd_sim {
     gd_trace_device trace_dev;
     uint64_t records = 0;
     std::string getbuf;
+    std::string cta_log_path;  // empty: none
 };
 
 namespace {
@@ -112,8 +113,21 @@ int replay(gd_sim *s, const char *path)
     }
     s->report_live = true;
 
+    gd_cta_log cta_log = {nullptr, &s->report.origin_ns, 0};
+    if (!s->cta_log_path.empty()) {
+        cta_log.f = std::fopen(s->cta_log_path.c_str(), "w");
+        if (!cta_log.f) {
+            gd_trace_close_reader(reader);
+            return gd_err_set(&s->err, GD_EIO, "%s: cannot create the CTA log: %s", s->cta_log_path.c_str(),
+                              std::strerror(errno));
+        }
+        if (std::fputs(GD_CTA_LOG_HEADER, cta_log.f) < 0)
+            cta_log.io_error = 1;
+    }
+
     gd::host_env env;
     env.reader = reader;
+    env.cta_log = cta_log.f ? &cta_log : nullptr;
     env.pool = &s->pool;
     env.report = &s->report;
     env.err = &s->err;
@@ -154,6 +168,8 @@ int replay(gd_sim *s, const char *path)
     }
     s->records = gd_trace_records_read(reader);
     gd_trace_close_reader(reader);
+    if (cta_log.f && (std::fclose(cta_log.f) || cta_log.io_error) && s->err.code == GD_OK)
+        gd_err_set(&s->err, GD_EIO, "%s: write failed (CTA log)", s->cta_log_path.c_str());
     if (s->err.code != GD_OK)
         return s->err.code;
     if (finished && !stuck.empty())
@@ -267,6 +283,19 @@ int gd_sim_get(const char **out, gd_sim *sim, const char *key)
         return GD_ENOMEM;
     }
     *out = sim->getbuf.c_str();
+    return GD_OK;
+}
+
+int gd_sim_set_cta_log(gd_sim *sim, const char *path)
+{
+    if (!sim)
+        return GD_EINVAL;
+    gd_err_clear(&sim->err);
+    try {
+        sim->cta_log_path = path ? path : "";
+    } catch (const std::bad_alloc &) {
+        return gd_err_set(&sim->err, GD_ENOMEM, "out of memory");
+    }
     return GD_OK;
 }
 

@@ -157,6 +157,12 @@ static const key_def KEYS[] = {
      "assumption: seed 003 [0231]-[0233], [0258] describe the flush handshake (dsmem flush to "
      "every SM of the CGA, acknowledgements back to the GPM) without a latency; 100 cycles for "
      "one round trip across a GPC"},
+    {"cwd.raster_check", T_ENUM, OFF(cwd_raster_check), 0, 0, 0, "on|off", "off",
+     "Checking mode, not a model number: every CTA id the SMs rasterize from the launch sequence "
+     "(a count of launches since their last id, decomposed into x, y, z increments with carries; "
+     "seed 003 [0176]-[0191]) is compared with the direct computation, and a difference stops the "
+     "replay. Ids are rasterized when this is on or a CTA log is written.",
+     "gdsim"},
     {"sim.shortcuts", T_ENUM, OFF(sim_shortcuts), 0, 0, 0, "on|off", "on",
      "Simulation technique, not a model number. on: a GPC's CTA retirement and the next CTA "
      "launch share one step when nothing else happens at that time, and retirements nothing "

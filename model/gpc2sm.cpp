@@ -5,9 +5,12 @@
 
 namespace gd {
 
-gpc2sm::gpc2sm(sc_core::sc_module_name name, uint32_t nsm, const gd_config &cfg, gd_stats *stats)
+gpc2sm::gpc2sm(sc_core::sc_module_name name, uint32_t gpc, uint32_t first_sm, uint32_t nsm, const gd_config &cfg,
+               gd_stats *stats, gd_cta_log *cta_log)
     : sc_module(name), cwd_in("cwd_in"), sms_per_tpc_(cfg.sms_per_tpc), scan_limit_(cfg.cwd_lake_scan_limit),
-      flush_ps_(gd_cycles_to_ps(cfg.cwd_cga_flush_cycles, cfg.clock_mhz)), cgas_left_(nsm * cfg.cwd_gpc_cgas_per_sm)
+      flush_ps_(gd_cycles_to_ps(cfg.cwd_cga_flush_cycles, cfg.clock_mhz)), cgas_left_(nsm * cfg.cwd_gpc_cgas_per_sm),
+      gpc_(gpc), first_sm_(first_sm), log_(cta_log), check_(std::string(cfg.cwd_raster_check) == "on"),
+      rasterize_(cta_log || check_), raster_(nsm)
 {
     gd_cga_ids_init(&ids_, cfg.cwd_gpc_cga_ids);
     cwd_in.bind(*this);
@@ -86,6 +89,38 @@ void gpc2sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+void gpc2sm::note_cta(uint32_t sm, const gd_kernel_run *k, uint64_t unit, uint32_t cga_cta_id, gd_time_ps at,
+                      gd_time_ps end)
+{
+    const gd_cluster &c = k->cluster;
+    const uint32_t cd[3] = {c.dim[0], c.dim[1], c.dim[2]};
+    const uint32_t units[3] = {k->grid[0] / cd[0], k->grid[1] / cd[1], k->grid[2] / cd[2]};
+    sm_raster &st = raster_[sm];
+    if (st.kernel != k->index || unit < st.unit) {
+        // an SM new to this kernel is told the current position ([0222])
+        gd_raster_init(&st.r, units);
+        gd_raster_direct(units, unit, st.r.cur);
+        st.kernel = k->index;
+    } else if (unit > st.unit) {
+        gd_raster_advance(&st.r, unit - st.unit);  // the launches it watched since its last id
+    }
+    st.unit = unit;
+    if (check_) {
+        uint32_t d[3];
+        gd_raster_direct(units, unit, d);
+        if (d[0] != st.r.cur[0] || d[1] != st.r.cur[1] || d[2] != st.r.cur[2])
+            SC_REPORT_ERROR("gdsim/gpc2sm", "cwd.raster_check: a rasterized CTA id differs from the direct computation");
+    }
+    uint32_t in[3], xyz[3];
+    gd_raster_direct(cd, cga_cta_id, in);
+    for (int i = 0; i < 3; i++)
+        xyz[i] = st.r.cur[i] * cd[i] + in[i];
+    if (log_) {
+        uint64_t cta_id = xyz[0] + (uint64_t)xyz[1] * k->grid[0] + (uint64_t)xyz[2] * k->grid[0] * k->grid[1];
+        gd_cta_log_row(log_, k->index, cta_id, xyz, unit, cga_cta_id, gpc_, first_sm_ + sm, at, end);
+    }
+}
+
 uint32_t gpc2sm::free_total() const
 {
     uint32_t f = 0;
@@ -150,6 +185,7 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
     b->end = 0;
     b->launched = 0;
     b->warp_ps = 0;
+    const uint64_t base = b->run->ctas_launched;  // the kernel's CTAs launched before this mask
     for (uint32_t i = 0; i < trk_.nsm; i++) {
         for (uint32_t j = 0; j < b->take[i]; j++) {
             uint32_t idx = free_.back();
@@ -165,6 +201,12 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
             if (sb.end > b->end)
                 b->end = sb.end;
             b->warp_ps += (uint64_t)c.cost->warps * (sb.end - t);
+            if (rasterize_) {
+                if (b->cga)
+                    note_cta(i, b->run, b->run->cgas_launched, b->launched, t, sb.end);
+                else
+                    note_cta(i, b->run, base + b->launched, 0, t, sb.end);
+            }
             b->launched++;
         }
     }
@@ -205,6 +247,11 @@ void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
         ch_.call(*sm_out[c.sm], op::sm_launch, &sb, delay);
         if (gd_cal_push(&calendar_, b->launch, sb.end, (seq_++ << 16) | idx))
             throw std::bad_alloc();
+        if (rasterize_) {  // the prior art numbers CTAs in launch order, clusters or not
+            const gd_cluster &cl = b->launch->cluster;
+            uint64_t per = (uint64_t)cl.dim[0] * cl.dim[1] * cl.dim[2], n = b->launch->ctas_launched;
+            note_cta(c.sm, b->launch, n / per, (uint32_t)(n % per), t, sb.end);
+        }
         launched_++;
         uint64_t resident = launched_ - retired_;
         if (resident > peak_resident_)

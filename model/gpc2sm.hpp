@@ -24,7 +24,9 @@ public:
     tlm::tlm_target_socket<> cwd_in;  // from the GPU2GPC distributor
     std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket<gpc2sm>>> sm_out;  // one per SM
 
-    gpc2sm(sc_core::sc_module_name name, uint32_t nsm, const gd_config &cfg, gd_stats *stats);
+    // gpc: this GPC's index; first_sm: the global index of its SM 0; cta_log: may be null.
+    gpc2sm(sc_core::sc_module_name name, uint32_t gpc, uint32_t first_sm, uint32_t nsm, const gd_config &cfg,
+           gd_stats *stats, gd_cta_log *cta_log = nullptr);
     ~gpc2sm() override;
 
 private:
@@ -39,6 +41,11 @@ private:
     uint64_t retire(gd_time_ps t);                       // CTA-complete messages and CGA releases due by t
     void launch_mask(gpc_launch_body *b, sc_core::sc_time &delay);
     void account_wait(gd_time_ps t);                     // stranded free slots while a CGA waits
+    // A CTA's ids (seed 003 [0172]-[0191], [0228]): the SM rasterizes the position of its
+    // CGA (unit) in the grid of CGAs from the launch sequence; cga_cta_id is the CTA's
+    // index inside it. Logged and/or checked against the direct computation.
+    void note_cta(uint32_t sm, const gd_kernel_run *k, uint64_t unit, uint32_t cga_cta_id, gd_time_ps at,
+                  gd_time_ps end);
     gd_time_ps next_retire() const;
     uint32_t free_total() const;
 
@@ -60,6 +67,16 @@ private:
     gd_time_ps wait_t_ = 0;
     uint64_t wait_free_ = 0;
     uint64_t cgas_ = 0, failed_queries_ = 0, stranded_slot_ns_ = 0, stranded_rem_ps_ = 0;
+    // CTA ids: per SM, the kernel it last rasterized for, its position and launch count
+    struct sm_raster {
+        uint64_t kernel = UINT64_MAX;
+        gd_raster r;
+        uint64_t unit = 0;
+    };
+    const uint32_t gpc_, first_sm_;
+    gd_cta_log *log_;
+    const bool check_, rasterize_;
+    std::vector<sm_raster> raster_;
 };
 
 }  // namespace gd

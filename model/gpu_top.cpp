@@ -17,7 +17,7 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, host_env &e
     uint32_t sm_id = 0;
     for (uint32_t g = 0; g < cfg.gpcs; g++) {
         uint32_t n = cfg.sms_per_gpc[g];
-        gpcs.emplace_back(new gpc2sm(("gpc2sm_" + std::to_string(g)).c_str(), n, cfg, stats));
+        gpcs.emplace_back(new gpc2sm(("gpc2sm_" + std::to_string(g)).c_str(), g, sm_id, n, cfg, stats, env.cta_log));
         cwd.gpc_out[g]->bind(gpcs[g]->cwd_in);
         for (uint32_t i = 0; i < n; i++, sm_id++) {
             sms.emplace_back(new sm(("sm_" + std::to_string(sm_id)).c_str(), sm_id, stats));

@@ -75,6 +75,18 @@ int gd_report_finish(gd_report *r, gd_err *err);
 
 extern const char GD_KERNELS_CSV_HEADER[];
 
+/* The per-CTA log (gdsim replay --cta-log): one row per CTA, written as it launches
+ * (its end is known then). */
+typedef struct gd_cta_log {
+    FILE *f;
+    const uint64_t *origin_ns;  /* the report's origin (set before the first CTA) */
+    int io_error;
+} gd_cta_log;
+
+extern const char GD_CTA_LOG_HEADER[];
+void gd_cta_log_row(gd_cta_log *log, uint64_t kernel_index, uint64_t cta_id, const uint32_t xyz[3], uint64_t cga_id,
+                    uint32_t cga_cta_id, uint32_t gpc, uint32_t sm, gd_time_ps launch, gd_time_ps end);
+
 /* A stage's statistics (enum gd_stage). */
 void gd_report_stage_stats(const gd_report *r, int stage, gd_stage_stats *out);
 /* "submit -> fetched" and so on, for the text report. */

@@ -26,6 +26,7 @@ struct host_env {
     gd_run_pool *pool = nullptr;
     gd_report *report = nullptr;
     gd_err *err = nullptr;  // first error of the replay
+    gd_cta_log *cta_log = nullptr;  // --cta-log, or null
     progress_meter progress;
 };
 

@@ -2,6 +2,8 @@
 // stub neighbours that drive its sockets and record what comes back.
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
+#include <utility>
 #include <vector>
 
 #include <systemc>
@@ -35,9 +37,11 @@ static void fresh_context()
     sc_report_handler::set_actions(SC_WARNING, SC_DO_NOTHING);
 }
 
-static gd_config small_config(uint32_t sms)
+static gd_config small_config(uint32_t sms, std::initializer_list<std::pair<const char *, const char *>> more = {})
 {
     gd_settings *s = gd_settings_new();
+    for (const auto &kv : more)
+        gd_settings_set(s, kv.first, kv.second, nullptr);
     char n[16];
     snprintf(n, sizeof n, "%u", sms);
     gd_settings_set(s, "gpu.preset", "h100", nullptr);
@@ -105,7 +109,7 @@ struct gpc_bench {
     driver d{"d"};
     gd::gpc2sm gpc;
     std::vector<std::unique_ptr<gd::sm>> sms;
-    gpc_bench(const gd_config &c, uint32_t n) : gpc("gpc", n, c, nullptr)
+    gpc_bench(const gd_config &c, uint32_t n) : gpc("gpc", 0, 0, n, c, nullptr)
     {
         d.out.bind(gpc.cwd_in);
         for (uint32_t i = 0; i < n; i++) {
@@ -180,6 +184,59 @@ START_TEST(gpc2sm_places_and_retires)
 }
 END_TEST
 
+// GPC2SM's CGA operations (cwd.policy=cga): the query answers without changing
+// anything; an SM mask starts all its CTAs at one time; a GPC-CGA holds its
+// gpc_local_cga_id until its last CTA has ended and the flush (100 cycles) is done.
+START_TEST(gpc2sm_cga_query_and_launch)
+{
+    fresh_context();
+    gd_config c = small_config(4, {{"cwd.policy", "cga"}, {"cwd.gpc_cga_ids", "1"}, {"cwd.cga_flush_cycles", "100"}});
+    gd_kernel_desc k = kernel(1024, 32, 1000, c);  // 2 per SM
+    gd_kernel_run run;
+    std::memset(&run, 0, sizeof run);
+    run.desc = &k;
+    run.cta_ps = k.cta_duration_ps;
+    run.cluster = gd_cluster_none();
+    gpc_bench t(c, 4);
+    ck_assert_uint_eq(t.select(k), 2);
+    gd::gpc_query_body q;
+    std::memset(&q, 0, sizeof q);
+    q.ctas = 3;
+    q.mode = GD_CGA_MULTICAST;
+    q.cga = true;
+    sc_time z = SC_ZERO_TIME;
+    t.d.ch.call(t.d.out, gd::op::gpc_query, &q, z);
+    ck_assert_int_eq(q.speed, 1);  // SMs 0-2, one CTA each, 1 slot left on each
+    ck_assert_uint_eq(q.take[0] + q.take[1] + q.take[2], 3);
+    ck_assert_uint_eq(q.take[3], 0);
+    gd::gpc_launch_body l;
+    std::memset(&l, 0, sizeof l);
+    l.at = 500;
+    l.run = &run;
+    l.take = q.take;
+    l.cga = true;
+    sc_time d = gd::ps_time(500);
+    t.d.ch.call(t.d.out, gd::op::gpc_launch, &l, d);
+    ck_assert_uint_eq(l.launched, 3);
+    ck_assert_uint_eq(l.end, 500 + 1000000);
+    ck_assert_uint_eq(l.warp_ps, 3ull * 32 * 1000000);
+    ck_assert_uint_eq(l.max_free, 2);  // SM3
+    // the only id is taken: the next query finds no room, whatever the slots
+    t.d.ch.call(t.d.out, gd::op::gpc_query, &q, z);
+    ck_assert_int_eq(q.speed, -1);
+    // the CTAs retire at 1000500, the id comes back 100 cycles later
+    gd::gpc_step_body r = t.step(1000500, nullptr);
+    ck_assert_uint_eq(r.retired, 3);
+    ck_assert_uint_eq(r.next_retire, 1000500 + 100000);
+    t.d.ch.call(t.d.out, gd::op::gpc_query, &q, z);
+    ck_assert_int_eq(q.speed, -1);
+    r = t.step(1100500, nullptr);
+    ck_assert_uint_eq(r.next_retire, UINT64_MAX);
+    t.d.ch.call(t.d.out, gd::op::gpc_query, &q, z);
+    ck_assert_int_eq(q.speed, 1);
+}
+END_TEST
+
 // ---------------------------------------------------------------------------
 // GPU2GPC with real GPC2SM and SMs, driven by a stub packet processor.
 
@@ -231,7 +288,7 @@ START_TEST(gpu2gpc_runs_kernels)
     uint32_t ctas[3] = {5, 1, 1};
     stub_pp pp("pp");
     gd::gpu2gpc cwd("cwd", c, nullptr);
-    gd::gpc2sm gpc("gpc", 2, c, nullptr);
+    gd::gpc2sm gpc("gpc", 0, 0, 2, c, nullptr);
     gd::sm s0("s0", 0, nullptr), s1("s1", 1, nullptr);
     pp.dispatch_out.bind(cwd.dispatch_in);
     cwd.done_out.bind(pp.done_in);
@@ -404,6 +461,7 @@ int main()
     TCase *tc = tcase_create("testbenches");
     tcase_add_test(tc, sm_runs_cta);
     tcase_add_test(tc, gpc2sm_places_and_retires);
+    tcase_add_test(tc, gpc2sm_cga_query_and_launch);
     tcase_add_test(tc, gpu2gpc_runs_kernels);
     tcase_add_test(tc, packet_processor_orders_and_barriers);
     suite_add_tcase(s, tc);

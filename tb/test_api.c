@@ -224,6 +224,25 @@ START_TEST(writers)
     ck_assert_ptr_nonnull(strstr(json, "{\"stage\": \"launch_latency\""));
     ck_assert_int_eq(gd_sim_write_kernels_csv(sim, "/nonexistent/dir/k.csv"), GD_EIO);
     ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "/nonexistent/dir/k.csv"));
+    /* the CTA log: one row per CTA after the header; an uncreatable one fails the replay */
+    ck_assert_int_eq(gd_sim_set_cta_log(NULL, "x"), GD_EINVAL);
+    char *log = tb_tmp_path(".csv");
+    ck_assert_int_eq(gd_sim_set_cta_log(sim, log), GD_OK);
+    ck_assert_int_eq(gd_sim_replay_file(sim, sample()), GD_OK);
+    char *rows = tb_slurp(log, NULL);
+    ck_assert_ptr_eq(strstr(rows, "kernel_index,cta_id,x,y,z,cga_id,cga_cta_id,gpc,sm,launch_ns,end_ns\n"), rows);
+    int lines = 0;
+    for (const char *p = rows; *p; p++)
+        lines += *p == '\n';
+    ck_assert_int_eq(lines, 40001);
+    free(rows);
+    remove(log);
+    free(log);
+    ck_assert_int_eq(gd_sim_set_cta_log(sim, "/nonexistent/dir/ctas.csv"), GD_OK);
+    ck_assert_int_eq(gd_sim_replay_file(sim, sample()), GD_EIO);
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "/nonexistent/dir/ctas.csv: cannot create the CTA log"));
+    ck_assert_int_eq(gd_sim_set_cta_log(sim, NULL), GD_OK);
+    ck_assert_int_eq(gd_sim_replay_file(sim, sample()), GD_OK);
     remove(t);
     remove(j);
     free(t);

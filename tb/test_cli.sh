@@ -12,6 +12,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 $G --help >"$T/help" || fail "--help exit status"
 grep -q "gdsim replay TRACE" "$T/help" || fail "--help lacks usage"
 grep -q -- "--kernels-csv" "$T/help" || fail "--help lacks options"
+grep -q -- "--cta-log" "$T/help" || fail "--help lacks --cta-log"
 $G >/dev/null 2>&1; [ $? -eq 2 ] || fail "no arguments should exit 2"
 [ "$($G --version)" = "gdsim 0.1.0" ] || fail "--version"
 $G frobnicate >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown command should exit 2"
@@ -26,6 +27,11 @@ head -1 "$T/k.csv" | grep -q "^kernel_index,name,queue,grid_ctas,threads_per_cta
 python3 -c "import json,sys; d=json.load(open('$T/s.json')); assert d['summary']['kernels']==40 and d['config']['gpu.preset']=='trace/h100'" || fail "JSON summary"
 $G replay traces/sample.gdt.gz --quiet --kernels-csv - | head -1 | grep -q '^kernel_index' || fail "CSV to stdout"
 [ -z "$($G replay traces/sample.gdt.gz --quiet)" ] || fail "--quiet prints nothing"
+$G replay traces/sample.gdt.gz --quiet --cta-log "$T/ctas.csv" --set cwd.policy=cga || fail "--cta-log"
+head -1 "$T/ctas.csv" | grep -qx "kernel_index,cta_id,x,y,z,cga_id,cga_cta_id,gpc,sm,launch_ns,end_ns" || fail "CTA log header"
+[ "$(wc -l <"$T/ctas.csv")" -eq 40001 ] || fail "CTA log rows"
+$G replay traces/sample.gdt.gz --quiet --cta-log /nonexistent/d/c.csv 2>"$T/err"; [ $? -eq 1 ] || fail "--cta-log to a bad path exits 1"
+grep -q "/nonexistent/d/c.csv: cannot create the CTA log" "$T/err" || fail "--cta-log error names the file"
 $G replay traces/sample.gdt.gz --quiet --perf | grep -q "M CTAs/s, peak memory" || fail "--perf"
 
 # Configuration: --preset, --set, --config and their errors.
