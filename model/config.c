@@ -130,7 +130,7 @@ static const key_def KEYS[] = {
      "else by a binary search on the level (the result is the same; the number of steps differs).",
      "seed 003 [0155]-[0156] scans for small free-slot counts and searches for large ones "
      "without giving the threshold; 8 is its own example of an SM with room for 8 CTAs ([0130])"},
-    {"cwd.policy", T_ENUM, OFF(cwd_policy), 0, 0, 0, "baseline|cga", "baseline",
+    {"cwd.policy", T_ENUM, OFF(cwd_policy), 0, 0, 0, "baseline|cga", "cga",
      "Compute work distributor. baseline: the prior art seed 003 describes ([0126]-[0130]): one "
      "CTA at a time to the SM with the most free slots, cwd.cta_launch_cycles apart, ids made "
      "centrally; clusters launch CTA by CTA without a co-scheduling guarantee. cga: seed 003's "

@@ -353,7 +353,13 @@ int gd_write_summary_text(FILE *f, const gd_config *cfg, const gd_summary *s, co
         if (cycles)
             fprintf(f, " (%.2f CTAs per cycle)", (double)ctas / (double)cycles);
         fputc('\n', f);
-        if (!strcmp(cfg->cwd_policy, "cga")) {
+        uint64_t cga_activity = 0;
+        for (uint32_t g = 0; g < cfg->gpcs; g++) {
+            char block[32];
+            snprintf(block, sizeof block, "gpc2sm_%u", g);
+            cga_activity += gd_stats_get(st, block, "cgas_launched") + gd_stats_get(st, block, "failed_queries");
+        }
+        if (!strcmp(cfg->cwd_policy, "cga") && cga_activity) {  /* only traces with clusters */
             fprintf(f, "  %-26s %13s %13s %13s\n", "per GPC", "CGAs", "failed", "stranded");
             fprintf(f, "  %-26s %13s %13s %13s\n", "", "launched", "queries", "slot x us");
             for (uint32_t g = 0; g < cfg->gpcs; g++) {

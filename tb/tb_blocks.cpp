@@ -280,7 +280,7 @@ struct stub_pp : sc_module {
 START_TEST(gpu2gpc_runs_kernels)
 {
     fresh_context();
-    gd_config c = small_config(2);
+    gd_config c = small_config(2, {{"cwd.policy", "baseline"}});
     c.cwd_max_resident_kernels = 2;
     gd_kernel_desc k = kernel(1024, 32, 1000, c);
     gd_kernel_run runs[3];

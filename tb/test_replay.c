@@ -72,7 +72,9 @@ static gd_sim *small_gpu(void)
 {
     gd_sim *sim;
     ck_assert_int_eq(gd_sim_new(&sim, NULL), GD_OK);
-    const char *kv[][2] = {{"gpu.preset", "h100"},        {"gpu.gpcs", "1"},
+    /* the timelines below are the prior-art distributor's (one CTA per cycle);
+     * cga_gpu() switches to seed 003's */
+    const char *kv[][2] = {{"gpu.preset", "h100"},        {"gpu.gpcs", "1"},       {"cwd.policy", "baseline"},
                            {"gpu.sms_per_gpc", "2"},      {"frontend.clock_mhz", "1000"},
                            {"pp.fetch_cycles", "100"},    {"pp.decode_cycles", "10"},
                            {"pp.completion_cycles", "50"}, {"cwd.grid_launch_cycles", "200"},
@@ -571,6 +573,7 @@ START_TEST(issue_example_h100)
     gd_sim *sim;
     ck_assert_int_eq(gd_sim_new(&sim, NULL), GD_OK);
     ck_assert_int_eq(gd_sim_set(sim, "gpu.preset", "h100"), GD_OK);
+    ck_assert_int_eq(gd_sim_set(sim, "cwd.policy", "baseline"), GD_OK);  /* one CTA per cycle, as the issue says */
     char *csv = replay_csv(sim, path);
     char *r = row(csv, 0);
     unsigned idx, queue, grid, threads, regs, smem, maxc;
@@ -584,6 +587,19 @@ START_TEST(issue_example_h100)
     ck_assert_double_eq_tol(theo, 50.0, 1e-9);
     /* 471 launch cycles at 1980 MHz, each rounded to 505 ps */
     ck_assert_double_eq_tol(end - first, 20000.0 + 471 * 0.505, 1e-6);
+    free(r);
+    free(csv);
+    /* Seed 003's distributor launches the first wave (528 CTAs) in one step and, when
+     * it retires all at once, the other 472 in another: 8 query cycles and 8 SM masks
+     * (one per GPC), 16 cycles of 505 ps. */
+    ck_assert_int_eq(gd_sim_set(sim, "cwd.policy", "cga"), GD_OK);
+    csv = replay_csv(sim, path);
+    r = row(csv, 0);
+    ck_assert_int_eq(sscanf(r, "%u,%63[^,],%u,%u,%u,%u,%u,%u,%31[^,],%lf,%lf,%lf,%lf,%lf", &idx, name, &queue, &grid,
+                            &threads, &regs, &smem, &maxc, limiter, &theo, &submit, &first, &last, &end),
+                     14);
+    ck_assert_double_eq_tol(end - first, 20000.0 + 16 * 0.505, 1e-6);
+    ck_assert_double_eq_tol(last - first, 10000.0 + 16 * 0.505, 1e-6);
     free(r);
     free(csv);
     gd_sim_free(sim);
