@@ -151,6 +151,12 @@ static const key_def KEYS[] = {
      "start when its masks have gone out.",
      "seed 003 [0194]: a launch packet carries several CTA launches per SM mask; one mask per "
      "cycle, the rate of the prior art's one CTA per cycle ([0130])"},
+    {"cwd.id_broadcast_cycles", T_UINT, OFF(cwd_id_broadcast_cycles), 0, 1000000, 0, NULL, "1",
+     "cwd.policy=cga: once a step's SM masks have gone out, every SM sees the broadcast launch "
+     "sequence and rasterizes its new CTAs' (x, y, z) ids from the count of launches since its "
+     "last id; the CTAs start this many cycles after the last mask.",
+     "seed 003 [0176]-[0178], [0191]: the SMs rasterize in parallel from a low-precision delta "
+     "(no expensive division), which reaches the peak launch throughput; one cycle"},
     {"cwd.cga_flush_cycles", T_UINT, OFF(cwd_cga_flush_cycles), 0, 100000000, 0, NULL, "100",
      "cwd.policy=cga: after the last CTA of a GPC-CGA completes, the shared-memory flush of its "
      "SMs before the CGA completes and releases its gpc_local_cga_id and its GPC's GPC-CGA counter.",

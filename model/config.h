@@ -47,6 +47,7 @@ typedef struct gd_config {
     char cwd_policy[16];                   /* "baseline" | "cga" */
     uint32_t cwd_query_cycles;
     uint32_t cwd_mask_launch_cycles;
+    uint32_t cwd_id_broadcast_cycles;
     uint32_t cwd_cga_flush_cycles;
     char cwd_raster_check[16];             /* "on" | "off" */
     char sim_shortcuts[16];                /* "on" | "off" */

@@ -74,6 +74,7 @@ struct gpc_launch_body {
     gd_kernel_run *run;              // the selected kernel
     const uint32_t *take;            // CTAs per SM of this GPC
     bool cga;                        // one GPC-CGA: take a gpc_local_cga_id, release it after the flush
+    uint64_t cga_seq;                // its sequence number in the kernel (the SMs derive CTA ids from it)
     gd_time_ps end;                  // result: the latest end of the CTAs launched
     uint32_t launched;               // result: CTAs launched
     uint64_t warp_ps;                // result: sum over them of warps x residency (ps)

@@ -203,7 +203,7 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
             b->warp_ps += (uint64_t)c.cost->warps * (sb.end - t);
             if (rasterize_) {
                 if (b->cga)
-                    note_cta(i, b->run, b->run->cgas_launched, b->launched, t, sb.end);
+                    note_cta(i, b->run, b->cga_seq, b->launched, t, sb.end);
                 else
                     note_cta(i, b->run, base + b->launched, 0, t, sb.end);
             }

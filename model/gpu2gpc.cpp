@@ -17,12 +17,14 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
       cga_(std::string(cfg.cwd_policy) == "cga"),
       query_ps_(gd_cycles_to_ps(cfg.cwd_query_cycles, cfg.clock_mhz)),
       mask_ps_(gd_cycles_to_ps(cfg.cwd_mask_launch_cycles, cfg.clock_mhz)),
+      broadcast_ps_(gd_cycles_to_ps(cfg.cwd_id_broadcast_cycles, cfg.clock_mhz)),
       scan_limit_(cfg.cwd_lake_scan_limit),
       sms_per_tpc_(cfg.sms_per_tpc),
       progress_(progress),
       cta_launch_cycles_(cfg.cwd_cta_launch_cycles),
       query_cycles_(cfg.cwd_query_cycles),
-      mask_cycles_(cfg.cwd_mask_launch_cycles)
+      mask_cycles_(cfg.cwd_mask_launch_cycles),
+      broadcast_cycles_(cfg.cwd_id_broadcast_cycles)
 {
     all_free_.resize(cfg.sms);
     all_take_.resize(cfg.sms);
@@ -274,6 +276,7 @@ void gpu2gpc::launch_mask(gd_time_ps now, gd_time_ps at, uint32_t g, const uint3
     b.run = k;
     b.take = take;
     b.cga = cga;
+    b.cga_seq = k->cgas_launched;
     sc_core::sc_time d = ps_time(at - now);
     gpc_ch_.call(*gpc_out[g], op::gpc_launch, &b, d);
     set_gpc_state(g, b.max_free, b.next_retire);
@@ -346,7 +349,7 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
                         break;
                     }
             }
-            at = t + query_ps_ + mask_ps_ * masks;
+            at = t + query_ps_ + mask_ps_ * masks + broadcast_ps_;
             for (uint32_t g = 0; g < ngpc_; g++) {
                 uint32_t n = g + 1 < ngpc_ ? start[g + 1] - start[g] : off - start[g];
                 bool any = false;
@@ -377,7 +380,7 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
             m++;
         if (m) {
             masks = (uint32_t)m;
-            at = t + query_ps_ + mask_ps_ * masks;
+            at = t + query_ps_ + mask_ps_ * masks + broadcast_ps_;
             uint64_t n = 0;
             for (uint64_t p = pick; p && n < m; p &= p - 1, n++)
                 launch_mask(now, at, (uint32_t)__builtin_ctzll(p), q[__builtin_ctzll(p)].take, true);
@@ -400,7 +403,7 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
         if (gd_gpu_cga_place(sh.data(), ngpc_, c.gpu_cga, per_cga, (gd_cga_mode)c.mode, sms_per_tpc_, scan_limit_,
                              part_gpc_.data(), part_take_.data())) {
             masks = c.gpu_cga;
-            at = t + 2 * query_ps_ + mask_ps_ * masks;  // pass 1 (query), pass 2 (query + launch)
+            at = t + 2 * query_ps_ + mask_ps_ * masks + broadcast_ps_;  // pass 1 (query), pass 2 (query + launch)
             for (uint32_t p = 0; p < c.gpu_cga; p++)
                 launch_mask(now, at, part_gpc_[p], part_take_.data() + (size_t)p * GD_MAX_SMS_PER_GPC, true);
         }
@@ -414,7 +417,8 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
     }
     steps_cga_++;
     stalled_ = false;
-    frontend_cycles_ += (uint64_t)query_cycles_ * (c.gpu_cga > 1 ? 2 : 1) + (uint64_t)mask_cycles_ * masks;
+    frontend_cycles_ += (uint64_t)query_cycles_ * (c.gpu_cga > 1 ? 2 : 1) + (uint64_t)mask_cycles_ * masks +
+                        broadcast_cycles_;
     next_step_ = at;
     complete_launch(now, t);
 }

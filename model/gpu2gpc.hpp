@@ -104,7 +104,7 @@ private:
     const uint32_t max_resident_;
     const bool shortcuts_;                   // sim.shortcuts
     const bool cga_;                         // cwd.policy=cga
-    const gd_time_ps query_ps_, mask_ps_;
+    const gd_time_ps query_ps_, mask_ps_, broadcast_ps_;
     const uint32_t scan_limit_, sms_per_tpc_;
     progress_meter *progress_;               // may be null
 
@@ -129,7 +129,7 @@ private:
     std::vector<uint32_t> part_gpc_, part_take_; // a GPU-CGA's parts
     gpc_launch_body launch_body_;
     uint64_t steps_cga_ = 0, failed_steps_ = 0, masks_ = 0, frontend_cycles_ = 0;
-    const uint32_t cta_launch_cycles_, query_cycles_, mask_cycles_;
+    const uint32_t cta_launch_cycles_, query_cycles_, mask_cycles_, broadcast_cycles_;
 
     uint64_t resident_ = 0, peak_resident_ = 0;
     uint64_t kernels_ = 0, ctas_launched_ = 0, ctas_done_ = 0, rejected_ = 0, wakes_ = 0, steps_ = 0;

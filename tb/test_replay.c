@@ -355,12 +355,14 @@ static unsigned long long stat_value(gd_sim *sim, const char *block, const char 
 }
 
 /* cwd.policy=cga (seed 003's distributor) on the small GPU (1 GPC of 2 SMs, 1 cycle =
- * 1 ns), cwd.query_cycles 8, cwd.mask_launch_cycles 1, cwd.cga_flush_cycles 100. */
+ * 1 ns), cwd.query_cycles 8, cwd.mask_launch_cycles 1, cwd.id_broadcast_cycles 1,
+ * cwd.cga_flush_cycles 100: a step of one SM mask takes 10 ns. */
 static gd_sim *cga_gpu(const char *ids)
 {
     gd_sim *sim = small_gpu();
     const char *kv[][2] = {{"cwd.policy", "cga"}, {"cwd.query_cycles", "8"}, {"cwd.mask_launch_cycles", "1"},
-                           {"cwd.cga_flush_cycles", "100"}, {"cwd.gpc_cga_ids", ids}};
+                           {"cwd.cga_flush_cycles", "100"}, {"cwd.gpc_cga_ids", ids},
+                           {"cwd.id_broadcast_cycles", "1"}};
     for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
         ck_assert_msg(gd_sim_set(sim, kv[i][0], kv[i][1]) == GD_OK, "%s", gd_sim_errmsg(sim));
     return sim;
@@ -383,9 +385,9 @@ static void add_cluster(gd_trace_writer *w, uint64_t submit_ns, uint32_t ctas, u
 
 /* A plain grid of 5 big CTAs (2 per SM): ready to launch at 1310 (fetch 100, decode
  * 10, grid launch 200). Step 1 at 1310 fills the lake: all 4 free slots, one SM mask,
- * so the CTAs start at 1310 + 8 + 1 = 1319 and end at 2319. The fifth finds no room
- * and waits for the retirements at 2319: it starts at 2319 + 9 = 2328 on SM0 and ends
- * at 3328; completion 3378. Occupancy 32 warps x 5000 ns / (2009 ns x 128). */
+ * so the CTAs start at 1310 + 8 + 1 + 1 = 1320 and end at 2320. The fifth finds no
+ * room and waits for the retirements at 2320: it starts at 2330 on SM0 and ends at
+ * 3330; completion 3380. Occupancy 32 warps x 5000 ns / (2010 ns x 128). */
 START_TEST(cga_plain_grid_fills_the_lake)
 {
     char *path;
@@ -394,13 +396,13 @@ START_TEST(cga_plain_grid_fills_the_lake)
     ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
     gd_sim *sim = cga_gpu("256");
     char *csv = replay_csv(sim, path);
-    ROW_IS(csv, 0, "0,big,0,5,1024,32,0,2,warps,100.00,1000.000,1319.000,2328.000,3328.000,319.000,62.22,"
-                   "1100.000,1110.000,1110.000,3378.000,3,,,,100,100.0000");
+    ROW_IS(csv, 0, "0,big,0,5,1024,32,0,2,warps,100.00,1000.000,1320.000,2330.000,3330.000,320.000,62.19,"
+                   "1100.000,1110.000,1110.000,3380.000,3,,,,100,100.0000");
     ck_assert_uint_eq(stat_value(sim, "gpu2gpc", "launch_steps"), 2);
     ck_assert_uint_eq(stat_value(sim, "gpu2gpc", "failed_steps"), 1);
     ck_assert_uint_eq(stat_value(sim, "gpu2gpc", "sm_masks"), 2);
-    ck_assert_uint_eq(stat_value(sim, "gpu2gpc", "frontend_cycles"), 18);
-    /* the one CTA waited from 1319 to 2319 with no free slot: nothing stranded */
+    ck_assert_uint_eq(stat_value(sim, "gpu2gpc", "frontend_cycles"), 20);
+    /* the one CTA waited from 1320 to 2320 with no free slot: nothing stranded */
     ck_assert_uint_eq(stat_value(sim, "gpc2sm_0", "stranded_slot_ns"), 0);
     free(csv);
     gd_sim_free(sim);
@@ -410,13 +412,13 @@ START_TEST(cga_plain_grid_fills_the_lake)
 END_TEST
 
 /* Two CGAs of 2 big CTAs. Load balancing: the first query at 1310 puts one CTA on
- * each SM (speed 1): start 1319, end 2319; the next step, when the front end is
- * free at 1319, places the second the same way (speed 0): start 1328, end 2328. With
+ * each SM (speed 1): start 1320, end 2320; the next step, when the front end is
+ * free at 1320, places the second the same way (speed 0): start 1330, end 2330. With
  * a single gpc_local_cga_id the second waits for the first to end and be flushed:
- * queries at 1319 (no id) and 2319 (CTAs retired, id not yet back) fail; the id
- * returns at 2319 + 100 = 2419, so the second starts at 2428 and ends at 3428. While
+ * queries at 1320 (no id) and 2320 (CTAs retired, id not yet back) fail; the id
+ * returns at 2320 + 100 = 2420, so the second starts at 2430 and ends at 3430. While
  * it waited the GPC had 2 free slots for 1000 ns and 4 for 100 ns: 2400 slot x ns
- * stranded. Occupancy: 32 warps x 4000 ns over 1009 ns (2109 ns) x 128 warp slots. */
+ * stranded. Occupancy: 32 warps x 4000 ns over 1010 ns (2110 ns) x 128 warp slots. */
 START_TEST(cga_clusters_launch_whole)
 {
     for (int mode = 0; mode < 2; mode++) {
@@ -426,16 +428,16 @@ START_TEST(cga_clusters_launch_whole)
         ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
         gd_sim *sim = cga_gpu("256");
         char *csv = replay_csv(sim, path);
-        ROW_IS(csv, 0, "0,big,0,4,1024,32,0,2,warps,100.00,1000.000,1319.000,1328.000,2328.000,319.000,99.11,"
-                       "1100.000,1110.000,1110.000,2378.000,3,,,,100,100.0000");
+        ROW_IS(csv, 0, "0,big,0,4,1024,32,0,2,warps,100.00,1000.000,1320.000,1330.000,2330.000,320.000,99.01,"
+                       "1100.000,1110.000,1110.000,2380.000,3,,,,100,100.0000");
         ck_assert_uint_eq(stat_value(sim, "gpc2sm_0", "cgas_launched"), 2);
         ck_assert_uint_eq(stat_value(sim, "gpu2gpc", "failed_steps"), 0);
         free(csv);
         gd_sim_free(sim);
         sim = cga_gpu("1");
         csv = replay_csv(sim, path);
-        ROW_IS(csv, 0, "0,big,0,4,1024,32,0,2,warps,100.00,1000.000,1319.000,2428.000,3428.000,319.000,47.42,"
-                       "1100.000,1110.000,1110.000,3478.000,3,,,,100,100.0000");
+        ROW_IS(csv, 0, "0,big,0,4,1024,32,0,2,warps,100.00,1000.000,1320.000,2430.000,3430.000,320.000,47.39,"
+                       "1100.000,1110.000,1110.000,3480.000,3,,,,100,100.0000");
         ck_assert_uint_eq(stat_value(sim, "gpu2gpc", "failed_steps"), 2);
         ck_assert_uint_eq(stat_value(sim, "gpc2sm_0", "failed_queries"), 2);
         ck_assert_uint_eq(stat_value(sim, "gpc2sm_0", "stranded_slot_ns"), 2400);
@@ -590,16 +592,16 @@ START_TEST(issue_example_h100)
     free(r);
     free(csv);
     /* Seed 003's distributor launches the first wave (528 CTAs) in one step and, when
-     * it retires all at once, the other 472 in another: 8 query cycles and 8 SM masks
-     * (one per GPC), 16 cycles of 505 ps. */
+     * it retires all at once, the other 472 in another: 8 query cycles, 8 SM masks
+     * (one per GPC) and 1 cycle of id broadcast, 17 cycles of 505 ps. */
     ck_assert_int_eq(gd_sim_set(sim, "cwd.policy", "cga"), GD_OK);
     csv = replay_csv(sim, path);
     r = row(csv, 0);
     ck_assert_int_eq(sscanf(r, "%u,%63[^,],%u,%u,%u,%u,%u,%u,%31[^,],%lf,%lf,%lf,%lf,%lf", &idx, name, &queue, &grid,
                             &threads, &regs, &smem, &maxc, limiter, &theo, &submit, &first, &last, &end),
                      14);
-    ck_assert_double_eq_tol(end - first, 20000.0 + 16 * 0.505, 1e-6);
-    ck_assert_double_eq_tol(last - first, 10000.0 + 16 * 0.505, 1e-6);
+    ck_assert_double_eq_tol(end - first, 20000.0 + 17 * 0.505, 1e-6);
+    ck_assert_double_eq_tol(last - first, 10000.0 + 17 * 0.505, 1e-6);
     free(r);
     free(csv);
     gd_sim_free(sim);
