@@ -327,7 +327,7 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
         // A plain grid: fill the GPU's lake with as many of its CTAs as there are free
         // slots, all SMs at once (seed 003 [0145]-[0157], [0161]).
         uint32_t off = 0;
-        std::vector<uint32_t> start(ngpc_);
+        std::vector<uint32_t> start(ngpc_ + 1);
         for (uint32_t g = 0; g < ngpc_; g++) {
             gpc_free_body fb{};
             sc_core::sc_time d = ps_time(t - now);
@@ -336,28 +336,21 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
             start[g] = off;
             off += fb.nsm;
         }
+        start[ngpc_] = off;
         uint64_t left = k->ctas - k->ctas_launched;
         gd_lake_result r;
         gd_lake_fill(all_free_.data(), off, left > UINT32_MAX ? UINT32_MAX : (uint32_t)left, scan_limit_,
                      all_take_.data(), &r);
-        if (r.placed) {
-            for (uint32_t g = 0; g < ngpc_; g++) {
-                uint32_t n = g + 1 < ngpc_ ? start[g + 1] - start[g] : off - start[g];
-                for (uint32_t i = 0; i < n; i++)
-                    if (all_take_[start[g] + i]) {
-                        masks++;
-                        break;
-                    }
-            }
-            at = t + query_ps_ + mask_ps_ * masks + broadcast_ps_;
-            for (uint32_t g = 0; g < ngpc_; g++) {
-                uint32_t n = g + 1 < ngpc_ ? start[g + 1] - start[g] : off - start[g];
-                bool any = false;
-                for (uint32_t i = 0; i < n && !any; i++)
-                    any = all_take_[start[g] + i] != 0;
-                if (any)
-                    launch_mask(now, at, g, all_take_.data() + start[g], false);
-            }
+        uint64_t receive = 0;  // bit g: GPC g gets CTAs (one SM mask)
+        for (uint32_t g = 0; g < ngpc_ && r.placed; g++)
+            if (std::any_of(all_take_.begin() + start[g], all_take_.begin() + start[g + 1],
+                            [](uint32_t n) { return n != 0; }))
+                receive |= 1ull << g;
+        masks = (uint32_t)__builtin_popcountll(receive);
+        at = t + query_ps_ + mask_ps_ * masks + broadcast_ps_;
+        for (uint64_t m = receive; m; m &= m - 1) {
+            uint32_t g = (uint32_t)__builtin_ctzll(m);
+            launch_mask(now, at, g, all_take_.data() + start[g], false);
         }
     } else if (c.gpu_cga == 1) {
         // GPC-CGAs: query every GPC's model; every GPC of the best speed receives one
