@@ -16,6 +16,7 @@ static const char USAGE[] =
     "Usage:\n"
     "  gdsim replay TRACE [options]   replay a gdsim trace (.gdt.gz) and print a report\n"
     "  gdsim keys [--markdown]        list every configuration key, its default and source\n"
+    "  gdsim dump TRACE [-o FILE]     print every record of a trace, AQL packets field by field\n"
     "  gdsim --help | --version\n"
     "\n"
     "Replay options:\n"
@@ -239,6 +240,38 @@ static int cmd_replay(int argc, char **argv)
     return rc;
 }
 
+static int cmd_dump(int argc, char **argv)
+{
+    const char *trace = NULL, *out = "-";
+    for (int i = 2; i < argc; i++) {
+        if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc) {
+            out = argv[++i];
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "gdsim: dump: unknown option or missing value: '%s' (see gdsim --help)\n", argv[i]);
+            return 2;
+        } else if (!trace) {
+            trace = argv[i];
+        } else {
+            fprintf(stderr, "gdsim: dump: more than one trace given ('%s' and '%s')\n", trace, argv[i]);
+            return 2;
+        }
+    }
+    if (!trace) {
+        fprintf(stderr, "gdsim: dump: no trace given (usage: gdsim dump TRACE [-o FILE])\n");
+        return 2;
+    }
+    gd_sim *sim = NULL;
+    if (gd_sim_new(&sim, NULL) != GD_OK) {
+        fprintf(stderr, "gdsim: out of memory\n");
+        return 1;
+    }
+    int rc = gd_sim_dump_trace(sim, trace, out);
+    if (rc != GD_OK)
+        fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
+    gd_sim_free(sim);
+    return rc == GD_OK ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
@@ -251,6 +284,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "replay") == 0)
         return cmd_replay(argc, argv);
+    if (strcmp(argv[1], "dump") == 0)
+        return cmd_dump(argc, argv);
     if (strcmp(argv[1], "keys") == 0)
         return cmd_keys(argc, argv);
     fprintf(stderr, "gdsim: unknown command '%s' (see gdsim --help)\n", argv[1]);

@@ -4,6 +4,7 @@
 // process-wide lock, and turns every failure (C++ exceptions included) into a
 // status code and a message.
 #include "gdsim.h"
+#include "dump.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -284,6 +285,21 @@ int gd_sim_get(const char **out, gd_sim *sim, const char *key)
     }
     *out = sim->getbuf.c_str();
     return GD_OK;
+}
+
+int gd_sim_dump_trace(gd_sim *sim, const char *trace_path, const char *out_path)
+{
+    if (!sim)
+        return GD_EINVAL;
+    gd_err_clear(&sim->err);
+    if (!trace_path || !out_path)
+        return fail(sim, GD_EINVAL, "%s", "gd_sim_dump_trace: a path is NULL");
+    int rc = GD_OK;
+    FILE *f = open_out(sim, out_path, &rc);
+    if (!f)
+        return rc;
+    rc = gd_trace_dump(f, trace_path, &sim->err);
+    return close_out(sim, f, out_path, rc);
 }
 
 int gd_sim_set_cta_log(gd_sim *sim, const char *path)

@@ -134,6 +134,12 @@ int gd_sim_get(const char **out, gd_sim *sim, const char *key);
  * numbered GPC by GPC; times as in the kernel CSV). GD_EINVAL if sim is NULL. */
 int gd_sim_set_cta_log(gd_sim *sim, const char *path);
 
+/* Write a trace record by record, human-readably, to out_path ("-": standard output):
+ * the header, kernel descriptors, and every packet with its AQL fields decoded (what
+ * `gdsim dump` prints). The records before a damaged one are written, then the error
+ * (naming the file, record and offset) is returned. */
+int gd_sim_dump_trace(gd_sim *sim, const char *trace_path, const char *out_path);
+
 /* Replay a whole trace (gdsim trace format v1, see traces/FORMAT.md) to completion. */
 int gd_sim_replay_file(gd_sim *sim, const char *trace_path);
 

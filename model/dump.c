@@ -1,0 +1,124 @@
+#include "dump.h"
+
+#include <inttypes.h>
+
+#include "aql.h"
+#include "cga.h"
+#include "gdsim.h"
+#include "trace.h"
+
+static const char *SCOPE[4] = {"none", "agent", "system", "reserved"};
+
+static void header_fields(FILE *f, uint16_t h)
+{
+    fprintf(f, " barrier %u acquire %s release %s", (h & GD_AQL_HEADER_BARRIER) ? 1u : 0u,
+            SCOPE[(h >> GD_AQL_HEADER_ACQUIRE_SHIFT) & GD_AQL_FENCE_SCOPE_MASK],
+            SCOPE[(h >> GD_AQL_HEADER_RELEASE_SHIFT) & GD_AQL_FENCE_SCOPE_MASK]);
+}
+
+static void info_fields(FILE *f, const gd_launch_info *i)
+{
+    if (i->cta_duration_ps != GD_UNKNOWN)
+        fprintf(f, " cta_ps %" PRIu64, i->cta_duration_ps);
+    if (i->source_id != GD_UNKNOWN)
+        fprintf(f, " source_id %" PRIu64, i->source_id);
+    if (i->measured_start_ns != GD_UNKNOWN)
+        fprintf(f, " measured_start_ns %" PRIu64, i->measured_start_ns);
+    if (i->measured_dur_ns != GD_UNKNOWN)
+        fprintf(f, " measured_dur_ns %" PRIu64, i->measured_dur_ns);
+    if (gd_launch_info_waits(i))
+        fprintf(f, " wait_until_ns %" PRIu64, i->wait_until_ns);
+}
+
+static void dispatch_line(FILE *f, const gd_trace_dispatch *d)
+{
+    const gd_aql_dispatch *a = &d->pkt;
+    fprintf(f, "dispatch queue %u submit_ns %" PRIu64 ": kernel_dispatch", d->queue, d->submit_ns);
+    header_fields(f, a->header);
+    fprintf(f, " setup %uD workgroup %ux%ux%u grid %ux%ux%u (%ux%ux%u CTAs) private_segment %u group_segment %u "
+               "kernel_object %" PRIu64 " (%s) kernarg 0x%" PRIx64 " completion_signal 0x%" PRIx64,
+            a->setup & 3u, a->workgroup_size[0], a->workgroup_size[1], a->workgroup_size[2], a->grid_size[0],
+            a->grid_size[1], a->grid_size[2], d->grid_ctas[0], d->grid_ctas[1], d->grid_ctas[2],
+            a->private_segment_size, a->group_segment_size, a->kernel_object, d->kernel->name, a->kernarg_address,
+            a->completion_signal);
+    info_fields(f, &d->info);
+    if (gd_cluster_is_cga(&d->cluster))
+        fprintf(f, " cluster %ux%ux%u gpu_cga %u %s", d->cluster.dim[0], d->cluster.dim[1], d->cluster.dim[2],
+                d->cluster.gpu_cga, d->cluster.mode == GD_CGA_MULTICAST ? "multicast" : "load_balance");
+}
+
+int gd_trace_dump(FILE *out, const char *path, gd_err *err)
+{
+    gd_trace_reader *r;
+    int rc = gd_trace_open(&r, path, err);
+    if (rc)
+        return rc;
+    const gd_trace_device *d = gd_trace_device_of(r);
+    fprintf(out, "#0 header: device \"%s\" cc %u.%u, %u SMs", d->name, d->cc_major, d->cc_minor, d->sms);
+    if (d->gpcs) {
+        fprintf(out, " in %u GPCs (", d->gpcs);
+        for (uint32_t g = 0; g < d->gpcs; g++)
+            fprintf(out, "%s%u", g ? " " : "", d->sms_per_gpc[g]);
+        fputc(')', out);
+    }
+    fprintf(out, ", %u threads, %u registers, %u B shared memory per SM, per CTA %u threads, %u B shared "
+                 "memory (%u B opt-in), warp %u; producer \"%s\"\n",
+            d->max_threads_per_sm, d->regs_per_sm, d->smem_per_sm, d->max_threads_per_cta, d->smem_per_cta_default,
+            d->smem_per_cta_optin, d->warp_size, gd_trace_producer(r));
+    gd_trace_record rec;
+    while ((rc = gd_trace_next(r, &rec, err)) == 1) {
+        fprintf(out, "#%" PRIu64 " ", rec.index);
+        switch (rec.type) {
+        case GD_REC_KERNEL: {
+            const gd_kernel_desc *k = rec.kernel;
+            fprintf(out, "kernel %u \"%s\": %u threads, %u registers, shared memory %u + %u B, ", k->id, k->name,
+                    k->threads_per_cta, k->regs_per_thread, k->static_smem, k->dynamic_smem);
+            if (k->exec_model == GD_EXEC_FIXED_CTA)
+                fprintf(out, "each CTA %" PRIu64 " ps\n", k->cta_duration_ps);
+            else
+                fprintf(out, "CTA time per dispatch\n");
+            break;
+        }
+        case GD_REC_DISPATCH:
+            dispatch_line(out, &rec.dispatch);
+            fputc('\n', out);
+            break;
+        case GD_REC_BARRIER_AND:
+        case GD_REC_BARRIER_OR: {
+            const gd_trace_barrier *b = &rec.barrier;
+            fprintf(out, "%s queue %u submit_ns %" PRIu64 ":", rec.type == GD_REC_BARRIER_AND ? "barrier-AND" : "barrier-OR",
+                    b->queue, b->submit_ns);
+            header_fields(out, b->pkt.header);
+            fprintf(out, " dep_signal");
+            for (int i = 0; i < 5; i++)
+                fprintf(out, " 0x%" PRIx64, b->pkt.dep_signal[i]);
+            fprintf(out, " completion_signal 0x%" PRIx64, b->pkt.completion_signal);
+            info_fields(out, &b->info);
+            fputc('\n', out);
+            break;
+        }
+        case GD_REC_NONKERNEL: {
+            const gd_trace_command *c = &rec.command;
+            fprintf(out, "command queue %u submit_ns %" PRIu64 ": %s barrier %d duration_ps %" PRIu64 " bytes %" PRIu64
+                         " completion_signal 0x%" PRIx64,
+                    c->queue, c->submit_ns, gd_command_kind_name(c->kind), c->barrier ? 1 : 0, c->duration_ps,
+                    c->bytes, c->completion_signal);
+            info_fields(out, &c->info);
+            fputc('\n', out);
+            break;
+        }
+        default:
+            fprintf(out, "record type %u\n", rec.type);
+            break;
+        }
+    }
+    if (rc == 0)
+        fprintf(out, "#%" PRIu64 " end: %" PRIu64 " records, %" PRIu64 " packets\n", gd_trace_records_read(r) - 1,
+                gd_trace_records_read(r), gd_trace_packets_read(r));
+    gd_trace_close_reader(r);
+    if (rc < 0)
+        return rc;
+    if (ferror(out))
+        return gd_err_set(err, GD_EIO, "%s: write failed", "dump output");
+    return GD_OK;
+}
