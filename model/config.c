@@ -101,6 +101,19 @@ static const key_def KEYS[] = {
      "Packet processor: from a non-kernel command (memcpy, memset) being ready (decoded, its "
      "barrier bit satisfied) to its copy or fill engine starting it; it then runs for the "
      "duration the trace gives and completes after pp.completion_cycles.", "preset"},
+    {"rsb.entries", T_UINT, OFF(rsb_entries), 1, 8, 0, NULL, "8",
+     "Reference state buffer: entries of its reference state table, which reference packets fill "
+     "(their ref_num) and condensed packets read (a diff header's 3-bit ref_num).",
+     "seed 000 table 3: an RST of 8 entries; table 5's ref_num has 3 bits"},
+    {"rsb.access_cycles", T_UINT, OFF(rsb_access_cycles), 0, 1000000, 0, NULL, "10",
+     "Reference state buffer: a reference packet's write of its entry, or a condensed packet's "
+     "lookup of one kernel's entry, in the packet processor after decoding.",
+     "assumption: seed 000 [0090] places the RSB in scratch RAM of the kernel agent (or GPU memory) "
+     "without a latency; 10 cycles for an on-chip SRAM read of a 64-byte entry"},
+    {"pp.condensed_overlap", T_ENUM, OFF(pp_condensed_overlap), 0, 0, 0, "on|off", "off",
+     "Kernels of one condensed packet: off: each starts after the previous one completes (seed 000 "
+     "fig 6, process 600); on: they follow their own barrier bits, so they may overlap.",
+     "seed 000 [0143] (each kernel after the previous completes), [0146] (some may run in parallel)"},
     {"cwd.grid_launch_cycles", T_UINT, OFF(cwd_grid_launch_cycles), 0, 100000000, 0, NULL, NULL,
      "Compute work distributor: from receiving a kernel to being able to launch its first CTA "
      "(grid setup).", "preset"},

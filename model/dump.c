@@ -42,6 +42,8 @@ static void dispatch_line(FILE *f, const gd_trace_dispatch *d)
             a->private_segment_size, a->group_segment_size, a->kernel_object, d->kernel->name, a->kernarg_address,
             a->completion_signal);
     info_fields(f, &d->info);
+    if (d->ref_num >= 0)
+        fprintf(f, " reference ref_num %d", d->ref_num);
     if (gd_cluster_is_cga(&d->cluster))
         fprintf(f, " cluster %ux%ux%u gpu_cga %u %s", d->cluster.dim[0], d->cluster.dim[1], d->cluster.dim[2],
                 d->cluster.gpu_cga, d->cluster.mode == GD_CGA_MULTICAST ? "multicast" : "load_balance");
@@ -104,6 +106,29 @@ int gd_trace_dump(FILE *out, const char *path, gd_err *err)
                     c->queue, c->submit_ns, gd_command_kind_name(c->kind), c->barrier ? 1 : 0, c->duration_ps,
                     c->bytes, c->completion_signal);
             info_fields(out, &c->info);
+            fputc('\n', out);
+            break;
+        }
+        case GD_REC_CONDENSED: {
+            const gd_trace_condensed *c = &rec.condensed;
+            fprintf(out, "condensed queue %u submit_ns %" PRIu64 ": num_kernels %u", c->queue, c->submit_ns,
+                    c->pkt.num_kernels);
+            unsigned at = 0;
+            for (uint32_t k = 0; k < c->n; k++) {
+                uint16_t h = c->pkt.diff[at++];
+                fprintf(out, "; kernel %u: diff header 0x%04x ref_num %u diff_vector 0x%04x", k, h, h & 7u, h >> 3);
+                for (unsigned fld = 0; fld < GD_DIFF_FIELDS; fld++) {
+                    if (!((h >> 3) & (1u << fld)))
+                        continue;
+                    fprintf(out, " %s=", gd_diff_field_name(fld));
+                    for (unsigned w = 0; w < gd_diff_field_words(fld); w++)
+                        fprintf(out, "%s0x%04x", w ? ":" : "", c->pkt.diff[at++]);
+                }
+                const gd_trace_dispatch *d = &c->kernel[k];
+                fprintf(out, " -> %ux%ux%u CTAs of %s", d->grid_ctas[0], d->grid_ctas[1], d->grid_ctas[2],
+                        d->kernel->name);
+                info_fields(out, &d->info);
+            }
             fputc('\n', out);
             break;
         }

@@ -5,7 +5,7 @@
 namespace gd {
 
 gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, host_env &env, gd_stats *stats)
-    : sc_module(name), host("host", env, stats), pp("pp", cfg, env.report, stats), cwd("gpu2gpc", cfg, stats, &env.progress)
+    : sc_module(name), host("host", env, stats, std::string(cfg.pp_condensed_overlap) == "on"), pp("pp", cfg, env.report, stats), cwd("gpu2gpc", cfg, stats, &env.progress)
 {
     if (!time_layout_ok())
         SC_REPORT_FATAL("gdsim", "sc_time layout differs from the one gdsim was built for");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <string>
 
 namespace gd {
 
@@ -19,7 +20,9 @@ packet_processor::packet_processor(sc_core::sc_module_name name, const gd_config
       barrier_ps_(gd_cycles_to_ps(cfg.pp_barrier_cycles, cfg.clock_mhz)),
       command_launch_ps_(gd_cycles_to_ps(cfg.pp_command_launch_cycles, cfg.clock_mhz)),
       queue_packets_(cfg.pp_queue_packets),
-      report_(report)
+      report_(report),
+      rsb_ps_(gd_cycles_to_ps(cfg.rsb_access_cycles, cfg.clock_mhz)),
+      condensed_overlap_(std::string(cfg.pp_condensed_overlap) == "on")
 {
     doorbell_in.register_b_transport(this, &packet_processor::doorbell);
     done_in.register_b_transport(this, &packet_processor::done);
@@ -41,6 +44,18 @@ packet_processor::packet_processor(sc_core::sc_module_name name, const gd_config
         gd_stats_add(stats, basename(), "host_stalls", "submits", "submits that found their queue full", &host_stalls_);
         gd_stats_add(stats, basename(), "distributor_full_waits", "dispatches",
                      "dispatches that waited for room in the distributor", &cwd_waits_);
+        gd_stats_add(stats, basename(), "packets_fetched", "packets",
+                     "AQL packets fetched (a condensed packet once for all its kernels)", &packets_fetched_);
+        gd_stats_add(stats, basename(), "bytes_fetched", "bytes", "bytes of AQL packets fetched (64 per packet)",
+                     &bytes_fetched_);
+        gd_stats_add(stats, basename(), "rsb_accesses", "accesses",
+                     "reference state buffer writes (reference packets) and lookups (condensed kernels)",
+                     &rsb_accesses_);
+        gd_stats_add(stats, basename(), "rsb_kernels", "kernels", "kernels launched from a condensed packet",
+                     &rsb_kernels_);
+        gd_stats_add(stats, basename(), "frontend_overhead", "ps",
+                     "packet-processor time per packet and kernel: fetch, decode, RSB access and cleanup "
+                     "(completion) latency, summed", &overhead_ps_);
     }
 }
 
@@ -99,7 +114,9 @@ void packet_processor::doorbell(tlm::tlm_generic_payload &p, sc_core::sc_time &)
 void packet_processor::done(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
 {
     auto *b = static_cast<kernel_done_body *>(msg_of(p).body);
-    post(now_ps() + delay.value() + completion_ps_, ev{COMPLETE, b->run->queue, b->run});
+    gd_time_ps cleanup = b->run->skip_cleanup ? 0 : completion_ps_;
+    overhead_ps_ += cleanup;
+    post(now_ps() + delay.value() + cleanup, ev{COMPLETE, b->run->queue, b->run});
     cwd_full_ = false;  // room in the distributor again
     wake_.notify(sc_core::SC_ZERO_TIME);
     p.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -207,6 +224,7 @@ void packet_processor::issue(gd_time_ps now)
             r->last_cta = r->first_cta;
             r->end = r->first_cta + r->cta_ps;
             leave_head(qi, q);
+            overhead_ps_ += completion_ps_;
             post(r->end + completion_ps_, ev{COMPLETE, qi, r});
         }
     }
@@ -231,7 +249,14 @@ void packet_processor::issue(gd_time_ps now)
         gd_pp_queue &q = queues_[qi];
         if (q.count && q.state == GD_PQ_IDLE) {
             q.state = GD_PQ_FETCHING;
-            post(now + fetch_ps_, ev{FETCH_DONE, qi, nullptr});
+            // a condensed packet's later kernels came with its first: nothing to fetch
+            gd_time_ps f = gd_pp_queue_head(&q)->in_packet ? 0 : fetch_ps_;
+            if (!gd_pp_queue_head(&q)->in_packet) {
+                packets_fetched_++;
+                bytes_fetched_ += GD_AQL_PACKET_SIZE;
+            }
+            overhead_ps_ += f;
+            post(now + f, ev{FETCH_DONE, qi, nullptr});
         }
     }
     // One decoder, shared round-robin.
@@ -241,7 +266,14 @@ void packet_processor::issue(gd_time_ps now)
         queues_[qi].state = GD_PQ_DECODING;
         decoder_busy_ = true;
         decode_rr_ = (decode_rr_ + k + 1) % n;
-        post(now + decode_ps_, ev{DECODE_DONE, qi, nullptr});
+        // a condensed packet is decoded once; each of its kernels then reads its RSB entry
+        // (a reference packet writes its entry)
+        const gd_kernel_run *h = gd_pp_queue_head(&queues_[qi]);
+        gd_time_ps d = (h->in_packet ? 0 : decode_ps_) + (h->rsb_access ? rsb_ps_ : 0);
+        rsb_accesses_ += h->rsb_access != 0;
+        rsb_kernels_ += h->rsb_access == 2;
+        overhead_ps_ += d;
+        post(now + d, ev{DECODE_DONE, qi, nullptr});
     }
 }
 

@@ -86,6 +86,11 @@ private:
     channel dispatch_ch_, space_ch_;
     uint64_t packets_ = 0, host_stalls_ = 0, cwd_waits_ = 0, outstanding_ = 0, completions_ = 0;
     uint64_t barriers_ = 0, barrier_wait_ps_ = 0, commands_ = 0, command_bytes_ = 0;
+    // front-end overhead (seed 000): AQL packets fetched and their bytes, RSB accesses,
+    // and the time spent fetching, decoding, in the RSB and cleaning up (ps)
+    uint64_t packets_fetched_ = 0, bytes_fetched_ = 0, rsb_accesses_ = 0, rsb_kernels_ = 0, overhead_ps_ = 0;
+    const gd_time_ps rsb_ps_;
+    const bool condensed_overlap_;
 };
 
 }  // namespace gd

@@ -64,7 +64,7 @@ void gd_pp_queue_destroy(gd_pp_queue *q)
 
 int gd_pp_queue_push(gd_pp_queue *q, gd_kernel_run *r)
 {
-    if (q->count >= q->limit)
+    if (!r->in_packet && q->packets >= q->limit)
         return 1;
     if (q->count == q->cap) {
         /* Grow (up to the limit) so that memory follows the packets actually queued. */
@@ -81,12 +81,16 @@ int gd_pp_queue_push(gd_pp_queue *q, gd_kernel_run *r)
     }
     q->ring[(q->head + q->count) % q->cap] = r;
     q->count++;
+    if (!r->in_packet)
+        q->packets++;
     q->used = 1;
     return 0;
 }
 
 void gd_pp_queue_pop(gd_pp_queue *q)
 {
+    if (!q->ring[q->head]->in_packet)
+        q->packets--;
     q->head = (q->head + 1) % q->cap;
     q->count--;
     q->state = GD_PQ_IDLE;

@@ -32,6 +32,10 @@ typedef struct gd_kernel_run {
     uint8_t kind;               /* enum gd_packet_kind */
     uint8_t ndeps;              /* barriers: non-null dependencies */
     uint8_t cmd_kind;           /* commands: enum gd_command_kind */
+    uint8_t in_packet;          /* kernels of a condensed packet: position in it (0: first, or a plain packet) */
+    uint8_t rsb_access;         /* a reference packet's write or a condensed kernel's lookup of the RSB */
+    uint8_t skip_cleanup;       /* no completion (cleanup) latency: a condensed packet's kernel before its
+                                   last whose cleanup information needs none (seed 000 fig 7) */
     int barrier;                /* AQL header barrier bit */
     uint64_t completion_signal;
     uint32_t signal;            /* number of the completion signal (trace.h), GD_NO_SIGNAL if none */
@@ -81,6 +85,7 @@ typedef struct gd_pp_queue {
     gd_kernel_run **ring;
     uint32_t cap, head, count;
     uint32_t limit;        /* pp.queue_packets */
+    uint32_t packets;      /* packets in the ring: a condensed packet's kernels count once */
     int state;             /* enum gd_pq_state, for the head packet */
     uint32_t outstanding;  /* packets taken from the queue and not yet completed */
     uint32_t barriers_pending;  /* barrier packets taken from the queue and not completed: nothing launches meanwhile */
@@ -92,7 +97,8 @@ typedef struct gd_pp_queue {
 
 void gd_pp_queue_init(gd_pp_queue *q, uint32_t limit);
 void gd_pp_queue_destroy(gd_pp_queue *q);
-/* 0: queued; 1: queue full; -1: out of memory. */
+/* 0: queued; 1: queue full; -1: out of memory. The kernels after the first of a
+ * condensed packet (in_packet > 0) go in with it: they never find the queue full. */
 int gd_pp_queue_push(gd_pp_queue *q, gd_kernel_run *r);
 static inline gd_kernel_run *gd_pp_queue_head(const gd_pp_queue *q) { return q->count ? q->ring[q->head] : 0; }
 void gd_pp_queue_pop(gd_pp_queue *q);

@@ -1,6 +1,7 @@
 #include "trace.h"
 
 #include "cga.h"
+#include "condensed.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -30,7 +31,7 @@ const char *gd_record_type_name(unsigned type)
     case GD_REC_DISPATCH: return "kernel dispatch packet";
     case GD_REC_BARRIER_AND: return "barrier-AND packet";
     case GD_REC_BARRIER_OR: return "barrier-OR packet";
-    case GD_REC_CONDENSED: return "reference/condensed packet";
+    case GD_REC_CONDENSED: return "condensed dispatch packet";
     case GD_REC_MT_COMMAND: return "multi-tenant command";
     case GD_REC_NONKERNEL: return "non-kernel command";
     case GD_REC_END: return "end";
@@ -140,6 +141,7 @@ struct gd_trace_reader {
     uint32_t max_grid[3];
     int have_cluster_limits;
     gd_cluster_limits cluster_limits;
+    gd_rst rst;             /* reference state table: what reference packets stored so far */
     const gd_kernel_desc *fits_kernel;  /* the last (kernel, cluster) found to fit */
     gd_cluster fits_cluster;
     uint32_t cl_sms[GD_MAX_GPCS];
@@ -358,6 +360,7 @@ int gd_trace_open(gd_trace_reader **out, const char *path, gd_err *err)
     }
     r->records = 1;
     default_limits(r);
+    gd_rst_init(&r->rst, GD_RST_MAX);
     *out = r;
     return GD_OK;
 }
@@ -392,6 +395,11 @@ void gd_trace_set_limits(gd_trace_reader *r, const gd_sm_limits *sm, const uint3
 {
     r->limits = *sm;
     memcpy(r->max_grid, max_grid, sizeof r->max_grid);
+}
+
+void gd_trace_set_rsb(gd_trace_reader *r, uint32_t entries)
+{
+    gd_rst_init(&r->rst, entries);
 }
 
 void gd_trace_set_cluster_limits(gd_trace_reader *r, const gd_cluster_limits *cl)
@@ -612,6 +620,105 @@ static int note_signal(gd_trace_reader *r, uint64_t handle, uint32_t *num, uint6
     return 0;
 }
 
+/* The checks every kernel dispatch passes, a plain one, a reference packet or one that
+ * a condensed packet launches: `what` names it in the messages. */
+enum { GD_DISPATCH_PLAIN, GD_DISPATCH_REFERENCE, GD_DISPATCH_CONDENSED };
+static int check_dispatch(gd_trace_reader *r, gd_trace_dispatch *d, int ref, const char *what, uint64_t idx,
+                          uint64_t off, gd_err *err)
+{
+    const gd_aql_dispatch *a = &d->pkt;
+    int rc;
+    unsigned type = gd_aql_type(a->header);
+    if (type != GD_AQL_TYPE_KERNEL_DISPATCH)
+        return rec_error(r, err, idx, off, "%s: header packet type is %u, expected %u (kernel dispatch)", what,
+                         type, GD_AQL_TYPE_KERNEL_DISPATCH);
+    if (!header_fences_ok(a->header))
+        return rec_error(r, err, idx, off, "%s: header 0x%04x uses a reserved fence scope or bit", what,
+                         a->header);
+    unsigned dims = gd_aql_dims(a->setup);
+    if (dims == 0 || (a->setup >> 2))
+        return rec_error(r, err, idx, off, "%s: setup 0x%04x does not give 1 to 3 dimensions", what, a->setup);
+    if (ref == GD_DISPATCH_PLAIN && a->reserved0)
+        return rec_error(r, err, idx, off, "%s: reserved0 is %u but the record does not mark a reference packet "
+                         "(flags bit 0, format 1.5)", what, a->reserved0);
+    if (ref == GD_DISPATCH_REFERENCE && a->reserved0 >= r->rst.size)
+        return rec_error(r, err, idx, off, "%s: ref_num %u is beyond the reference state table's %u entries "
+                         "(rsb.entries)", what, a->reserved0, r->rst.size);
+    if (a->reserved2)
+        return rec_error(r, err, idx, off, "%s: reserved2 is not zero", what);
+    if (a->kernel_object > UINT32_MAX || !(d->kernel = desc_find(r, (uint32_t)a->kernel_object)))
+        return rec_error(r, err, idx, off, "%s: kernel_object %" PRIu64 " names no kernel descriptor "
+                         "defined before it", what, a->kernel_object);
+    const gd_kernel_desc *k = d->kernel;
+    uint64_t threads = 1;
+    d->ctas = 1;
+    for (unsigned i = 0; i < 3; i++) {
+        uint32_t wg = a->workgroup_size[i], gs = a->grid_size[i];
+        if (i >= dims && (wg != 1 || gs != 1))
+            return rec_error(r, err, idx, off,
+                             "%s: a %u-dimensional grid must have workgroup_size_%c and grid_size_%c 1 "
+                             "(found %u and %u)", what, dims, DIM[i], DIM[i], wg, gs);
+        if (wg == 0)
+            return rec_error(r, err, idx, off, "%s: workgroup_size_%c is 0", what, DIM[i]);
+        if (gs == 0)
+            return rec_error(r, err, idx, off, "%s: grid_size_%c is 0 (a grid needs at least one "
+                             "work-item in every dimension)", what, DIM[i]);
+        threads *= wg;
+        d->grid_ctas[i] = (uint32_t)gd_div_ceil(gs, wg);
+        if (d->grid_ctas[i] > r->max_grid[i])
+            return rec_error(r, err, idx, off, "%s: %u CTAs along %c exceed the device's grid limit of %u", what,
+                             d->grid_ctas[i], DIM[i], r->max_grid[i]);
+        d->ctas *= d->grid_ctas[i];
+    }
+    const gd_cluster *cl = &d->cluster;
+    for (unsigned i = 0; i < 3; i++) {
+        if (cl->dim[i] == 0)
+            return rec_error(r, err, idx, off, "dispatch cluster shape: cluster_%c is 0", DIM[i]);
+        if (d->grid_ctas[i] % cl->dim[i])
+            return rec_error(r, err, idx, off, "dispatch cluster shape: the grid's %u CTAs along %c are not a "
+                             "multiple of the cluster's %u", d->grid_ctas[i], DIM[i], cl->dim[i]);
+    }
+    if (cl->gpu_cga == 0)
+        return rec_error(r, err, idx, off, "dispatch cluster shape: GPC-CGAs per GPU-CGA is 0");
+    if (cl->mode > GD_CGA_MULTICAST)
+        return rec_error(r, err, idx, off, "dispatch cluster shape: mode %u is neither 0 (load_balance) nor 1 "
+                         "(multicast)", cl->mode);
+    uint64_t gpc_cgas = d->ctas / ((uint64_t)cl->dim[0] * cl->dim[1] * cl->dim[2]);
+    if (gpc_cgas % cl->gpu_cga)
+        return rec_error(r, err, idx, off, "dispatch cluster shape: the grid's %" PRIu64 " GPC-CGAs are not a "
+                         "multiple of %u GPC-CGAs per GPU-CGA", gpc_cgas, cl->gpu_cga);
+    if (threads > r->limits.max_threads_per_cta)
+        return rec_error(r, err, idx, off, "%s: workgroup of %" PRIu64 " work-items exceeds the device's "
+                         "limit of %u threads per CTA", what, threads, r->limits.max_threads_per_cta);
+    if (threads != k->threads_per_cta)
+        return rec_error(r, err, idx, off, "%s: workgroup of %" PRIu64 " work-items but kernel '%s' "
+                         "(descriptor %u) is described with %u threads per CTA", what, threads, k->name, k->id,
+                         k->threads_per_cta);
+    if ((uint64_t)a->group_segment_size != (uint64_t)k->static_smem + k->dynamic_smem)
+        return rec_error(r, err, idx, off, "%s: group_segment_size %u but kernel '%s' (descriptor %u) "
+                         "uses %u bytes of shared memory (static %u + dynamic %u)", what, a->group_segment_size, k->name,
+                         k->id, k->static_smem + k->dynamic_smem, k->static_smem, k->dynamic_smem);
+    if (d->info.cta_duration_ps != GD_UNKNOWN)
+        d->cta_ps = d->info.cta_duration_ps;
+    else if (k->exec_model == GD_EXEC_FIXED_CTA)
+        d->cta_ps = k->cta_duration_ps;
+    else
+        return rec_error(r, err, idx, off, "dispatch of kernel '%s' (descriptor %u, execution time per dispatch) gives "
+                         "no CTA duration", k->name, k->id);
+    if (r->have_cluster_limits && gd_cluster_is_cga(cl) &&
+        !(r->fits_kernel == k && gd_cluster_equal(&r->fits_cluster, cl))) {
+        char why[256];
+        if (cluster_never_fits(r, d, why, sizeof why))
+            return rec_error(r, err, idx, off, "dispatch of kernel '%s' (descriptor %u) can never launch on this "
+                             "GPU: %s", k->name, k->id, why);
+        r->fits_kernel = k;
+        r->fits_cluster = *cl;
+    }
+    if ((rc = note_signal(r, a->completion_signal, &d->signal, idx, off, err)) != 0)
+        return rc;
+    return 0;
+}
+
 static int parse_dispatch(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
                           gd_trace_record *rec, gd_err *err)
 {
@@ -645,98 +752,21 @@ static int parse_dispatch(gd_trace_reader *r, const uint8_t *p, uint32_t len, ui
             if (c[i])
                 return rec_error(r, err, idx, off, "dispatch cluster shape: reserved byte %d is not zero", i);
     }
-    int rc = packet_head(r, p, gd_get16(p + 2) || gd_get32(p + 4), "dispatch", idx, off, &d->queue, &d->submit_ns,
+    const uint16_t flags = gd_get16(p + 2);
+    if ((flags & 1) && r->minor < 5)
+        return rec_error(r, err, idx, off, "dispatch record marks a reference packet in a version 1.%u trace (needs "
+                         "1.5)", r->minor);
+    int rc = packet_head(r, p, (flags & ~1u) || gd_get32(p + 4), "dispatch", idx, off, &d->queue, &d->submit_ns,
                          err);
     if (rc)
         return rc;
     gd_aql_decode(&d->pkt, p + 16);
-    const gd_aql_dispatch *a = &d->pkt;
-    unsigned type = gd_aql_type(a->header);
-    if (type != GD_AQL_TYPE_KERNEL_DISPATCH)
-        return rec_error(r, err, idx, off, "dispatch packet: header packet type is %u, expected %u (kernel dispatch)",
-                         type, GD_AQL_TYPE_KERNEL_DISPATCH);
-    if (!header_fences_ok(a->header))
-        return rec_error(r, err, idx, off, "dispatch packet: header 0x%04x uses a reserved fence scope or bit",
-                         a->header);
-    unsigned dims = gd_aql_dims(a->setup);
-    if (dims == 0 || (a->setup >> 2))
-        return rec_error(r, err, idx, off, "dispatch packet: setup 0x%04x does not give 1 to 3 dimensions", a->setup);
-    if (a->reserved0)
-        return rec_error(r, err, idx, off,
-                         "dispatch packet: reserved0 is %u; reference packets (ref_num in reserved0) need a later "
-                         "version of gdsim", a->reserved0);
-    if (a->reserved2)
-        return rec_error(r, err, idx, off, "dispatch packet: reserved2 is not zero");
-    if (a->kernel_object > UINT32_MAX || !(d->kernel = desc_find(r, (uint32_t)a->kernel_object)))
-        return rec_error(r, err, idx, off, "dispatch packet: kernel_object %" PRIu64 " names no kernel descriptor "
-                         "defined before it", a->kernel_object);
-    const gd_kernel_desc *k = d->kernel;
-    uint64_t threads = 1;
-    d->ctas = 1;
-    for (unsigned i = 0; i < 3; i++) {
-        uint32_t wg = a->workgroup_size[i], gs = a->grid_size[i];
-        if (i >= dims && (wg != 1 || gs != 1))
-            return rec_error(r, err, idx, off,
-                             "dispatch packet: a %u-dimensional grid must have workgroup_size_%c and grid_size_%c 1 "
-                             "(found %u and %u)", dims, DIM[i], DIM[i], wg, gs);
-        if (wg == 0)
-            return rec_error(r, err, idx, off, "dispatch packet: workgroup_size_%c is 0", DIM[i]);
-        if (gs == 0)
-            return rec_error(r, err, idx, off, "dispatch packet: grid_size_%c is 0 (a grid needs at least one "
-                             "work-item in every dimension)", DIM[i]);
-        threads *= wg;
-        d->grid_ctas[i] = (uint32_t)gd_div_ceil(gs, wg);
-        if (d->grid_ctas[i] > r->max_grid[i])
-            return rec_error(r, err, idx, off, "dispatch packet: %u CTAs along %c exceed the device's grid limit of %u",
-                             d->grid_ctas[i], DIM[i], r->max_grid[i]);
-        d->ctas *= d->grid_ctas[i];
-    }
-    const gd_cluster *cl = &d->cluster;
-    for (unsigned i = 0; i < 3; i++) {
-        if (cl->dim[i] == 0)
-            return rec_error(r, err, idx, off, "dispatch cluster shape: cluster_%c is 0", DIM[i]);
-        if (d->grid_ctas[i] % cl->dim[i])
-            return rec_error(r, err, idx, off, "dispatch cluster shape: the grid's %u CTAs along %c are not a "
-                             "multiple of the cluster's %u", d->grid_ctas[i], DIM[i], cl->dim[i]);
-    }
-    if (cl->gpu_cga == 0)
-        return rec_error(r, err, idx, off, "dispatch cluster shape: GPC-CGAs per GPU-CGA is 0");
-    if (cl->mode > GD_CGA_MULTICAST)
-        return rec_error(r, err, idx, off, "dispatch cluster shape: mode %u is neither 0 (load_balance) nor 1 "
-                         "(multicast)", cl->mode);
-    uint64_t gpc_cgas = d->ctas / ((uint64_t)cl->dim[0] * cl->dim[1] * cl->dim[2]);
-    if (gpc_cgas % cl->gpu_cga)
-        return rec_error(r, err, idx, off, "dispatch cluster shape: the grid's %" PRIu64 " GPC-CGAs are not a "
-                         "multiple of %u GPC-CGAs per GPU-CGA", gpc_cgas, cl->gpu_cga);
-    if (threads > r->limits.max_threads_per_cta)
-        return rec_error(r, err, idx, off, "dispatch packet: workgroup of %" PRIu64 " work-items exceeds the device's "
-                         "limit of %u threads per CTA", threads, r->limits.max_threads_per_cta);
-    if (threads != k->threads_per_cta)
-        return rec_error(r, err, idx, off, "dispatch packet: workgroup of %" PRIu64 " work-items but kernel '%s' "
-                         "(descriptor %u) is described with %u threads per CTA", threads, k->name, k->id,
-                         k->threads_per_cta);
-    if ((uint64_t)a->group_segment_size != (uint64_t)k->static_smem + k->dynamic_smem)
-        return rec_error(r, err, idx, off, "dispatch packet: group_segment_size %u but kernel '%s' (descriptor %u) "
-                         "uses %u bytes of shared memory (static %u + dynamic %u)", a->group_segment_size, k->name,
-                         k->id, k->static_smem + k->dynamic_smem, k->static_smem, k->dynamic_smem);
-    if (d->info.cta_duration_ps != GD_UNKNOWN)
-        d->cta_ps = d->info.cta_duration_ps;
-    else if (k->exec_model == GD_EXEC_FIXED_CTA)
-        d->cta_ps = k->cta_duration_ps;
-    else
-        return rec_error(r, err, idx, off, "dispatch of kernel '%s' (descriptor %u, execution time per dispatch) gives "
-                         "no CTA duration", k->name, k->id);
-    if (r->have_cluster_limits && gd_cluster_is_cga(cl) &&
-        !(r->fits_kernel == k && gd_cluster_equal(&r->fits_cluster, cl))) {
-        char why[256];
-        if (cluster_never_fits(r, d, why, sizeof why))
-            return rec_error(r, err, idx, off, "dispatch of kernel '%s' (descriptor %u) can never launch on this "
-                             "GPU: %s", k->name, k->id, why);
-        r->fits_kernel = k;
-        r->fits_cluster = *cl;
-    }
-    if ((rc = note_signal(r, a->completion_signal, &d->signal, idx, off, err)) != 0)
+    if ((rc = check_dispatch(r, d, flags & 1 ? GD_DISPATCH_REFERENCE : GD_DISPATCH_PLAIN, "dispatch packet", idx, off,
+                             err)) != 0)
         return rc;
+    d->ref_num = flags & 1 ? d->pkt.reserved0 : -1;
+    if (flags & 1)
+        gd_rst_store(&r->rst, &d->pkt);
     r->last_submit_ns = d->submit_ns;
     r->dispatches++;
     r->packets++;
@@ -792,6 +822,54 @@ static int parse_barrier(gd_trace_reader *r, unsigned type, const uint8_t *p, ui
     if ((rc = note_signal(r, a->completion_signal, &b->signal, idx, off, err)) != 0)
         return rc;
     r->last_submit_ns = b->submit_ns;
+    r->packets++;
+    return 0;
+}
+
+#define CONDENSED_SIZE (16 + GD_AQL_PACKET_SIZE)  /* queue, flags, submit; the 64-byte packet */
+
+static int parse_condensed(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
+                           gd_trace_record *rec, gd_err *err)
+{
+    gd_trace_condensed *c = &rec->condensed;
+    if (len < CONDENSED_SIZE)
+        return rec_error(r, err, idx, off, "condensed record is %u bytes, shorter than its fixed %u", len,
+                         CONDENSED_SIZE);
+    int rc = packet_head(r, p, gd_get16(p + 2) || gd_get32(p + 4), "condensed", idx, off, &c->queue, &c->submit_ns,
+                         err);
+    if (rc)
+        return rc;
+    gd_condensed_decode_bytes(&c->pkt, p + 16);
+    if (c->pkt.header != GD_AQL_TYPE_CONDENSED_DISPATCH)
+        return rec_error(r, err, idx, off, "condensed packet: header packet type is %u, expected %u (condensed "
+                         "dispatch)", c->pkt.header, GD_AQL_TYPE_CONDENSED_DISPATCH);
+    gd_aql_dispatch out[GD_CONDENSED_WORDS];
+    char why[200];
+    int n = gd_condensed_decode(&c->pkt, &r->rst, out, why, sizeof why);
+    if (n < 0)
+        return rec_error(r, err, idx, off, "condensed packet: %s", why);
+    if (len != CONDENSED_SIZE && len != CONDENSED_SIZE + (uint32_t)n * LAUNCH_INFO_SIZE)
+        return rec_error(r, err, idx, off, "condensed record is %u bytes, expected %u, or %u with launch info for its "
+                         "%d kernels", len, CONDENSED_SIZE, CONDENSED_SIZE + (uint32_t)n * LAUNCH_INFO_SIZE, n);
+    c->n = (uint32_t)n;
+    for (int k = 0; k < n; k++) {
+        gd_trace_dispatch *d = &c->kernel[k];
+        memset(d, 0, sizeof *d);
+        d->queue = c->queue;
+        d->submit_ns = c->submit_ns;
+        d->pkt = out[k];
+        d->info = gd_launch_info_unknown();
+        if (len > CONDENSED_SIZE)
+            get_launch_info(&d->info, p + CONDENSED_SIZE + (uint32_t)k * LAUNCH_INFO_SIZE);
+        d->cluster = gd_cluster_none();
+        d->ref_num = out[k].reserved0;
+        char what[64];
+        snprintf(what, sizeof what, "condensed packet, kernel %d (ref_num %u)", k, out[k].reserved0);
+        if ((rc = check_dispatch(r, d, GD_DISPATCH_CONDENSED, what, idx, off, err)) != 0)
+            return rc;
+    }
+    r->last_submit_ns = c->submit_ns;
+    r->dispatches += (uint64_t)n;
     r->packets++;
     return 0;
 }
@@ -868,6 +946,10 @@ int gd_trace_next(gd_trace_reader *r, gd_trace_record *rec, gd_err *err)
         return rec_error(r, err, idx, off, "record type %u (%s) in a version 1.%u trace (needs format 1.2)", type,
                          gd_record_type_name(type), r->minor);
     case GD_REC_CONDENSED:
+        if (r->minor >= 5)
+            break;
+        return rec_error(r, err, idx, off, "record type %u (%s) in a version 1.%u trace (needs format 1.5)", type,
+                         gd_record_type_name(type), r->minor);
     case GD_REC_MT_COMMAND:
         return rec_error(r, err, idx, off, "record type %u (%s) is reserved for a later version of gdsim; this build "
                          "cannot replay it", type, gd_record_type_name(type));
@@ -893,6 +975,8 @@ int gd_trace_next(gd_trace_reader *r, gd_trace_record *rec, gd_err *err)
         return (rc = parse_barrier(r, type, r->buf, len, idx, off, rec, err)) ? rc : 1;
     case GD_REC_NONKERNEL:
         return (rc = parse_command(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
+    case GD_REC_CONDENSED:
+        return (rc = parse_condensed(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
     default: { /* GD_REC_END */
         if (len != END_SIZE)
             return rec_error(r, err, idx, off, "end record is %u bytes, expected %u", len, END_SIZE);
@@ -946,7 +1030,7 @@ int gd_trace_write_raw(gd_trace_writer *w, unsigned type, const void *payload, u
     if (!rc) {
         w->records++;
         if (type == GD_REC_DISPATCH || type == GD_REC_BARRIER_AND || type == GD_REC_BARRIER_OR ||
-            type == GD_REC_NONKERNEL)
+            type == GD_REC_NONKERNEL || type == GD_REC_CONDENSED)
             w->packets++;
     }
     return rc;
@@ -1044,13 +1128,14 @@ static void put_launch_info(uint8_t *p, const gd_launch_info *info)
     gd_put64(p + 24, info->measured_dur_ns);
 }
 
-int gd_trace_write_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, const gd_aql_dispatch *pkt,
-                            const gd_launch_info *info, gd_err *err)
+static int write_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, const gd_aql_dispatch *pkt,
+                          const gd_launch_info *info, uint16_t flags, gd_err *err)
 {
     uint8_t p[DISPATCH_SIZE + LAUNCH_INFO_SIZE + WAIT_UNTIL_SIZE];
     uint32_t len = DISPATCH_SIZE;
     memset(p, 0, sizeof p);
     gd_put16(p, (uint16_t)queue);
+    gd_put16(p + 2, flags);
     gd_put64(p + 8, submit_ns);
     gd_aql_encode(p + 16, pkt);
     if (info) {
@@ -1062,6 +1147,40 @@ int gd_trace_write_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_
         }
     }
     return gd_trace_write_raw(w, GD_REC_DISPATCH, p, len, err);
+}
+
+int gd_trace_write_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, const gd_aql_dispatch *pkt,
+                            const gd_launch_info *info, gd_err *err)
+{
+    return write_dispatch(w, queue, submit_ns, pkt, info, 0, err);
+}
+
+int gd_trace_write_reference(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, const gd_aql_dispatch *pkt,
+                             const gd_launch_info *info, gd_err *err)
+{
+    return write_dispatch(w, queue, submit_ns, pkt, info, 1, err);
+}
+
+int gd_trace_write_condensed(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, const gd_condensed_pkt *pkt,
+                             const gd_launch_info *infos, gd_err *err)
+{
+    uint8_t p[CONDENSED_SIZE + GD_CONDENSED_WORDS * LAUNCH_INFO_SIZE];
+    uint32_t len = CONDENSED_SIZE;
+    memset(p, 0, sizeof p);
+    gd_put16(p, (uint16_t)queue);
+    gd_put64(p + 8, submit_ns);
+    gd_condensed_encode_bytes(p + 16, pkt);
+    if (infos) {
+        if (pkt->num_kernels > GD_CONDENSED_WORDS)
+            return gd_err_set(err, GD_EINVAL, "a condensed packet holds at most %d kernels", GD_CONDENSED_WORDS);
+        for (uint32_t k = 0; k < pkt->num_kernels; k++) {
+            if (gd_launch_info_waits(&infos[k]))
+                return gd_err_set(err, GD_EINVAL, "a condensed packet's kernels cannot give a wait-until time");
+            put_launch_info(p + len, &infos[k]);
+            len += LAUNCH_INFO_SIZE;
+        }
+    }
+    return gd_trace_write_raw(w, GD_REC_CONDENSED, p, len, err);
 }
 
 int gd_trace_write_dispatch_cluster(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns,

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "aql.h"
+#include "condensed.h"
 #include "config.h"
 #include "gd_util.h"
 #include "occupancy.h"
@@ -21,7 +22,7 @@ extern "C" {
 
 #define GD_TRACE_MAGIC "\x89GDT\r\n\x1a\n"
 #define GD_TRACE_VERSION_MAJOR 1
-#define GD_TRACE_VERSION_MINOR 4
+#define GD_TRACE_VERSION_MINOR 5
 #define GD_TRACE_FILE_HEADER_SIZE 16
 #define GD_TRACE_FRAME_SIZE 8
 #define GD_TRACE_MAX_RECORD (1u << 20)  /* largest payload accepted, bytes */
@@ -34,7 +35,7 @@ enum gd_record_type {
     GD_REC_DISPATCH = 3,
     GD_REC_BARRIER_AND = 4,   /* format 1.2 */
     GD_REC_BARRIER_OR = 5,    /* format 1.2 */
-    GD_REC_CONDENSED = 6,     /* reserved: later version */
+    GD_REC_CONDENSED = 6,     /* format 1.5: a condensed dispatch packet (seed 000) */
     GD_REC_MT_COMMAND = 7,    /* reserved: later version */
     GD_REC_NONKERNEL = 8,     /* format 1.2 */
     GD_REC_END = 15
@@ -140,6 +141,7 @@ typedef struct gd_trace_dispatch {
     gd_launch_info info;           /* GD_UNKNOWN fields when the record has none */
     gd_time_ps cta_ps;             /* what each CTA runs: info.cta_duration_ps, else the descriptor's */
     gd_cluster cluster;            /* gd_cluster_none() when the record has none */
+    int ref_num;                   /* a reference packet (format 1.5): its RST index; -1 otherwise */
 } gd_trace_dispatch;
 
 /* A barrier-AND or barrier-OR packet (HSA): holds its queue until its dependency
@@ -181,6 +183,18 @@ typedef struct gd_trace_command {
     gd_launch_info info;                /* source id, measured start and duration */
 } gd_trace_command;
 
+/* A condensed dispatch packet (format 1.5; seed 000, condensed.h): launches its
+ * kernels, each a reference-state-table entry with the fields its diff changes. The
+ * reader keeps the table as the trace's reference packets fill it and expands the
+ * packet into the dispatches it launches, each checked like any dispatch. */
+typedef struct gd_trace_condensed {
+    uint32_t queue;
+    uint64_t submit_ns;
+    gd_condensed_pkt pkt;
+    uint32_t n;                                      /* kernels */
+    gd_trace_dispatch kernel[GD_CONDENSED_WORDS];    /* kernel[k].ref_num: the RST entry it used */
+} gd_trace_condensed;
+
 typedef struct gd_trace_record {
     unsigned type;      /* GD_REC_KERNEL, GD_REC_DISPATCH, GD_REC_BARRIER_AND/OR, GD_REC_NONKERNEL or GD_REC_END */
     uint64_t index;     /* record index, header = 0 */
@@ -189,6 +203,7 @@ typedef struct gd_trace_record {
     gd_trace_dispatch dispatch;     /* GD_REC_DISPATCH */
     gd_trace_barrier barrier;       /* GD_REC_BARRIER_AND, GD_REC_BARRIER_OR */
     gd_trace_command command;       /* GD_REC_NONKERNEL */
+    gd_trace_condensed condensed;   /* GD_REC_CONDENSED */
 } gd_trace_record;
 
 typedef struct gd_trace_reader gd_trace_reader;
@@ -216,6 +231,8 @@ typedef struct gd_cluster_limits {
     uint32_t scan_limit;          /* cwd.lake_scan_limit */
 } gd_cluster_limits;
 void gd_trace_set_cluster_limits(gd_trace_reader *r, const gd_cluster_limits *cl);
+/* The reference state table's entries (rsb.entries; default and most: 8). */
+void gd_trace_set_rsb(gd_trace_reader *r, uint32_t entries);
 
 /* Read the next record. Returns 1 with *rec filled, 0 after the END record has
  * been read and checked (the trace is complete and valid), or a negative GD_E*
@@ -240,6 +257,14 @@ int gd_trace_create(gd_trace_writer **out, const char *path, const gd_trace_devi
                     const char *producer, int level, gd_err *err);
 int gd_trace_write_kernel(gd_trace_writer *w, const gd_kernel_desc *k, gd_err *err);
 /* info may be NULL: a version 1.0 dispatch record without launch info. */
+/* A reference packet (format 1.5, seed 000 table 2): a dispatch whose reserved0
+ * is its ref_num; it fills that entry of the reference state table. */
+int gd_trace_write_reference(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, const gd_aql_dispatch *pkt,
+                             const gd_launch_info *info, gd_err *err);
+/* A condensed packet (format 1.5); infos: its kernels' launch info (num_kernels
+ * entries, wait-until not allowed), or NULL. */
+int gd_trace_write_condensed(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, const gd_condensed_pkt *pkt,
+                             const gd_launch_info *infos, gd_err *err);
 /* A dispatch with a cluster shape (format 1.4): written with launch info (unknown
  * fields when info is NULL) and a wait-until field (none unless info gives one). */
 int gd_trace_write_dispatch_cluster(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns,

@@ -2,8 +2,9 @@
 
 namespace gd {
 
-trace_source::trace_source(sc_core::sc_module_name name, host_env &env, gd_stats *stats)
-    : sc_module(name), doorbell_out("doorbell_out"), space_in("space_in"), env_(env)
+trace_source::trace_source(sc_core::sc_module_name name, host_env &env, gd_stats *stats, bool condensed_overlap)
+    : sc_module(name), doorbell_out("doorbell_out"), space_in("space_in"), env_(env),
+      condensed_overlap_(condensed_overlap)
 {
     space_in.register_b_transport(this, &trace_source::space);
     SC_METHOD(run);
@@ -27,85 +28,137 @@ void trace_source::space(tlm::tlm_generic_payload &p, sc_core::sc_time &)
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+// A kernel dispatch's run (r->index is set by the caller).
+void trace_source::fill_dispatch(gd_kernel_run *r, const gd_trace_dispatch &d)
+{
+    r->kind = GD_PKT_KERNEL;
+    r->queue = d.queue;
+    r->barrier = gd_aql_barrier(d.pkt.header);
+    r->completion_signal = d.pkt.completion_signal;
+    r->signal = d.signal;
+    r->desc = d.kernel;
+    for (int i = 0; i < 3; i++)
+        r->grid[i] = d.grid_ctas[i];
+    r->ctas = d.ctas;
+    r->cluster = d.cluster;
+    r->cta_ps = d.cta_ps;
+    r->rsb_access = d.ref_num >= 0 ? 1 : 0;  // a reference packet writes its RSB entry
+}
+
+void trace_source::set_times(gd_kernel_run *r, uint64_t submit_ns, const gd_launch_info *info)
+{
+    r->source_id = info->source_id;
+    r->measured_start_ns = info->measured_start_ns;
+    r->measured_dur_ns = info->measured_dur_ns;
+    if (!have_origin_) {
+        have_origin_ = true;
+        origin_ns_ = submit_ns;
+        env_.report->origin_ns = origin_ns_;
+    }
+    r->submit = (submit_ns - origin_ns_) * GD_PS_PER_NS;
+    r->wait_until = 0;
+    if (gd_launch_info_waits(info) && info->wait_until_ns > origin_ns_)
+        r->wait_until = (info->wait_until_ns - origin_ns_) * GD_PS_PER_NS;
+}
+
+// The runs of the next packet record: one, or one per kernel of a condensed packet
+// (seed 000: they enter the queue as one packet). Returns false at the end or on an
+// error (then the replay stops).
+bool trace_source::read_packet()
+{
+    for (;;) {
+        int rc = gd_trace_next(env_.reader, &rec_, env_.err);
+        if (rc < 0) {
+            fail(rc);
+            return false;
+        }
+        if (rc == 0) {
+            finished_ = true;
+            return false;
+        }
+        if (rec_.type == GD_REC_KERNEL)
+            continue;  // kernel descriptors are kept by the reader
+        uint32_t n = rec_.type == GD_REC_CONDENSED ? rec_.condensed.n : 1;
+        batch_.clear();
+        batch_pos_ = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            gd_kernel_run *r = gd_run_alloc(env_.pool);
+            if (!r) {
+                gd_err_set(env_.err, GD_ENOMEM, "out of memory");
+                fail(GD_ENOMEM);
+                return false;
+            }
+            r->record = rec_.index;
+            batch_.push_back(r);
+        }
+        if (rec_.type == GD_REC_CONDENSED) {
+            const gd_trace_condensed &c = rec_.condensed;
+            for (uint32_t k = 0; k < n; k++) {
+                gd_kernel_run *r = batch_[k];
+                const gd_trace_dispatch &d = c.kernel[k];
+                fill_dispatch(r, d);
+                r->index = next_index_++;
+                r->in_packet = (uint8_t)k;
+                r->rsb_access = 2;  // reads its entry
+                // Seed 000 fig 6: each kernel after the previous one completes (unless
+                // pp.condensed_overlap); cleanup once after the last, or for a kernel whose
+                // cleanup information needs it (a completion signal, a release fence).
+                if (k > 0 && !condensed_overlap_)
+                    r->barrier = 1;
+                unsigned release = (d.pkt.header >> GD_AQL_HEADER_RELEASE_SHIFT) & GD_AQL_FENCE_SCOPE_MASK;
+                r->skip_cleanup = !(k + 1 == n || d.pkt.completion_signal || release);
+                set_times(r, c.submit_ns, &d.info);
+            }
+            return true;
+        }
+        gd_kernel_run *r = batch_[0];
+        uint64_t submit_ns;
+        const gd_launch_info *info;
+        if (rec_.type == GD_REC_DISPATCH) {
+            fill_dispatch(r, rec_.dispatch);
+            r->index = next_index_++;
+            submit_ns = rec_.dispatch.submit_ns;
+            info = &rec_.dispatch.info;
+        } else if (rec_.type == GD_REC_NONKERNEL) {
+            const gd_trace_command &c = rec_.command;
+            r->kind = GD_PKT_COMMAND;
+            r->queue = c.queue;
+            r->barrier = c.barrier;
+            r->cmd_kind = (uint8_t)c.kind;
+            r->completion_signal = c.completion_signal;
+            r->signal = c.signal;
+            r->cta_ps = c.duration_ps;
+            r->bytes = c.bytes;
+            submit_ns = c.submit_ns;
+            info = &c.info;
+        } else {  // barrier-AND / barrier-OR
+            const gd_trace_barrier &b = rec_.barrier;
+            r->kind = rec_.type == GD_REC_BARRIER_OR ? GD_PKT_BARRIER_OR : GD_PKT_BARRIER_AND;
+            r->queue = b.queue;
+            r->barrier = gd_aql_barrier(b.pkt.header);
+            r->completion_signal = b.pkt.completion_signal;
+            r->signal = b.signal;
+            r->ndeps = (uint8_t)b.ndeps;
+            for (uint32_t i = 0; i < b.ndeps; i++)
+                r->dep[i] = b.dep[i];
+            submit_ns = b.submit_ns;
+            info = &b.info;
+        }
+        set_times(r, submit_ns, info);
+        return true;
+    }
+}
+
 void trace_source::run()
 {
     if (finished_ || blocked_)
         return;
-    for (unsigned n = 0;; n++) {
-        (void)n;
+    for (;;) {
         env_.progress.tick(now_ps());
         if (!pending_) {
-            int rc = gd_trace_next(env_.reader, &rec_, env_.err);
-            if (rc < 0)
-                return fail(rc);
-            if (rc == 0) {
-                finished_ = true;
+            if (batch_pos_ >= batch_.size() && !read_packet())
                 return;
-            }
-            if (rec_.type == GD_REC_KERNEL)
-                continue;  // kernel descriptors are kept by the reader
-            gd_kernel_run *r = gd_run_alloc(env_.pool);
-            if (!r) {
-                gd_err_set(env_.err, GD_ENOMEM, "out of memory");
-                return fail(GD_ENOMEM);
-            }
-            r->record = rec_.index;
-            uint64_t submit_ns;
-            const gd_launch_info *info;
-            if (rec_.type == GD_REC_DISPATCH) {
-                const gd_trace_dispatch &d = rec_.dispatch;
-                r->kind = GD_PKT_KERNEL;
-                r->index = next_index_++;
-                r->queue = d.queue;
-                r->barrier = gd_aql_barrier(d.pkt.header);
-                r->completion_signal = d.pkt.completion_signal;
-                r->signal = d.signal;
-                r->desc = d.kernel;
-                for (int i = 0; i < 3; i++)
-                    r->grid[i] = d.grid_ctas[i];
-                r->ctas = d.ctas;
-                r->cluster = d.cluster;
-                r->cta_ps = d.cta_ps;
-                submit_ns = d.submit_ns;
-                info = &d.info;
-            } else if (rec_.type == GD_REC_NONKERNEL) {
-                const gd_trace_command &c = rec_.command;
-                r->kind = GD_PKT_COMMAND;
-                r->queue = c.queue;
-                r->barrier = c.barrier;
-                r->cmd_kind = (uint8_t)c.kind;
-                r->completion_signal = c.completion_signal;
-                r->signal = c.signal;
-                r->cta_ps = c.duration_ps;
-                r->bytes = c.bytes;
-                submit_ns = c.submit_ns;
-                info = &c.info;
-            } else {  // barrier-AND / barrier-OR
-                const gd_trace_barrier &b = rec_.barrier;
-                r->kind = rec_.type == GD_REC_BARRIER_OR ? GD_PKT_BARRIER_OR : GD_PKT_BARRIER_AND;
-                r->queue = b.queue;
-                r->barrier = gd_aql_barrier(b.pkt.header);
-                r->completion_signal = b.pkt.completion_signal;
-                r->signal = b.signal;
-                r->ndeps = (uint8_t)b.ndeps;
-                for (uint32_t i = 0; i < b.ndeps; i++)
-                    r->dep[i] = b.dep[i];
-                submit_ns = b.submit_ns;
-                info = &b.info;
-            }
-            r->source_id = info->source_id;
-            r->measured_start_ns = info->measured_start_ns;
-            r->measured_dur_ns = info->measured_dur_ns;
-            if (!have_origin_) {
-                have_origin_ = true;
-                origin_ns_ = submit_ns;
-                env_.report->origin_ns = origin_ns_;
-            }
-            r->submit = (submit_ns - origin_ns_) * GD_PS_PER_NS;
-            r->wait_until = 0;
-            if (gd_launch_info_waits(info) && info->wait_until_ns > origin_ns_)
-                r->wait_until = (info->wait_until_ns - origin_ns_) * GD_PS_PER_NS;
-            pending_ = r;
+            pending_ = batch_[batch_pos_];
         }
         gd_time_ps now = now_ps();
         if (pending_->submit > now) {
@@ -120,6 +173,7 @@ void trace_source::run()
             return;
         }
         pending_ = nullptr;
+        batch_pos_++;
     }
 }
 

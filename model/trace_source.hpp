@@ -8,6 +8,8 @@
 #ifndef GD_TRACE_SOURCE_HPP
 #define GD_TRACE_SOURCE_HPP
 
+#include <vector>
+
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -36,7 +38,7 @@ public:
     tlm_utils::simple_target_socket<trace_source> space_in;         // "queue has room"
 
     SC_HAS_PROCESS(trace_source);
-    trace_source(sc_core::sc_module_name name, host_env &env, gd_stats *stats);
+    trace_source(sc_core::sc_module_name name, host_env &env, gd_stats *stats, bool condensed_overlap = false);
 
     bool finished() const { return finished_; }
     uint64_t dispatches() const { return next_index_; }  // kernel dispatches submitted
@@ -45,10 +47,16 @@ private:
     void run();  // SC_METHOD on wake_ (and once at start)
     void space(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
     void fail(int code);
+    bool read_packet();
+    void fill_dispatch(gd_kernel_run *r, const gd_trace_dispatch &d);
+    void set_times(gd_kernel_run *r, uint64_t submit_ns, const gd_launch_info *info);
 
     host_env &env_;
     gd_trace_record rec_;
     gd_kernel_run *pending_ = nullptr;  // read, not yet submitted
+    std::vector<gd_kernel_run *> batch_;  // the runs of the packet being submitted (a condensed packet: several)
+    size_t batch_pos_ = 0;
+    bool condensed_overlap_ = false;    // pp.condensed_overlap
     bool blocked_ = false, finished_ = false, have_origin_ = false;
     uint64_t origin_ns_ = 0, next_index_ = 0;
     sc_core::sc_event wake_;

@@ -9,6 +9,7 @@
 
 #include "gdsim.h"
 #include "trace.h"
+#include "condensed.h"
 #include "tb_util.h"
 
 static gd_trace_device h100_dev(void) { return tb_h100_device("test"); }
@@ -449,6 +450,62 @@ START_TEST(cga_clusters_launch_whole)
 }
 END_TEST
 
+/* Seed 000: a reference packet R (ref 0, 1 big CTA) and a condensed packet C of two
+ * kernels from it (A unchanged, B with its own completion signal), queue 0, on the
+ * small GPU (fetch 100, decode 10, completion 50, grid launch 200; rsb.access_cycles
+ * 10). R: fetched 1100, decoded + RSB write 1120, first CTA 1320, end 2320,
+ * completion 2370. C is fetched once (1120..1220, when R left the queue) and decoded
+ * once (1230), A reads its entry (1240) and waits for R (barrier bit): first CTA
+ * 2570, end 3570; no cleanup of its own (no signal, no release fence): completion at
+ * 3570. B came with the packet (nothing to fetch), reads its entry (2370..2380),
+ * starts after A completes: 3770, end 4770; the last kernel: cleanup, 4820. */
+START_TEST(condensed_packet_timeline)
+{
+    char *path;
+    gd_trace_writer *w = new_trace(&path);
+    gd_aql_dispatch r;
+    memset(&r, 0, sizeof r);
+    r.header = GD_AQL_TYPE_KERNEL_DISPATCH | GD_AQL_HEADER_BARRIER;
+    r.setup = 1;
+    r.workgroup_size[0] = 1024;
+    r.workgroup_size[1] = r.workgroup_size[2] = 1;
+    r.grid_size[0] = 1024;
+    r.grid_size[1] = r.grid_size[2] = 1;
+    r.kernel_object = 1;
+    ck_assert_int_eq(gd_trace_write_reference(w, 0, 1000, &r, NULL, NULL), GD_OK);
+    gd_rst t;
+    gd_rst_init(&t, 8);
+    gd_rst_store(&t, &r);
+    gd_condensed_builder b;
+    gd_condensed_begin(&b);
+    gd_aql_dispatch kb = r;
+    kb.completion_signal = 0x77;
+    ck_assert_int_eq(gd_condensed_add(&b, &t, 0, &r), 0);
+    ck_assert_int_eq(gd_condensed_add(&b, &t, 0, &kb), 0);
+    ck_assert_int_eq(gd_trace_write_condensed(w, 0, 1005, &b.pkt, NULL, NULL), GD_OK);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    gd_sim *sim = small_gpu();
+    ck_assert_int_eq(gd_sim_set(sim, "rsb.access_cycles", "10"), GD_OK);
+    char *csv = replay_csv(sim, path);
+    ROW_IS(csv, 0, "0,big,0,1,1024,32,0,2,warps,100.00,1000.000,1320.000,1320.000,2320.000,320.000,25.00,"
+                   "1100.000,1120.000,1120.000,2370.000,3,,,,25,25.0000");
+    ROW_IS(csv, 1, "1,big,0,1,1024,32,0,2,warps,100.00,1005.000,2570.000,2570.000,3570.000,1565.000,25.00,"
+                   "1220.000,1240.000,2370.000,3570.000,4,,,,25,25.0000");
+    ROW_IS(csv, 2, "2,big,0,1,1024,32,0,2,warps,100.00,1005.000,3770.000,3770.000,4770.000,2765.000,25.00,"
+                   "2370.000,2380.000,3570.000,4820.000,4,,,,25,25.0000");
+    ck_assert_uint_eq(stat_value(sim, "pp", "packets_fetched"), 2);
+    ck_assert_uint_eq(stat_value(sim, "pp", "bytes_fetched"), 128);
+    ck_assert_uint_eq(stat_value(sim, "pp", "rsb_accesses"), 3);
+    ck_assert_uint_eq(stat_value(sim, "pp", "rsb_kernels"), 2);
+    /* R: 100 + 10 + 10 + 50; C: 100 + 10 + 10 (A) + 10 (B) + 50 (B) */
+    ck_assert_uint_eq(stat_value(sim, "pp", "frontend_overhead"), 350000);
+    free(csv);
+    gd_sim_free(sim);
+    remove(path);
+    free(path);
+}
+END_TEST
+
 /* A cross-queue dependency (what kineto2gdt.py makes of cudaStreamWaitEvent) and a
  * non-kernel command, pp.command_launch_cycles = 30:
  * D0 q0 submit 0: 1 big CTA, completion signal 0x10;
@@ -797,6 +854,7 @@ int main(void)
     tcase_add_test(tc, wait_until_holds_ctas);
     tcase_add_test(tc, cga_plain_grid_fills_the_lake);
     tcase_add_test(tc, cga_clusters_launch_whole);
+    tcase_add_test(tc, condensed_packet_timeline);
     tcase_add_test(tc, distributor_full_waits);
     tcase_add_test(tc, full_queue_stalls_host);
     tcase_add_test(tc, retire_before_launch_across_gpcs);

@@ -9,6 +9,8 @@
 #include "gdsim.h"
 #include "trace.h"
 #include "cga.h"
+#include "condensed.h"
+#include "dump.h"
 #include "tb_util.h"
 
 /* A device description: H100-like, no GPC layout, one-letter name and producer, so
@@ -370,7 +372,7 @@ static void w_kernel(gd_trace_writer *w)
 }
 
 static void b_unknown_type(gd_trace_writer *w) { gd_trace_write_raw(w, 99, "x", 1, NULL); }
-static void b_reserved_type(gd_trace_writer *w) { gd_trace_write_raw(w, GD_REC_CONDENSED, "x", 1, NULL); }
+static void b_reserved_type(gd_trace_writer *w) { gd_trace_write_raw(w, GD_REC_MT_COMMAND, "x", 1, NULL); }
 static gd_aql_barrier_pkt barrier_pkt(unsigned aql_type, uint64_t dep0, uint64_t signal)
 {
     gd_aql_barrier_pkt b;
@@ -593,7 +595,7 @@ struct corrupt_case {
 
 static const struct corrupt_case CASES[] = {
     {"unknown type", b_unknown_type, 1, 1, REC1, "unknown record type 99"},
-    {"reserved type", b_reserved_type, 1, 1, REC1, "(reference/condensed packet) is reserved"},
+    {"reserved type", b_reserved_type, 1, 1, REC1, "(multi-tenant command) is reserved"},
     {"dependency on an unknown signal", b_unknown_dep, 1, 3, REC1 + KREC + DREC,
      "barrier-AND packet: dep_signal[0] 0x78 is not the completion signal of any earlier packet"},
     {"dependency on itself", b_self_dep, 1, 3, REC1 + KREC + DREC, "is its own completion signal"},
@@ -897,6 +899,115 @@ START_TEST(cluster_never_fits)
 }
 END_TEST
 
+/* Format 1.5: a reference packet fills the reader's reference state table; a
+ * condensed packet is expanded into the dispatches it launches, each checked like a
+ * dispatch; errors name the packet and the kernel. */
+static char *condensed_trace(int variant)
+{
+    char *path = tb_tmp_path(".gdt.gz");
+    gd_trace_writer *w = start(path);
+    gd_kernel_desc k = kdesc(1, "k", 256, 32, 0);
+    gd_trace_write_kernel(w, &k, NULL);
+    gd_aql_dispatch a = pkt(1, 256, 10, 0);
+    a.reserved0 = variant == 2 ? 6 : 3;
+    gd_launch_info info = gd_launch_info_unknown();
+    info.source_id = 41;
+    ck_assert_int_eq(gd_trace_write_reference(w, 0, 100, &a, &info, NULL), GD_OK);
+    gd_rst t;
+    gd_rst_init(&t, 8);
+    gd_rst_store(&t, &a);
+    gd_condensed_builder b;
+    gd_condensed_begin(&b);
+    gd_aql_dispatch k1 = a, k2 = a;
+    k1.completion_signal = 0x99;
+    k2.grid_size[0] = 256 * 20;
+    ck_assert_int_eq(gd_condensed_add(&b, &t, a.reserved0, &k1), 0);
+    ck_assert_int_eq(gd_condensed_add(&b, &t, a.reserved0, &k2), 0);
+    if (variant == 1)
+        b.pkt.diff[0] = (uint16_t)((b.pkt.diff[0] & ~7u) | 5u);  /* ref_num 5: never loaded */
+    if (variant == 3) {
+        gd_aql_dispatch bad = a;
+        bad.workgroup_size[0] = 128;  /* no longer the descriptor's 256 threads */
+        gd_condensed_begin(&b);
+        ck_assert_int_eq(gd_condensed_add(&b, &t, a.reserved0, &bad), 0);
+    }
+    gd_launch_info infos[2];
+    infos[0] = gd_launch_info_unknown();
+    infos[1] = gd_launch_info_unknown();
+    infos[0].source_id = 42;
+    infos[1].cta_duration_ps = 7000;
+    ck_assert_int_eq(gd_trace_write_condensed(w, 0, 200, &b.pkt, variant == 3 ? NULL : infos, NULL), GD_OK);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    return path;
+}
+
+START_TEST(condensed_round_trip)
+{
+    char *path = condensed_trace(0);
+    gd_trace_reader *r;
+    gd_trace_record rec;
+    gd_err err;
+    ck_assert_int_eq(gd_trace_open(&r, path, &err), GD_OK);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);  /* the descriptor */
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_uint_eq(rec.type, GD_REC_DISPATCH);
+    ck_assert_int_eq(rec.dispatch.ref_num, 3);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_uint_eq(rec.type, GD_REC_CONDENSED);
+    const gd_trace_condensed *c = &rec.condensed;
+    ck_assert_uint_eq(c->n, 2);
+    ck_assert_uint_eq(c->submit_ns, 200);
+    ck_assert_int_eq(c->kernel[0].ref_num, 3);
+    ck_assert_uint_eq(c->kernel[0].pkt.completion_signal, 0x99);
+    ck_assert_uint_eq(c->kernel[0].info.source_id, 42);
+    ck_assert_uint_eq(c->kernel[0].ctas, 10);
+    ck_assert_uint_eq(c->kernel[1].ctas, 20);
+    ck_assert_uint_eq(c->kernel[1].cta_ps, 7000);
+    ck_assert_uint_eq(c->kernel[1].pkt.completion_signal, 7);  /* the reference's */
+    ck_assert_ptr_eq(c->kernel[1].kernel, c->kernel[0].kernel);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 0);
+    ck_assert_uint_eq(gd_trace_packets_read(r), 2);
+    ck_assert_uint_eq(gd_trace_dispatches_read(r), 3);
+    gd_trace_close_reader(r);
+    /* a smaller reference state table refuses ref_num 3 */
+    ck_assert_int_eq(gd_trace_open(&r, path, &err), GD_OK);
+    gd_trace_set_rsb(r, 2);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), GD_EFORMAT);
+    ck_assert_ptr_nonnull(strstr(err.msg, "dispatch packet: ref_num 3 is beyond the reference state table's 2 entries"));
+    gd_trace_close_reader(r);
+    /* gdsim dump shows the reference and the condensed packet's diff headers and values */
+    char *out = tb_tmp_path(".txt");
+    FILE *f = fopen(out, "w");
+    ck_assert_int_eq(gd_trace_dump(f, path, &err), GD_OK);
+    fclose(f);
+    char *text = tb_slurp(out, NULL);
+    ck_assert_ptr_nonnull(strstr(text, " reference ref_num 3\n"));
+    ck_assert_ptr_nonnull(strstr(text, "#3 condensed queue 0 submit_ns 200: num_kernels 2; kernel 0: diff header 0x8003 "
+                                       "ref_num 3 diff_vector 0x1000 completion_signal=0x0000:0x0000:0x0000:0x0099 "
+                                       "-> 10x1x1 CTAs of k source_id 42; kernel 1: diff header 0x0103 ref_num 3 "
+                                       "diff_vector 0x0020 grid_size_x=0x0000:0x1400 -> 20x1x1 CTAs of k cta_ps 7000\n"));
+    free(text);
+    remove(out);
+    free(out);
+    /* a 1.4 trace holds neither */
+    set_minor(path, 4);
+    expect_error(path, GD_EFORMAT, 2, REC1 + KREC, "dispatch record marks a reference packet in a version 1.4 trace");
+    remove(path);
+    free(path);
+    path = condensed_trace(1);
+    expect_error(path, GD_EFORMAT, 3, REC1 + KREC + DREC + 32,
+                 "condensed packet: kernel 0: ref_num 5 was never loaded by a reference packet");
+    remove(path);
+    free(path);
+    path = condensed_trace(3);
+    expect_error(path, GD_EFORMAT, 3, REC1 + KREC + DREC + 32,
+                 "condensed packet, kernel 0 (ref_num 3): workgroup of 128 work-items but kernel 'k'");
+    remove(path);
+    free(path);
+}
+END_TEST
+
 START_TEST(bad_version)
 {
     uint8_t fh[16];
@@ -1043,6 +1154,7 @@ int main(void)
     tcase_add_test(tc, version_1_2_limits);
     tcase_add_test(tc, cluster_round_trip);
     tcase_add_test(tc, cluster_never_fits);
+    tcase_add_test(tc, condensed_round_trip);
     tcase_add_test(tc, big_trace_reads);
     tcase_add_test(tc, truncated_gzip);
     tcase_add_test(tc, bit_flip);
