@@ -342,6 +342,12 @@ int gd_write_summary_text(FILE *f, const gd_config *cfg, const gd_summary *s, co
                "\n", s->max_resident_kernels, cfg->cwd_max_resident_kernels, s->host_stalls);
     if (info->stats) {
         const gd_stats *st = info->stats;
+        uint64_t fk = gd_stats_get(st, "pp", "rsb_kernels");
+        fprintf(f, "  front end           %" PRIu64 " packets fetched (%" PRIu64 " bytes), %" PRIu64
+                   " kernels from the reference state table (%.1f %%), overhead %.3f us\n",
+                gd_stats_get(st, "pp", "packets_fetched"), gd_stats_get(st, "pp", "bytes_fetched"), fk,
+                s->kernels ? 100.0 * (double)fk / (double)s->kernels : 0.0,
+                gd_stats_get(st, "pp", "frontend_overhead") / 1e6);
         uint64_t ctas = gd_stats_get(st, "gpu2gpc", "ctas_launched");
         uint64_t cycles = gd_stats_get(st, "gpu2gpc", "frontend_cycles");
         if (!strcmp(cfg->cwd_policy, "cga"))
@@ -421,6 +427,16 @@ int gd_write_summary_json(FILE *f, const gd_config *cfg, const gd_summary *s, co
             s->packets, s->queues, s->busy_span_ns);
     fprintf(f, "    \"host_stalls\": %" PRIu64 ",\n    \"max_resident_kernels\": %" PRIu64 "\n  },\n",
             s->host_stalls, s->max_resident_kernels);
+    if (info->stats) {  /* the front end's overhead (seed 000's what-if) */
+        const gd_stats *st = info->stats;
+        uint64_t fk = gd_stats_get(st, "pp", "rsb_kernels");
+        fprintf(f, "  \"frontend\": {\"packets_processed\": %" PRIu64 ", \"bytes_fetched\": %" PRIu64
+                   ", \"frontend_overhead_ns\": %.3f, \"rsb_accesses\": %" PRIu64 ", \"rst_kernels\": %" PRIu64
+                   ", \"rst_hit_rate\": %.6f, \"mean_launch_latency_ns\": %.3f},\n",
+                gd_stats_get(st, "pp", "packets_fetched"), gd_stats_get(st, "pp", "bytes_fetched"),
+                gd_stats_get(st, "pp", "frontend_overhead") / 1000.0, gd_stats_get(st, "pp", "rsb_accesses"), fk,
+                s->kernels ? (double)fk / (double)s->kernels : 0.0, s->mean_launch_latency_ns);
+    }
     fprintf(f, "  \"stages\": [");
     for (int i = 0; info->report && i < GD_STAGES; i++) {
         gd_stage_stats st;

@@ -14,9 +14,20 @@ START_TEST(queue_capacity_and_order)
     gd_pp_queue q;
     gd_pp_queue_init(&q, 40);
     gd_kernel_run runs[41];
+    memset(runs, 0, sizeof runs);
     for (int i = 0; i < 40; i++)
         ck_assert_int_eq(gd_pp_queue_push(&q, &runs[i]), 0); /* grows past 16 and 32 */
     ck_assert_int_eq(gd_pp_queue_push(&q, &runs[40]), 1);   /* full */
+    /* a condensed packet's later kernels come with their packet: never refused */
+    runs[40].in_packet = 1;
+    ck_assert_int_eq(gd_pp_queue_push(&q, &runs[40]), 0);
+    ck_assert_uint_eq(q.packets, 40);
+    ck_assert_uint_eq(q.count, 41);
+    gd_pp_queue_destroy(&q);
+    gd_pp_queue_init(&q, 40);
+    runs[40].in_packet = 0;
+    for (int i = 0; i < 40; i++)
+        ck_assert_int_eq(gd_pp_queue_push(&q, &runs[i]), 0);
     for (int i = 0; i < 25; i++) {
         ck_assert_ptr_eq(gd_pp_queue_head(&q), &runs[i]);
         gd_pp_queue_pop(&q);

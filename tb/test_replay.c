@@ -499,6 +499,15 @@ START_TEST(condensed_packet_timeline)
     ck_assert_uint_eq(stat_value(sim, "pp", "rsb_kernels"), 2);
     /* R: 100 + 10 + 10 + 50; C: 100 + 10 + 10 (A) + 10 (B) + 50 (B) */
     ck_assert_uint_eq(stat_value(sim, "pp", "frontend_overhead"), 350000);
+    char *j = tb_tmp_path(".json");
+    ck_assert_int_eq(gd_sim_write_summary_json(sim, j), GD_OK);
+    char *json = tb_slurp(j, NULL);
+    ck_assert_ptr_nonnull(strstr(json, "\"frontend\": {\"packets_processed\": 2, \"bytes_fetched\": 128, "
+                                       "\"frontend_overhead_ns\": 350.000, \"rsb_accesses\": 3, \"rst_kernels\": 2, "
+                                       "\"rst_hit_rate\": 0.666667, \"mean_launch_latency_ns\": 1550.000}"));
+    remove(j);
+    free(j);
+    free(json);
     free(csv);
     gd_sim_free(sim);
     remove(path);
