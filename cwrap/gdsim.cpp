@@ -4,6 +4,7 @@
 // process-wide lock, and turns every failure (C++ exceptions included) into a
 // status code and a message.
 #include "gdsim.h"
+#include "condense.h"
 #include "dump.h"
 
 #include <cstdio>
@@ -300,6 +301,27 @@ int gd_sim_dump_trace(gd_sim *sim, const char *trace_path, const char *out_path)
         return rc;
     rc = gd_trace_dump(f, trace_path, &sim->err);
     return close_out(sim, f, out_path, rc);
+}
+
+int gd_sim_condense_trace(gd_condense_result *out, gd_sim *sim, const char *in_path, const char *out_path,
+                          unsigned int rsb_entries, unsigned long long window_ns)
+{
+    if (!sim)
+        return GD_EINVAL;
+    gd_err_clear(&sim->err);
+    if (!out || !in_path || !out_path)
+        return fail(sim, GD_EINVAL, "%s", "gd_sim_condense_trace: a pointer is NULL");
+    gd_condense_opts o{rsb_entries, window_ns};
+    gd_condense_stats st;
+    int rc = gd_condense_trace(in_path, out_path, &o, &st, &sim->err);
+    out->dispatches = st.dispatches;
+    out->references = st.references;
+    out->condensed_kernels = st.condensed_kernels;
+    out->plain = st.plain;
+    out->condensed_packets = st.condensed_packets;
+    out->bytes_before = st.bytes_before;
+    out->bytes_after = st.bytes_after;
+    return rc;
 }
 
 int gd_sim_set_cta_log(gd_sim *sim, const char *path)

@@ -140,6 +140,23 @@ int gd_sim_set_cta_log(gd_sim *sim, const char *path);
  * (naming the file, record and offset) is returned. */
 int gd_sim_dump_trace(gd_sim *sim, const char *trace_path, const char *out_path);
 
+/* What gd_sim_condense_trace did. */
+typedef struct gd_condense_result {
+    uint64_t dispatches;         /* kernel dispatches in the input */
+    uint64_t references;         /* written as reference packets (reference state table misses) */
+    uint64_t condensed_kernels;  /* written inside condensed packets (hits) */
+    uint64_t plain;              /* left plain (a cluster shape or a wait-until time) */
+    uint64_t condensed_packets;
+    uint64_t bytes_before, bytes_after;  /* 64 bytes per AQL packet carrying dispatches */
+} gd_condense_result;
+
+/* Rewrite a trace with seed 000's reference and condensed packets, as a driver would
+ * (what `gdsim condense` does; docs/MODEL.md): rsb_entries 1-8 (the reference state
+ * table, LRU replacement), window_ns: a condensed packet holds dispatches submitted
+ * within this time of its first. */
+int gd_sim_condense_trace(gd_condense_result *out, gd_sim *sim, const char *in_path, const char *out_path,
+                          unsigned int rsb_entries, unsigned long long window_ns);
+
 /* Replay a whole trace (gdsim trace format v1, see traces/FORMAT.md) to completion. */
 int gd_sim_replay_file(gd_sim *sim, const char *trace_path);
 

@@ -14,6 +14,7 @@ grep -q "gdsim replay TRACE" "$T/help" || fail "--help lacks usage"
 grep -q -- "--kernels-csv" "$T/help" || fail "--help lacks options"
 grep -q -- "--cta-log" "$T/help" || fail "--help lacks --cta-log"
 grep -q "gdsim dump TRACE" "$T/help" || fail "--help lacks dump"
+grep -q "gdsim condense IN OUT" "$T/help" || fail "--help lacks condense"
 $G >/dev/null 2>&1; [ $? -eq 2 ] || fail "no arguments should exit 2"
 [ "$($G --version)" = "gdsim 0.1.0" ] || fail "--version"
 $G frobnicate >/dev/null 2>&1; [ $? -eq 2 ] || fail "unknown command should exit 2"
@@ -88,6 +89,29 @@ grep -q "the gzip stream is truncated" "$T/err" || fail "dump error message"
 $G dump traces/sample.gdt.gz -o "$T/dump3" && cmp -s "$T/dump" "$T/dump3" || fail "dump -o"
 $G dump >/dev/null 2>&1; [ $? -eq 2 ] || fail "dump without a trace exits 2"
 $G dump traces/sample.gdt.gz --bogus >/dev/null 2>&1; [ $? -eq 2 ] || fail "dump with an unknown option exits 2"
+
+# gdsim condense: the sample (one kernel, two queues) into reference and condensed
+# packets; both replays complete the same kernels and CTAs, the condensed one fetches
+# fewer packets and bytes with less front-end overhead.
+$G condense traces/sample.gdt.gz "$T/sc.gdt.gz" >"$T/cond" || fail "condense the sample"
+grep -q "  reference packets   1 (table misses)" "$T/cond" || fail "condense: references $(cat "$T/cond")"
+grep -q "  RST hit rate        97.5 %" "$T/cond" || fail "condense: hit rate"
+grep -q "  packet bytes        2560 before, 1280 after" "$T/cond" || fail "condense: bytes"
+$G replay traces/sample.gdt.gz --quiet --summary-json "$T/p.json" || fail "plain replay"
+$G replay "$T/sc.gdt.gz" --quiet --summary-json "$T/c.json" || fail "condensed replay"
+python3 - "$T/p.json" "$T/c.json" <<'PY' || fail "condensed vs plain"
+import json, sys
+p, c = (json.load(open(x)) for x in sys.argv[1:3])
+assert p["summary"]["kernels"] == c["summary"]["kernels"] == 40 and p["summary"]["ctas"] == c["summary"]["ctas"]
+assert c["frontend"]["packets_processed"] < p["frontend"]["packets_processed"], (p["frontend"], c["frontend"])
+assert c["frontend"]["bytes_fetched"] < p["frontend"]["bytes_fetched"]
+assert c["frontend"]["frontend_overhead_ns"] < p["frontend"]["frontend_overhead_ns"]
+assert p["frontend"]["rst_hit_rate"] == 0 and c["frontend"]["rst_hit_rate"] == 0.975
+PY
+$G dump "$T/sc.gdt.gz" | grep -q "condensed queue .* diff header 0x" || fail "dump of a condensed trace"
+$G condense "$T/sc.gdt.gz" "$T/x.gdt.gz" 2>"$T/err"; [ $? -eq 1 ] || fail "condensing a condensed trace exits 1"
+grep -q "already condensed" "$T/err" || fail "condense error message"
+$G condense traces/sample.gdt.gz "$T/x.gdt.gz" --rsb-entries 9 2>/dev/null; [ $? -eq 2 ] || fail "--rsb-entries 9 exits 2"
 
 $G keys | grep -q "^cwd.max_resident_kernels = 128" || fail "gdsim keys"
 echo "cli: ok"

@@ -1,0 +1,179 @@
+#include "condense.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "condensed.h"
+#include "gdsim.h"
+#include "trace.h"
+
+typedef struct encoder {
+    gd_trace_writer *w;
+    gd_rst rst;
+    uint64_t used_at[GD_RST_MAX];   /* LRU clock of each entry */
+    uint64_t clock;
+    int open;                       /* a condensed packet is being built */
+    uint32_t queue;
+    uint64_t first_ns, last_ns;
+    gd_condensed_builder b;
+    gd_launch_info infos[GD_CONDENSED_WORDS];
+    int any_info;
+    gd_condense_stats *st;
+} encoder;
+
+static int flush(encoder *e, gd_err *err)
+{
+    if (!e->open)
+        return GD_OK;
+    e->open = 0;
+    e->st->condensed_packets++;
+    e->st->bytes_after += GD_AQL_PACKET_SIZE;
+    return gd_trace_write_condensed(e->w, e->queue, e->last_ns, &e->b.pkt, e->any_info ? e->infos : NULL, err);
+}
+
+static int has_info(const gd_launch_info *i)
+{
+    return i->cta_duration_ps != GD_UNKNOWN || i->source_id != GD_UNKNOWN || i->measured_start_ns != GD_UNKNOWN ||
+           i->measured_dur_ns != GD_UNKNOWN;
+}
+
+static int dispatch(encoder *e, const gd_trace_dispatch *d, const gd_condense_opts *o, gd_err *err)
+{
+    int rc;
+    e->st->dispatches++;
+    e->st->bytes_before += GD_AQL_PACKET_SIZE;
+    if (gd_cluster_is_cga(&d->cluster) || gd_launch_info_waits(&d->info)) {
+        e->st->plain++;
+        e->st->bytes_after += GD_AQL_PACKET_SIZE;
+        if ((rc = flush(e, err)) != GD_OK)
+            return rc;
+        return gd_cluster_is_cga(&d->cluster)
+                   ? gd_trace_write_dispatch_cluster(e->w, d->queue, d->submit_ns, &d->pkt, &d->info, &d->cluster, err)
+                   : gd_trace_write_dispatch(e->w, d->queue, d->submit_ns, &d->pkt, &d->info, err);
+    }
+    gd_aql_dispatch a = d->pkt;
+    a.reserved0 = 0;
+    /* the entry of the same kernel that needs the fewest diff words */
+    uint32_t best = UINT32_MAX, cost = UINT32_MAX;
+    for (uint32_t i = 0; i < e->rst.size; i++) {
+        if (!e->rst.valid[i] || e->rst.entry[i].kernel_object != a.kernel_object)
+            continue;
+        gd_aql_dispatch ref = e->rst.entry[i];
+        ref.reserved0 = 0;
+        uint32_t c = gd_condensed_cost(&ref, &a);
+        if (c < cost) {
+            cost = c;
+            best = i;
+        }
+    }
+    e->clock++;
+    if (best == UINT32_MAX) {
+        /* a miss: a reference packet into the least recently used entry */
+        if ((rc = flush(e, err)) != GD_OK)
+            return rc;
+        uint32_t victim = 0;
+        for (uint32_t i = 0; i < e->rst.size; i++) {
+            if (!e->rst.valid[i]) {
+                victim = i;
+                break;
+            }
+            if (e->used_at[i] < e->used_at[victim])
+                victim = i;
+        }
+        a.reserved0 = (uint16_t)victim;
+        gd_rst_store(&e->rst, &a);
+        e->used_at[victim] = e->clock;
+        e->st->references++;
+        e->st->bytes_after += GD_AQL_PACKET_SIZE;
+        return gd_trace_write_reference(e->w, d->queue, d->submit_ns, &a, has_info(&d->info) ? &d->info : NULL, err);
+    }
+    /* a hit: into the open condensed packet of this queue, or a new one */
+    e->used_at[best] = e->clock;
+    a.reserved0 = (uint16_t)best;
+    if (e->open && (e->queue != d->queue || d->submit_ns - e->first_ns > o->window_ns)) {
+        if ((rc = flush(e, err)) != GD_OK)
+            return rc;
+    }
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (!e->open) {
+            gd_condensed_begin(&e->b);
+            e->open = 1;
+            e->queue = d->queue;
+            e->first_ns = d->submit_ns;
+            e->any_info = 0;
+        }
+        rc = gd_condensed_add(&e->b, &e->rst, best, &a);
+        if (rc == 0)
+            break;
+        if (rc == -2 || attempt)
+            return gd_err_set(err, GD_EINTERNAL, "gdsim condense: internal: a dispatch of queue %u could not be "
+                              "condensed against its table entry", d->queue);
+        if ((rc = flush(e, err)) != GD_OK)
+            return rc;
+    }
+    e->infos[e->b.pkt.num_kernels - 1] = d->info;
+    e->any_info |= has_info(&d->info);
+    e->last_ns = d->submit_ns;
+    e->st->condensed_kernels++;
+    return GD_OK;
+}
+
+int gd_condense_trace(const char *in, const char *out, const gd_condense_opts *o, gd_condense_stats *st,
+                      gd_err *err)
+{
+    memset(st, 0, sizeof *st);
+    if (o->rsb_entries < 1 || o->rsb_entries > GD_RST_MAX)
+        return gd_err_set(err, GD_EINVAL, "gdsim condense: --rsb-entries %u is not 1 to %d", o->rsb_entries,
+                          GD_RST_MAX);
+    gd_trace_reader *r;
+    int rc = gd_trace_open(&r, in, err);
+    if (rc)
+        return rc;
+    encoder e;
+    memset(&e, 0, sizeof e);
+    e.st = st;
+    gd_rst_init(&e.rst, o->rsb_entries);
+    char producer[300];
+    snprintf(producer, sizeof producer, "gdsim condense of %.200s", gd_trace_producer(r));
+    if ((rc = gd_trace_create(&e.w, out, gd_trace_device_of(r), producer, 6, err)) != GD_OK) {
+        gd_trace_close_reader(r);
+        return rc;
+    }
+    gd_trace_record rec;
+    while (rc == GD_OK) {
+        int n = gd_trace_next(r, &rec, err);
+        if (n <= 0) {
+            rc = n;
+            break;
+        }
+        switch (rec.type) {
+        case GD_REC_KERNEL:
+            rc = gd_trace_write_kernel(e.w, rec.kernel, err);
+            break;
+        case GD_REC_DISPATCH:
+            rc = dispatch(&e, &rec.dispatch, o, err);
+            break;
+        case GD_REC_BARRIER_AND:
+        case GD_REC_BARRIER_OR:
+            if ((rc = flush(&e, err)) == GD_OK)
+                rc = gd_trace_write_barrier(e.w, rec.type, rec.barrier.queue, rec.barrier.submit_ns, &rec.barrier.pkt,
+                                            &rec.barrier.info, err);
+            break;
+        case GD_REC_NONKERNEL:
+            if ((rc = flush(&e, err)) == GD_OK)
+                rc = gd_trace_write_command(e.w, &rec.command, err);
+            break;
+        default:
+            rc = gd_err_set(err, GD_EFORMAT, "%s: record %llu: already condensed (record type %u); condense the "
+                            "original trace", in, (unsigned long long)rec.index, rec.type);
+        }
+    }
+    if (rc == GD_OK)
+        rc = flush(&e, err);
+    if (rc == GD_OK)
+        rc = gd_trace_finish(e.w, err);
+    else
+        gd_trace_finish(e.w, NULL);
+    gd_trace_close_reader(r);
+    return rc;
+}
