@@ -17,7 +17,7 @@ static const char USAGE[] =
     "  gdsim replay TRACE [options]   replay a gdsim trace (.gdt.gz) and print a report\n"
     "  gdsim keys [--markdown]        list every configuration key, its default and source\n"
     "  gdsim dump TRACE [-o FILE]     print every record of a trace, AQL packets field by field\n"
-    "  gdsim condense IN OUT [--rsb-entries N] [--window-ns NS]\n"
+    "  gdsim condense IN OUT [--rsb-entries N] [--window-ns NS] [--replacement lru|fifo]\n"
     "                                 rewrite a trace with reference and condensed packets (seed 000)\n"
     "  gdsim --help | --version\n"
     "\n"
@@ -279,8 +279,17 @@ static int cmd_condense(int argc, char **argv)
     const char *in = NULL, *out = NULL;
     unsigned long rsb = 8;
     unsigned long long window = 20000;
+    const char *repl = "lru";
     for (int i = 2; i < argc; i++) {
         char *end = NULL;
+        if (strcmp(argv[i], "--replacement") == 0 && i + 1 < argc) {
+            repl = argv[++i];
+            if (strcmp(repl, "lru") && strcmp(repl, "fifo")) {
+                fprintf(stderr, "gdsim: condense: --replacement '%s': lru or fifo\n", repl);
+                return 2;
+            }
+            continue;
+        }
         if (strcmp(argv[i], "--rsb-entries") == 0 && i + 1 < argc) {
             rsb = strtoul(argv[++i], &end, 10);
             if (!*argv[i] || *end || rsb < 1 || rsb > 8) {
@@ -306,7 +315,8 @@ static int cmd_condense(int argc, char **argv)
         }
     }
     if (!in || !out) {
-        fprintf(stderr, "gdsim: condense: usage: gdsim condense IN OUT [--rsb-entries N] [--window-ns NS]\n");
+        fprintf(stderr, "gdsim: condense: usage: gdsim condense IN OUT [--rsb-entries N] [--window-ns NS] "
+                        "[--replacement lru|fifo]\n");
         return 2;
     }
     gd_sim *sim = NULL;
@@ -315,13 +325,15 @@ static int cmd_condense(int argc, char **argv)
         return 1;
     }
     gd_condense_result r;
-    int rc = gd_sim_condense_trace(&r, sim, in, out, (unsigned)rsb, window);
+    memset(&r, 0, sizeof r);
+    int rc = gd_sim_condense_trace(&r, sim, in, out, (unsigned)rsb, window, repl);
     if (rc != GD_OK) {
         fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
         gd_sim_free(sim);
         return 1;
     }
-    printf("gdsim condense %s -> %s (%lu reference state table entries, window %llu ns)\n", in, out, rsb, window);
+    printf("gdsim condense %s -> %s (%lu reference state table entries, %s replacement, window %llu ns)\n", in, out,
+           rsb, repl, window);
     printf("  dispatches          %" PRIu64 "\n", r.dispatches);
     printf("  reference packets   %" PRIu64 " (table misses)\n", r.references);
     printf("  condensed packets   %" PRIu64 " holding %" PRIu64 " kernels (table hits)\n", r.condensed_packets,

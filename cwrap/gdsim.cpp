@@ -304,14 +304,17 @@ int gd_sim_dump_trace(gd_sim *sim, const char *trace_path, const char *out_path)
 }
 
 int gd_sim_condense_trace(gd_condense_result *out, gd_sim *sim, const char *in_path, const char *out_path,
-                          unsigned int rsb_entries, unsigned long long window_ns)
+                          unsigned int rsb_entries, unsigned long long window_ns, const char *replacement)
 {
     if (!sim)
         return GD_EINVAL;
     gd_err_clear(&sim->err);
     if (!out || !in_path || !out_path)
         return fail(sim, GD_EINVAL, "%s", "gd_sim_condense_trace: a pointer is NULL");
-    gd_condense_opts o{rsb_entries, window_ns};
+    std::memset(out, 0, sizeof *out);
+    if (replacement && std::strcmp(replacement, "lru") && std::strcmp(replacement, "fifo"))
+        return fail(sim, GD_EINVAL, "gdsim condense: replacement policy '%s' is neither lru nor fifo", replacement);
+    gd_condense_opts o{rsb_entries, window_ns, replacement && !std::strcmp(replacement, "fifo")};
     gd_condense_stats st;
     int rc = gd_condense_trace(in_path, out_path, &o, &st, &sim->err);
     out->dispatches = st.dispatches;

@@ -152,10 +152,10 @@ typedef struct gd_condense_result {
 
 /* Rewrite a trace with seed 000's reference and condensed packets, as a driver would
  * (what `gdsim condense` does; docs/MODEL.md): rsb_entries 1-8 (the reference state
- * table, LRU replacement), window_ns: a condensed packet holds dispatches submitted
- * within this time of its first. */
+ * table), window_ns: a condensed packet holds dispatches submitted within this time
+ * of its first; replacement: "lru" (NULL: the default) or "fifo". */
 int gd_sim_condense_trace(gd_condense_result *out, gd_sim *sim, const char *in_path, const char *out_path,
-                          unsigned int rsb_entries, unsigned long long window_ns);
+                          unsigned int rsb_entries, unsigned long long window_ns, const char *replacement);
 
 /* Replay a whole trace (gdsim trace format v1, see traces/FORMAT.md) to completion. */
 int gd_sim_replay_file(gd_sim *sim, const char *trace_path);

@@ -88,7 +88,8 @@ static int dispatch(encoder *e, const gd_trace_dispatch *d, const gd_condense_op
         return gd_trace_write_reference(e->w, d->queue, d->submit_ns, &a, has_info(&d->info) ? &d->info : NULL, err);
     }
     /* a hit: into the open condensed packet of this queue, or a new one */
-    e->used_at[best] = e->clock;
+    if (!o->fifo)
+        e->used_at[best] = e->clock;  /* LRU: a use counts; FIFO: only the load */
     a.reserved0 = (uint16_t)best;
     if (e->open && (e->queue != d->queue || d->submit_ns - e->first_ns > o->window_ns)) {
         if ((rc = flush(e, err)) != GD_OK)

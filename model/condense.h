@@ -14,6 +14,7 @@ extern "C" {
 typedef struct gd_condense_opts {
     uint32_t rsb_entries;  /* reference state table entries the encoder may use (1-8) */
     uint64_t window_ns;    /* a condensed packet holds dispatches submitted within this time of its first */
+    int fifo;              /* replacement: 0 least recently used (default), 1 first in, first out */
 } gd_condense_opts;
 
 typedef struct gd_condense_stats {
@@ -28,8 +29,8 @@ typedef struct gd_condense_stats {
 /* Read the trace at in and write out: kernel descriptors, barrier packets and
  * commands as they are; each dispatch either condensed against the reference state
  * table entry of the same kernel object that needs the fewest diff words (a hit), or
- * written as a reference packet into the least recently used entry (a miss; the
- * replacement policy is LRU). Consecutive hits on one queue share a condensed packet
+ * written as a reference packet into the least recently used entry (a miss; with
+ * fifo, the entry loaded longest ago). Consecutive hits on one queue share a condensed packet
  * while their diffs fit its 62 bytes, no other packet comes between them in the
  * file, and they were submitted within window_ns of the first; the packet is
  * submitted with the last of them. A dispatch with a cluster shape or a wait-until

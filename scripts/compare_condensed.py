@@ -2,7 +2,7 @@
 """Seed 000's what-if, side by side: condense a trace (gdsim condense), replay the
 plain and the condensed trace, and print what the front end did in each.
 
-  compare_condensed.py TRACE [--gdsim PATH] [--rsb-entries N] [--window-ns NS]
+  compare_condensed.py TRACE [--gdsim PATH] [--rsb-entries N] [--window-ns NS] [--replacement lru|fifo]
                        [--set KEY=VALUE]... [--keep DIR] [--json]
   compare_condensed.py --kripke OUT [--iterations N]    write the task-graph trace
 
@@ -48,11 +48,12 @@ def run(cmd):
     return r.stdout
 
 
-def compare(trace, gdsim, rsb, window, sets, keep):
+def compare(trace, gdsim, rsb, window, sets, keep, replacement="lru"):
     work = keep or tempfile.mkdtemp(prefix="gdsim-condense-")
     os.makedirs(work, exist_ok=True)
     cond = os.path.join(work, os.path.basename(trace).replace(".gdt.gz", "") + ".condensed.gdt.gz")
-    enc = run([gdsim, "condense", trace, cond, "--rsb-entries", str(rsb), "--window-ns", str(window)])
+    enc = run([gdsim, "condense", trace, cond, "--rsb-entries", str(rsb), "--window-ns", str(window),
+               "--replacement", replacement])
     out = {"encoder": enc.strip().splitlines()}
     for label, path in (("plain", trace), ("condensed", cond)):
         js = os.path.join(work, label + ".json")
@@ -88,6 +89,7 @@ def main(argv=None):
     ap.add_argument("--gdsim", default=os.path.join(HERE, "..", "build", "gdsim"))
     ap.add_argument("--rsb-entries", type=int, default=8)
     ap.add_argument("--window-ns", type=int, default=20000)
+    ap.add_argument("--replacement", choices=("lru", "fifo"), default="lru")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--keep", metavar="DIR")
     ap.add_argument("--json", action="store_true")
@@ -99,7 +101,7 @@ def main(argv=None):
         return 0
     if not a.trace:
         ap.error("a trace is needed (or --kripke OUT)")
-    res = compare(a.trace, a.gdsim, a.rsb_entries, a.window_ns, a.set, a.keep)
+    res = compare(a.trace, a.gdsim, a.rsb_entries, a.window_ns, a.set, a.keep, a.replacement)
     if a.json:
         json.dump(res, sys.stdout, indent=1)
         print()

@@ -112,6 +112,8 @@ $G dump "$T/sc.gdt.gz" | grep -q "condensed queue .* diff header 0x" || fail "du
 $G condense "$T/sc.gdt.gz" "$T/x.gdt.gz" 2>"$T/err"; [ $? -eq 1 ] || fail "condensing a condensed trace exits 1"
 grep -q "already condensed" "$T/err" || fail "condense error message"
 $G condense traces/sample.gdt.gz "$T/x.gdt.gz" --rsb-entries 9 2>/dev/null; [ $? -eq 2 ] || fail "--rsb-entries 9 exits 2"
+$G condense traces/sample.gdt.gz "$T/x.gdt.gz" --replacement mru 2>/dev/null; [ $? -eq 2 ] || fail "--replacement mru exits 2"
+$G condense traces/sample.gdt.gz "$T/x.gdt.gz" --replacement fifo --rsb-entries 1 | grep -q "  reference packets   1 (table misses)" || fail "fifo condense"
 
 # The Kripke-like task graph (seed 000 fig 4), plain vs condensed: 20 iterations of
 # six kernels; the first iteration loads the six table entries, each later one is one
