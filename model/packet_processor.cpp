@@ -56,6 +56,15 @@ packet_processor::packet_processor(sc_core::sc_module_name name, const gd_config
         gd_stats_add(stats, basename(), "frontend_overhead", "ps",
                      "packet-processor time per packet and kernel: fetch, decode, RSB access and cleanup "
                      "(completion) latency, summed", &overhead_ps_);
+        gd_stats_add(stats, basename(), "packets_enqueued", "packets",
+                     "AQL packets the host wrote into queues (a condensed packet once)", &enqueued_);
+        gd_stats_add(stats, basename(), "fetch_time", "ps", "front-end overhead: packet fetches", &fetch_time_ps_);
+        gd_stats_add(stats, basename(), "decode_time", "ps", "front-end overhead: packet decoding (process)",
+                     &decode_time_ps_);
+        gd_stats_add(stats, basename(), "rsb_time", "ps", "front-end overhead: reference state buffer accesses",
+                     &rsb_time_ps_);
+        gd_stats_add(stats, basename(), "cleanup_time", "ps", "front-end overhead: cleanup (completion) latency",
+                     &cleanup_time_ps_);
     }
 }
 
@@ -100,6 +109,7 @@ void packet_processor::doorbell(tlm::tlm_generic_payload &p, sc_core::sc_time &)
         host_stalls_++;
     } else {
         b->accepted = true;
+        enqueued_ += r->in_packet == 0;
         r->submit = now_ps();
         if (r->signal != GD_NO_SIGNAL) {  // the host arms the packet's completion signal
             if (r->signal >= signals_.size())
@@ -116,6 +126,7 @@ void packet_processor::done(tlm::tlm_generic_payload &p, sc_core::sc_time &delay
     auto *b = static_cast<kernel_done_body *>(msg_of(p).body);
     gd_time_ps cleanup = b->run->skip_cleanup ? 0 : completion_ps_;
     overhead_ps_ += cleanup;
+    cleanup_time_ps_ += cleanup;
     post(now_ps() + delay.value() + cleanup, ev{COMPLETE, b->run->queue, b->run});
     cwd_full_ = false;  // room in the distributor again
     wake_.notify(sc_core::SC_ZERO_TIME);
@@ -225,6 +236,7 @@ void packet_processor::issue(gd_time_ps now)
             r->end = r->first_cta + r->cta_ps;
             leave_head(qi, q);
             overhead_ps_ += completion_ps_;
+            cleanup_time_ps_ += completion_ps_;
             post(r->end + completion_ps_, ev{COMPLETE, qi, r});
         }
     }
@@ -256,6 +268,7 @@ void packet_processor::issue(gd_time_ps now)
                 bytes_fetched_ += GD_AQL_PACKET_SIZE;
             }
             overhead_ps_ += f;
+            fetch_time_ps_ += f;
             post(now + f, ev{FETCH_DONE, qi, nullptr});
         }
     }
@@ -273,6 +286,8 @@ void packet_processor::issue(gd_time_ps now)
         rsb_accesses_ += h->rsb_access != 0;
         rsb_kernels_ += h->rsb_access == 2;
         overhead_ps_ += d;
+        decode_time_ps_ += h->in_packet ? 0 : decode_ps_;
+        rsb_time_ps_ += h->rsb_access ? rsb_ps_ : 0;
         post(now + d, ev{DECODE_DONE, qi, nullptr});
     }
 }

@@ -89,6 +89,7 @@ private:
     // front-end overhead (seed 000): AQL packets fetched and their bytes, RSB accesses,
     // and the time spent fetching, decoding, in the RSB and cleaning up (ps)
     uint64_t packets_fetched_ = 0, bytes_fetched_ = 0, rsb_accesses_ = 0, rsb_kernels_ = 0, overhead_ps_ = 0;
+    uint64_t enqueued_ = 0, fetch_time_ps_ = 0, decode_time_ps_ = 0, rsb_time_ps_ = 0, cleanup_time_ps_ = 0;
     const gd_time_ps rsb_ps_;
     const bool condensed_overlap_;
 };

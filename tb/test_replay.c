@@ -499,6 +499,11 @@ START_TEST(condensed_packet_timeline)
     ck_assert_uint_eq(stat_value(sim, "pp", "rsb_kernels"), 2);
     /* R: 100 + 10 + 10 + 50; C: 100 + 10 + 10 (A) + 10 (B) + 50 (B) */
     ck_assert_uint_eq(stat_value(sim, "pp", "frontend_overhead"), 350000);
+    ck_assert_uint_eq(stat_value(sim, "pp", "packets_enqueued"), 2);
+    ck_assert_uint_eq(stat_value(sim, "pp", "fetch_time"), 200000);
+    ck_assert_uint_eq(stat_value(sim, "pp", "decode_time"), 20000);
+    ck_assert_uint_eq(stat_value(sim, "pp", "rsb_time"), 30000);
+    ck_assert_uint_eq(stat_value(sim, "pp", "cleanup_time"), 100000);
     char *j = tb_tmp_path(".json");
     ck_assert_int_eq(gd_sim_write_summary_json(sim, j), GD_OK);
     char *json = tb_slurp(j, NULL);
