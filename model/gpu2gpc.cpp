@@ -28,6 +28,10 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
 {
     all_free_.resize(cfg.sms);
     all_take_.resize(cfg.sms);
+    gpc_start_.resize(ngpc_ + 1);
+    gpc_speed_.resize(ngpc_);
+    gpc_query_.resize(ngpc_);
+    gpc_shadow_.resize(ngpc_);
     dispatch_in.register_b_transport(this, &gpu2gpc::b_transport);
     gd_gpc_view_init(&view_, ngpc_);
     for (uint32_t g = 0; g < ngpc_; g++)
@@ -327,7 +331,7 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
         // A plain grid: fill the GPU's lake with as many of its CTAs as there are free
         // slots, all SMs at once (seed 003 [0145]-[0157], [0161]).
         uint32_t off = 0;
-        std::vector<uint32_t> start(ngpc_ + 1);
+        std::vector<uint32_t> &start = gpc_start_;
         for (uint32_t g = 0; g < ngpc_; g++) {
             gpc_free_body fb{};
             sc_core::sc_time d = ps_time(t - now);
@@ -355,9 +359,8 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
     } else if (c.gpu_cga == 1) {
         // GPC-CGAs: query every GPC's model; every GPC of the best speed receives one
         // (seed 003 [0166]-[0171]).
-        static thread_local std::vector<gpc_query_body> q;
-        q.resize(ngpc_);
-        std::vector<int32_t> speed(ngpc_);
+        std::vector<gpc_query_body> &q = gpc_query_;
+        std::vector<int32_t> &speed = gpc_speed_;
         for (uint32_t g = 0; g < ngpc_; g++) {
             q[g].ctas = per_cga;
             q[g].mode = (gd_cga_mode)c.mode;
@@ -380,8 +383,7 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
         }
     } else {
         // A GPU-CGA: both passes on the GPCs' models (seed 003 [0206]-[0221]).
-        static thread_local std::vector<gd_gpc_shadow> sh;
-        sh.resize(ngpc_);
+        std::vector<gd_gpc_shadow> &sh = gpc_shadow_;
         for (uint32_t g = 0; g < ngpc_; g++) {
             gpc_free_body fb{};
             sc_core::sc_time d = ps_time(t - now);

@@ -126,6 +126,10 @@ private:
     bool stalled_ = false;                   // the last step found no room for the head kernel
     bool waiting_ = false;                   // the GPCs were told a CGA waits
     std::vector<uint32_t> all_free_, all_take_;  // per SM of the GPU, for a plain grid's lake
+    std::vector<uint32_t> gpc_start_;            // per GPC: its first SM in all_free_ (and the end)
+    std::vector<int32_t> gpc_speed_;             // per GPC: its answer to a query
+    std::vector<gpc_query_body> gpc_query_;      // per GPC: the query and its answer
+    std::vector<gd_gpc_shadow> gpc_shadow_;      // per GPC: the query model of a GPU-CGA's passes
     std::vector<uint32_t> part_gpc_, part_take_; // a GPU-CGA's parts
     gpc_launch_body launch_body_;
     uint64_t steps_cga_ = 0, failed_steps_ = 0, masks_ = 0, frontend_cycles_ = 0;
