@@ -279,7 +279,7 @@ static int cmd_condense(int argc, char **argv)
     const char *in = NULL, *out = NULL;
     unsigned long rsb = 8;
     unsigned long long window = 20000;
-    const char *repl = "lru";
+    const char *repl = NULL;  /* the rsb.replacement key */
     for (int i = 2; i < argc; i++) {
         char *end = NULL;
         if (strcmp(argv[i], "--replacement") == 0 && i + 1 < argc) {
@@ -333,7 +333,7 @@ static int cmd_condense(int argc, char **argv)
         return 1;
     }
     printf("gdsim condense %s -> %s (%lu reference state table entries, %s replacement, window %llu ns)\n", in, out,
-           rsb, repl, window);
+           rsb, repl ? repl : "lru", window);
     printf("  dispatches          %" PRIu64 "\n", r.dispatches);
     printf("  reference packets   %" PRIu64 " (table misses)\n", r.references);
     printf("  condensed packets   %" PRIu64 " holding %" PRIu64 " kernels (table hits)\n", r.condensed_packets,

@@ -312,9 +312,15 @@ int gd_sim_condense_trace(gd_condense_result *out, gd_sim *sim, const char *in_p
     if (!out || !in_path || !out_path)
         return fail(sim, GD_EINVAL, "%s", "gd_sim_condense_trace: a pointer is NULL");
     std::memset(out, 0, sizeof *out);
-    if (replacement && std::strcmp(replacement, "lru") && std::strcmp(replacement, "fifo"))
+    char conf[32];
+    if (!replacement) {  /* the configuration's rsb.replacement */
+        if (gd_settings_effective(conf, sizeof conf, sim->settings, "rsb.replacement", &sim->err) != GD_OK)
+            return sim->err.code;
+        replacement = conf;
+    }
+    if (std::strcmp(replacement, "lru") && std::strcmp(replacement, "fifo"))
         return fail(sim, GD_EINVAL, "gdsim condense: replacement policy '%s' is neither lru nor fifo", replacement);
-    gd_condense_opts o{rsb_entries, window_ns, replacement && !std::strcmp(replacement, "fifo")};
+    gd_condense_opts o{rsb_entries, window_ns, !std::strcmp(replacement, "fifo")};
     gd_condense_stats st;
     int rc = gd_condense_trace(in_path, out_path, &o, &st, &sim->err);
     out->dispatches = st.dispatches;

@@ -153,7 +153,8 @@ typedef struct gd_condense_result {
 /* Rewrite a trace with seed 000's reference and condensed packets, as a driver would
  * (what `gdsim condense` does; docs/MODEL.md): rsb_entries 1-8 (the reference state
  * table), window_ns: a condensed packet holds dispatches submitted within this time
- * of its first; replacement: "lru" (NULL: the default) or "fifo". */
+ * of its first; replacement: "lru" or "fifo" (NULL: the rsb.replacement key, lru
+ * unless set with gd_sim_set). */
 int gd_sim_condense_trace(gd_condense_result *out, gd_sim *sim, const char *in_path, const char *out_path,
                           unsigned int rsb_entries, unsigned long long window_ns, const char *replacement);
 

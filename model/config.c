@@ -110,6 +110,10 @@ static const key_def KEYS[] = {
      "lookup of one kernel's entry, in the packet processor after decoding.",
      "assumption: seed 000 [0090] places the RSB in scratch RAM of the kernel agent (or GPU memory) "
      "without a latency; 10 cycles for an on-chip SRAM read of a 64-byte entry"},
+    {"rsb.replacement", T_ENUM, OFF(rsb_replacement), 0, 0, 0, "lru|fifo", "lru",
+     "gdsim condense (the host's encoder): which reference state table entry a new reference "
+     "packet replaces: the least recently used, or the one loaded longest ago.",
+     "issue 5 (LRU by default); seed 000 leaves the choice to the driver"},
     {"pp.condensed_overlap", T_ENUM, OFF(pp_condensed_overlap), 0, 0, 0, "on|off", "off",
      "Kernels of one condensed packet: off: each starts after the previous one completes (seed 000 "
      "fig 6, process 600); on: they follow their own barrier bits, so they may overlap.",

@@ -40,6 +40,7 @@ typedef struct gd_config {
     uint32_t pp_command_launch_cycles;
     uint32_t rsb_entries;
     uint32_t rsb_access_cycles;
+    char rsb_replacement[16];              /* "lru" | "fifo": gdsim condense */
     char pp_condensed_overlap[16];         /* "on" | "off" */
     uint32_t cwd_grid_launch_cycles;
     uint32_t cwd_cta_launch_cycles;

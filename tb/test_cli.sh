@@ -113,7 +113,23 @@ $G condense "$T/sc.gdt.gz" "$T/x.gdt.gz" 2>"$T/err"; [ $? -eq 1 ] || fail "conde
 grep -q "already condensed" "$T/err" || fail "condense error message"
 $G condense traces/sample.gdt.gz "$T/x.gdt.gz" --rsb-entries 9 2>/dev/null; [ $? -eq 2 ] || fail "--rsb-entries 9 exits 2"
 $G condense traces/sample.gdt.gz "$T/x.gdt.gz" --replacement mru 2>/dev/null; [ $? -eq 2 ] || fail "--replacement mru exits 2"
-$G condense traces/sample.gdt.gz "$T/x.gdt.gz" --replacement fifo --rsb-entries 1 | grep -q "  reference packets   1 (table misses)" || fail "fifo condense"
+# Replacement with two entries on kernels A B A C A: LRU keeps A (used again), FIFO
+# evicts it (loaded first): 3 misses against 4.
+python3 - "$T/abaca.gdt.gz" <<'PY' || fail "ABACA trace"
+import sys
+sys.path.insert(0, "scripts")
+from gdtrace import TraceWriter
+from gen_trace import DEVICES
+w = TraceWriter(sys.argv[1], DEVICES["h100"], "ABACA", minor=0)
+for k in (1, 2, 3):
+    w.kernel(k, "k%d" % k, 64, 8, 0, 0, cta_ps=100000)
+for i, k in enumerate((1, 2, 1, 3, 1)):
+    w.dispatch(0, 1000 + 100000 * i, k, (64, 1, 1), (4, 1, 1), 0)
+w.close()
+PY
+$G condense "$T/abaca.gdt.gz" "$T/x.gdt.gz" --rsb-entries 2 | grep -q "  reference packets   3 (table misses)" || fail "lru misses"
+$G condense "$T/abaca.gdt.gz" "$T/x.gdt.gz" --rsb-entries 2 --replacement fifo | grep -q "  reference packets   4 (table misses)" || fail "fifo misses"
+$G replay "$T/x.gdt.gz" --quiet || fail "replay of the fifo-condensed trace"
 
 # The Kripke-like task graph (seed 000 fig 4), plain vs condensed: 20 iterations of
 # six kernels; the first iteration loads the six table entries, each later one is one
