@@ -135,6 +135,12 @@ int gd_condensed_add(gd_condensed_builder *b, const gd_rst *t, uint32_t ref_num,
     return 0;
 }
 
+int gd_condensed_needs_cleanup(const gd_aql_dispatch *d, uint32_t k, uint32_t n)
+{
+    unsigned release = (d->header >> GD_AQL_HEADER_RELEASE_SHIFT) & GD_AQL_FENCE_SCOPE_MASK;
+    return k + 1 == n || d->completion_signal != 0 || release != 0;
+}
+
 static int fail(char *why, size_t size, const char *msg, unsigned k, unsigned a)
 {
     if (why && size)

@@ -103,6 +103,11 @@ int gd_condensed_add(gd_condensed_builder *b, const gd_rst *t, uint32_t ref_num,
 /* The words a kernel would take (its diff header included). */
 uint32_t gd_condensed_cost(const gd_aql_dispatch *ref, const gd_aql_dispatch *d);
 
+/* Seed 000 fig 6-7: does kernel k of the n a condensed packet launches need its own
+ * cleanup (completion latency)? The last one always; an earlier one only when its
+ * cleanup information asks for it: a completion signal or a release fence. */
+int gd_condensed_needs_cleanup(const gd_aql_dispatch *d, uint32_t k, uint32_t n);
+
 /* Decoding: the dispatches a condensed packet launches, in order. Returns the number
  * of kernels (filling out[0..n-1], reserved0 = the ref_num used, reserved2 = 0), or
  * -1 with why[] naming the problem: num_kernels 0 or above what 62 bytes can

@@ -101,12 +101,10 @@ bool trace_source::read_packet()
                 r->in_packet = (uint8_t)k;
                 r->rsb_access = 2;  // reads its entry
                 // Seed 000 fig 6: each kernel after the previous one completes (unless
-                // pp.condensed_overlap); cleanup once after the last, or for a kernel whose
-                // cleanup information needs it (a completion signal, a release fence).
+                // pp.condensed_overlap); cleanup where gd_condensed_needs_cleanup says.
                 if (k > 0 && !condensed_overlap_)
                     r->barrier = 1;
-                unsigned release = (d.pkt.header >> GD_AQL_HEADER_RELEASE_SHIFT) & GD_AQL_FENCE_SCOPE_MASK;
-                r->skip_cleanup = !(k + 1 == n || d.pkt.completion_signal || release);
+                r->skip_cleanup = !gd_condensed_needs_cleanup(&d.pkt, k, n);
                 set_times(r, c.submit_ns, &d.info);
             }
             return true;

@@ -243,6 +243,17 @@ START_TEST(malformed)
     gd_aql_dispatch far = r2;
     far.reserved0 = 9;
     ck_assert_int_eq(gd_rst_store(&t, &far), -1);
+    /* cleanup: the last kernel; an earlier one with a signal or a release fence */
+    gd_aql_dispatch plain = r2;
+    plain.completion_signal = 0;
+    plain.header = GD_AQL_TYPE_KERNEL_DISPATCH | GD_AQL_HEADER_BARRIER | (2u << GD_AQL_HEADER_ACQUIRE_SHIFT);
+    ck_assert_int_eq(gd_condensed_needs_cleanup(&plain, 0, 3), 0);
+    ck_assert_int_eq(gd_condensed_needs_cleanup(&plain, 2, 3), 1);
+    plain.completion_signal = 5;
+    ck_assert_int_eq(gd_condensed_needs_cleanup(&plain, 0, 3), 1);
+    plain.completion_signal = 0;
+    plain.header |= 1u << GD_AQL_HEADER_RELEASE_SHIFT;
+    ck_assert_int_eq(gd_condensed_needs_cleanup(&plain, 1, 3), 1);
     ck_assert_str_eq(gd_diff_field_name(GD_DIFF_KERNARG), "kernarg_address");
     ck_assert_ptr_null(gd_diff_field_name(GD_DIFF_FIELDS));
 }
