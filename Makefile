@@ -30,14 +30,17 @@ CC := gcc
 CXX := g++
 WARN := -Wall -Wextra -Werror
 OPT ?= -O2 -g -flto=auto
-CPPFLAGS := -Iinclude -Imodel -D_GNU_SOURCE
+# model/ holds one folder per hardware block plus base/ (DESIGN.md layout); every
+# folder is on the include path, so a new block is found by adding its folder.
+MODEL_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard model/*/*.h model/*/*.hpp model/*/*.c model/*/*.cpp))))
+CPPFLAGS := -Iinclude -Imodel $(addprefix -I,$(MODEL_DIRS)) -D_GNU_SOURCE
 CFLAGS := -std=c11 $(OPT) -fPIC $(WARN) $(SANFLAGS)
 CXXFLAGS := -std=c++17 $(OPT) -fPIC $(WARN) $(SANFLAGS)
 LIBS := -lsystemc -lz -lstdc++ -lm -lpthread
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -lpthread)
 
-C_SRC := $(wildcard model/*.c)
-CXX_SRC := $(wildcard model/*.cpp) $(wildcard cwrap/*.cpp)
+C_SRC := $(wildcard $(addsuffix /*.c,$(MODEL_DIRS)))
+CXX_SRC := $(wildcard model/*.cpp) $(wildcard $(addsuffix /*.cpp,$(MODEL_DIRS))) $(wildcard cwrap/*.cpp)
 OBJ := $(C_SRC:%.c=$(BUILD)/obj/%.o) $(CXX_SRC:%.cpp=$(BUILD)/obj/%.o)
 DEP := $(OBJ:.o=.d)
 

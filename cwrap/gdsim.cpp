@@ -18,8 +18,11 @@
 #include <systemc>
 
 #include "config.h"
+#include "cta_log.h"
 #include "gpu_top.hpp"
 #include "report.h"
+#include "stats.h"
+#include "summary.h"
 #include "trace.h"
 
 // libsystemc refers to sc_main; a C program linking only gdsim has none. This weak
@@ -135,8 +138,9 @@ int replay(gd_sim *s, const char *path)
     env.err = &s->err;
     env.progress.fn = s->opts.progress;
     env.progress.ctx = s->opts.progress_ctx;
-    env.progress.reader = reader;
-    env.progress.report = &s->report;
+    env.progress.records_read = [](const void *r) { return gd_trace_records_read((const gd_trace_reader *)r); };
+    env.progress.records_src = reader;
+    env.progress.kernels_done = &s->report.kernels;
 
     uint64_t packets = 0, stalls = 0, queues = 0, peak = 0, outstanding = 0, dispatches = 0;
     bool finished = false;
@@ -146,6 +150,11 @@ int replay(gd_sim *s, const char *path)
         gd::gpu_top *top = nullptr;
         try {
             top = new gd::gpu_top("gpu", s->cfg, env, &s->stats);
+            // the kernel table's stage durations come after the blocks' sections
+            if (gd_report_register_stats(&s->report, &s->stats)) {
+                gd_err_set(&s->err, GD_ENOMEM, "out of memory");
+                throw std::bad_alloc();
+            }
             sc_core::sc_start();
             top->cwd.flush();  // the GPCs retire what they still hold (statistics count every CTA)
             env.progress.tick(sc_core::sc_time_stamp().value(), true);  // a final report
@@ -385,6 +394,8 @@ int gd_sim_summary(gd_sim *sim, gd_summary *out)
 
 int gd_sim_stage_stats(gd_stage_stats *out, gd_sim *sim, int stage)
 {
+    if (out)
+        std::memset(out, 0, sizeof *out);
     if (!out || !sim)
         return GD_EINVAL;
     gd_err_clear(&sim->err);
@@ -423,9 +434,8 @@ static int write_summary(gd_sim *sim, const char *path, bool json)
     info.trace_producer = sim->producer.c_str();
     info.trace_device = &sim->trace_dev;
     info.records = sim->records;
-    info.report = &sim->report;
     info.stats = &sim->stats;
-    rc = json ? gd_write_summary_json(f, &sim->cfg, &sim->summary, &info, &sim->stats)
+    rc = json ? gd_write_summary_json(f, &sim->cfg, &sim->summary, &info)
               : gd_write_summary_text(f, &sim->cfg, &sim->summary, &info);
     return close_out(sim, f, path, rc);
 }

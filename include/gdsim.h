@@ -164,7 +164,8 @@ int gd_sim_replay_file(gd_sim *sim, const char *trace_path);
 /* Results of the last successful replay. */
 int gd_sim_summary(gd_sim *sim, gd_summary *out);
 
-/* Duration statistics of one stage (enum gd_stage) over the last replay's kernels. */
+/* Duration statistics of one stage (enum gd_stage) over the last replay's kernels.
+ * *out is zeroed first, so it holds zeros when the call fails. */
 int gd_sim_stage_stats(gd_stage_stats *out, gd_sim *sim, int stage);
 
 /* Short name of a stage ("fetch", "decode", ...; NULL for an unknown stage). */

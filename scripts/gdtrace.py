@@ -1,6 +1,6 @@
 """Writing gdsim traces (format 1.4, traces/FORMAT.md) from Python, standard library
 only; used by gen_trace.py and kineto2gdt.py. Also the NVIDIA occupancy rules
-(shared/data/kineto/README.md; the same as model/occupancy.c) that the converter
+(shared/data/kineto/README.md; the same as model/sm/occupancy.c) that the converter
 needs to spread a kernel's measured time over its waves."""
 import gzip
 import heapq
@@ -123,7 +123,7 @@ def cta_cap(cc):
 
 def max_ctas_per_sm(dev, threads, regs, smem, smem_limit=None):
     """CTAs of this shape that fit in an empty SM (the occupancy calculator's rule;
-    model/occupancy.c). smem_limit: the per-CTA shared memory limit in force (default:
+    model/sm/occupancy.c). smem_limit: the per-CTA shared memory limit in force (default:
     the opt-in limit)."""
     if smem_limit is None:
         smem_limit = dev.smem_per_cta_optin
@@ -144,7 +144,7 @@ def max_ctas_per_sm(dev, threads, regs, smem, smem_limit=None):
 
 class SmResources:
     """One SM's free resources as CTAs of different kernels take them: the Python twin of
-    model/occupancy.c's gd_sm_res (warp slots, CTA slots, shared memory, and registers
+    model/sm/occupancy.c's gd_sm_res (warp slots, CTA slots, shared memory, and registers
     per sub-partition, a CTA's warps spread round-robin over the 4 sub-partitions)."""
     SUBS = 4
 

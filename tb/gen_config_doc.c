@@ -1,5 +1,5 @@
 /* gen_config_doc.c - writes docs/CONFIG.md from the key and preset tables in
- * model/config.c (`make docs`); tb/test_docs.sh checks the committed file is current. */
+ * model/base/config.c (`make docs`); tb/test_docs.sh checks the committed file is current. */
 #include <stdio.h>
 #include <string.h>
 
@@ -14,7 +14,7 @@ static void cell(const char *s)
 int main(void)
 {
     printf("# Configuration keys\n\n"
-           "Generated from the tables in `model/config.c` by `make docs`; `make check` fails when this file\n"
+           "Generated from the tables in `model/base/config.c` by `make docs`; `make check` fails when this file\n"
            "is out of date. Set a key with `gdsim replay --set KEY=VALUE`, a `KEY = VALUE` line in a\n"
            "`--config` file, or `gd_sim_set()`; `gdsim keys` lists them too. Every `*_cycles` key counts\n"
            "cycles of `frontend.clock_mhz`; a latency in cycles becomes a whole number of picoseconds\n"

@@ -1,4 +1,4 @@
-/* test_calendar.c - the two calendars (model/heap.c, model/calendar.c) give their
+/* test_calendar.c - the two calendars (model/base/heap.c, model/base/calendar.c) give their
  * entries back in (time, key) order, against a sorted reference, for random
  * interleavings of pushes and pops, with streams in and out of time order. */
 #include <check.h>

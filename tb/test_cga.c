@@ -1,4 +1,4 @@
-/* test_cga.c - seed 003's CGA work-distributor decisions (model/cga.c) without a
+/* test_cga.c - seed 003's CGA work-distributor decisions (model/cwd/cga.c) without a
  * simulator: fill the lake, multicast, the GPC query and the GPU2GPC choice, a
  * GPU-CGA's two passes, distributed rasterization, CGA ids. */
 #include <check.h>

@@ -1,4 +1,4 @@
-/* test_condensed.c - seed 000's reference and condensed dispatch packets (model/condensed.c)
+/* test_condensed.c - seed 000's reference and condensed dispatch packets (model/trace/condensed.c)
  * without a simulator: table 6 encodes and decodes exactly, random dispatch sequences
  * round-trip, and every malformed-packet class is refused with its reason. */
 #include <check.h>

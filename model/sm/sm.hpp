@@ -11,7 +11,8 @@
 #include <tlm>
 
 #include "gd_msg.hpp"
-#include "report.h"
+#include "sm_msg.hpp"
+#include "stats.h"
 
 namespace gd {
 

@@ -28,9 +28,14 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "cwd_msg.hpp"
 #include "gd_msg.hpp"
 #include "heap.h"
+#include "host_msg.hpp"
+#include "pp.h"
+#include "pp_msg.hpp"
 #include "report.h"
+#include "stats.h"
 
 namespace gd {
 

@@ -13,31 +13,12 @@
 
 #include <stdint.h>
 
+#include "config.h"
 #include "gd_util.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define GD_MAX_SUBPARTITIONS 8
-
-/* Per-SM limits of a device (one compute capability). */
-typedef struct gd_sm_limits {
-    uint32_t cc_major, cc_minor;     /* compute capability */
-    uint32_t warp_size;              /* threads per warp (32) */
-    uint32_t max_warps;              /* resident warps per SM */
-    uint32_t max_ctas;               /* resident CTAs per SM */
-    uint32_t regs;                   /* 32-bit registers per SM */
-    uint32_t reg_alloc_unit;         /* registers per warp are allocated in units of this */
-    uint32_t reg_subpartitions;      /* register file sub-partitions (SMSPs) */
-    uint32_t max_regs_per_thread;    /* largest register count a kernel may use */
-    uint32_t smem;                   /* shared memory per SM usable by CTAs (largest carveout), bytes */
-    uint32_t smem_alloc_unit;        /* shared memory allocation granularity, bytes */
-    uint32_t smem_reserved_per_cta;  /* shared memory the system reserves per CTA, bytes */
-    uint32_t smem_per_cta_default;   /* per-CTA shared memory limit without opt-in, bytes */
-    uint32_t smem_per_cta_optin;     /* per-CTA shared memory limit with opt-in, bytes */
-    uint32_t max_threads_per_cta;    /* threads per CTA */
-} gd_sm_limits;
 
 /* What limits the CTAs per SM; the order is the tie-break order. */
 typedef enum gd_limiter {

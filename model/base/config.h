@@ -11,7 +11,6 @@
 #include <stdint.h>
 
 #include "gd_util.h"
-#include "occupancy.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,6 +19,26 @@ extern "C" {
 #define GD_MAX_GPCS 64
 #define GD_MAX_SMS_PER_GPC 64
 #define GD_MAX_SMS (GD_MAX_GPCS * GD_MAX_SMS_PER_GPC)
+#define GD_MAX_SUBPARTITIONS 8   /* register-file sub-partitions per SM */
+
+/* Per-SM limits of a device (one compute capability): the device description the
+ * SM's occupancy rules (sm/occupancy.h) and the trace reader work from. */
+typedef struct gd_sm_limits {
+    uint32_t cc_major, cc_minor;     /* compute capability */
+    uint32_t warp_size;              /* threads per warp (32) */
+    uint32_t max_warps;              /* resident warps per SM */
+    uint32_t max_ctas;               /* resident CTAs per SM */
+    uint32_t regs;                   /* 32-bit registers per SM */
+    uint32_t reg_alloc_unit;         /* registers per warp are allocated in units of this */
+    uint32_t reg_subpartitions;      /* register file sub-partitions (SMSPs) */
+    uint32_t max_regs_per_thread;    /* largest register count a kernel may use */
+    uint32_t smem;                   /* shared memory per SM usable by CTAs (largest carveout), bytes */
+    uint32_t smem_alloc_unit;        /* shared memory allocation granularity, bytes */
+    uint32_t smem_reserved_per_cta;  /* shared memory the system reserves per CTA, bytes */
+    uint32_t smem_per_cta_default;   /* per-CTA shared memory limit without opt-in, bytes */
+    uint32_t smem_per_cta_optin;     /* per-CTA shared memory limit with opt-in, bytes */
+    uint32_t max_threads_per_cta;    /* threads per CTA */
+} gd_sm_limits;
 
 /* The device and model parameters a replay runs with. */
 typedef struct gd_config {

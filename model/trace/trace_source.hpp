@@ -17,8 +17,14 @@
 
 #include "gd_msg.hpp"
 #include "gdsim.h"
+#include "host_msg.hpp"
+#include "packet.h"
+#include "pp_msg.hpp"
 #include "progress.hpp"
 #include "report.h"
+#include "trace.h"
+
+struct gd_cta_log;
 
 namespace gd {
 
@@ -28,7 +34,7 @@ struct host_env {
     gd_run_pool *pool = nullptr;
     gd_report *report = nullptr;
     gd_err *err = nullptr;  // first error of the replay
-    gd_cta_log *cta_log = nullptr;  // --cta-log, or null
+    struct gd_cta_log *cta_log = nullptr;  // --cta-log (for the GPC2SM distributors), or null
     progress_meter progress;
 };
 

@@ -7,6 +7,36 @@
 
 namespace gd {
 
+namespace {
+
+// The front end's line in the text summary and its object in the JSON summary: the
+// packets and bytes fetched, the kernels launched from the reference state table
+// and the packet processor's overhead (seed 000's what-if).
+void frontend_text(FILE *f, const gd_section_ctx *c)
+{
+    const gd_stats *st = c->stats;
+    uint64_t fk = gd_stats_get(st, c->block, "rsb_kernels"), kernels = c->summary->kernels;
+    fprintf(f, "  front end           %" PRIu64 " packets fetched (%" PRIu64 " bytes), %" PRIu64
+               " kernels from the reference state table (%.1f %%), overhead %.3f us\n",
+            gd_stats_get(st, c->block, "packets_fetched"), gd_stats_get(st, c->block, "bytes_fetched"), fk,
+            kernels ? 100.0 * (double)fk / (double)kernels : 0.0,
+            gd_stats_get(st, c->block, "frontend_overhead") / 1e6);
+}
+
+void frontend_json(FILE *f, const gd_section_ctx *c)
+{
+    const gd_stats *st = c->stats;
+    uint64_t fk = gd_stats_get(st, c->block, "rsb_kernels"), kernels = c->summary->kernels;
+    fprintf(f, "  \"frontend\": {\"packets_processed\": %" PRIu64 ", \"bytes_fetched\": %" PRIu64
+               ", \"frontend_overhead_ns\": %.3f, \"rsb_accesses\": %" PRIu64 ", \"rst_kernels\": %" PRIu64
+               ", \"rst_hit_rate\": %.6f, \"mean_launch_latency_ns\": %.3f},\n",
+            gd_stats_get(st, c->block, "packets_fetched"), gd_stats_get(st, c->block, "bytes_fetched"),
+            gd_stats_get(st, c->block, "frontend_overhead") / 1000.0, gd_stats_get(st, c->block, "rsb_accesses"), fk,
+            kernels ? (double)fk / (double)kernels : 0.0, c->summary->mean_launch_latency_ns);
+}
+
+}  // namespace
+
 packet_processor::packet_processor(sc_core::sc_module_name name, const gd_config &cfg, gd_report *report,
                                    gd_stats *stats)
     : sc_module(name),
@@ -65,6 +95,7 @@ packet_processor::packet_processor(sc_core::sc_module_name name, const gd_config
                      &rsb_time_ps_);
         gd_stats_add(stats, basename(), "cleanup_time", "ps", "front-end overhead: cleanup (completion) latency",
                      &cleanup_time_ps_);
+        gd_stats_add_section(stats, basename(), frontend_text, frontend_json);
     }
 }
 

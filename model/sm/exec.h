@@ -8,7 +8,7 @@
 #ifndef GD_EXEC_H
 #define GD_EXEC_H
 
-#include "pp.h"
+#include "packet.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,22 +1,23 @@
 // progress.hpp - progress reports during a replay (instrumentation, not a hardware
 // block): blocks that do long stretches of work call tick(); at most about twice a
-// second of wall time the user's callback gets the counters.
+// second of wall time the user's callback gets the counters, read through pointers
+// the shim sets (any may be null).
 #ifndef GD_PROGRESS_HPP
 #define GD_PROGRESS_HPP
 
 #include <time.h>
 
 #include "gdsim.h"
-#include "report.h"
-#include "trace.h"
+#include "gd_util.h"
 
 namespace gd {
 
 struct progress_meter {
     gd_progress_fn fn = nullptr;
     void *ctx = nullptr;
-    const gd_trace_reader *reader = nullptr;
-    const gd_report *report = nullptr;
+    uint64_t (*records_read)(const void *src) = nullptr;  // trace records read so far
+    const void *records_src = nullptr;
+    const uint64_t *kernels_done = nullptr;
     const uint64_t *ctas_done = nullptr;
     double start = now(), last = start;
     unsigned calls = 0;
@@ -37,8 +38,8 @@ struct progress_meter {
             return;
         last = w;
         gd_progress p;
-        p.records_read = reader ? gd_trace_records_read(reader) : 0;
-        p.kernels_done = report ? report->kernels : 0;
+        p.records_read = records_read ? records_read(records_src) : 0;
+        p.kernels_done = kernels_done ? *kernels_done : 0;
         p.ctas_done = ctas_done ? *ctas_done : 0;
         p.sim_time_ns = sim_time / GD_PS_PER_NS;
         p.wall_seconds = w - start;

@@ -1,9 +1,50 @@
 #include "gpu2gpc.hpp"
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstring>
 #include <string>
 
 namespace gd {
+
+namespace {
+
+// The distributor's line in the text summary (CTAs per front-end cycle) and, for
+// traces with clusters, the per-GPC table of the GPC2SM distributors' CGA
+// statistics (every block that registered "cgas_launched", in registration order).
+void distributor_text(FILE *f, const gd_section_ctx *c)
+{
+    const gd_stats *st = c->stats;
+    const bool cga = !std::strcmp(c->cfg->cwd_policy, "cga");
+    uint64_t ctas = gd_stats_get(st, c->block, "ctas_launched");
+    uint64_t cycles = gd_stats_get(st, c->block, "frontend_cycles");
+    if (cga)
+        std::fprintf(f, "  distributor         cga: %" PRIu64 " CTAs in %" PRIu64 " launch steps (%" PRIu64
+                        " found no room), %" PRIu64 " front-end cycles", ctas, gd_stats_get(st, c->block, "launch_steps"),
+                     gd_stats_get(st, c->block, "failed_steps"), cycles);
+    else
+        std::fprintf(f, "  distributor         baseline: %" PRIu64 " CTAs in %" PRIu64 " front-end cycles", ctas, cycles);
+    if (cycles)
+        std::fprintf(f, " (%.2f CTAs per cycle)", (double)ctas / (double)cycles);
+    std::fputc('\n', f);
+    uint64_t cga_activity = 0;
+    for (size_t i = 0; i < st->n; i++)
+        if (!std::strcmp(st->v[i].name, "cgas_launched"))
+            cga_activity += gd_stats_get(st, st->v[i].block, "cgas_launched") + gd_stats_get(st, st->v[i].block, "failed_queries");
+    if (!cga || !cga_activity)  // only traces with clusters
+        return;
+    std::fprintf(f, "  %-26s %13s %13s %13s\n", "per GPC", "CGAs", "failed", "stranded");
+    std::fprintf(f, "  %-26s %13s %13s %13s\n", "", "launched", "queries", "slot x us");
+    for (size_t i = 0; i < st->n; i++) {
+        const char *gpc = st->v[i].block;
+        if (std::strcmp(st->v[i].name, "cgas_launched"))
+            continue;
+        std::fprintf(f, "    %-24s %13" PRIu64 " %13" PRIu64 " %13.3f\n", gpc, gd_stats_get(st, gpc, "cgas_launched"),
+                     gd_stats_get(st, gpc, "failed_queries"), gd_stats_get(st, gpc, "stranded_slot_ns") / 1000.0);
+    }
+}
+
+}  // namespace
 
 gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats, progress_meter *progress)
     : sc_module(name),
@@ -60,6 +101,7 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
         gd_stats_add(stats, basename(), "frontend_cycles", "cycles",
                      "front-end cycles spent launching CTAs (baseline: cwd.cta_launch_cycles per CTA; cga: "
                      "cwd.query_cycles per step and cwd.mask_launch_cycles per SM mask)", &frontend_cycles_);
+        gd_stats_add_section(stats, basename(), distributor_text, nullptr);
     }
 }
 

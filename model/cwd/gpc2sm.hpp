@@ -13,9 +13,14 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
-#include "gd_msg.hpp"
 #include "calendar.h"
-#include "report.h"
+#include "cga.h"
+#include "cta_log.h"
+#include "cwd.h"
+#include "cwd_msg.hpp"
+#include "gd_msg.hpp"
+#include "sm_msg.hpp"
+#include "stats.h"
 
 namespace gd {
 

@@ -43,9 +43,13 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "cga.h"
+#include "cwd.h"
+#include "cwd_msg.hpp"
 #include "gd_msg.hpp"
+#include "pp_msg.hpp"
 #include "progress.hpp"
-#include "report.h"
+#include "stats.h"
 
 namespace gd {
 

@@ -1,0 +1,101 @@
+// gd_msg.hpp - the gdsim TLM extension: every transaction between blocks is a
+// generic payload (TLM_IGNORE_COMMAND) carrying one gd::msg that names the
+// operation and points at its body. Bodies are plain structs declared by the block
+// that receives them (its *_msg.hpp); the callee fills their response fields.
+// Timed operations use the b_transport delay argument (TLM-2.0 loosely-timed
+// temporal decoupling): the operation happens at sc_time_stamp() + delay. Per-CTA bodies also carry that time as `at` (ps), so
+// callees need no out-of-line sc_time_stamp() call per CTA.
+#ifndef GD_MSG_HPP
+#define GD_MSG_HPP
+
+#include <cstdint>
+#include <cstring>
+#include <tlm>
+
+#include "gd_util.h"
+
+namespace gd {
+
+// What a transaction asks of its target. Each block declares the operations it
+// accepts, with their message bodies, in its own header (namespace gd::op, codes
+// made by op_code_of from the block's two letters), so a new block adds its own
+// operations without touching this file; a target rejects a code it does not know.
+using op_code = uint32_t;
+constexpr op_code op_code_of(char a, char b, unsigned n)
+{
+    return (uint32_t)(uint8_t)a << 24 | (uint32_t)(uint8_t)b << 16 | (n & 0xffffu);
+}
+
+struct msg : tlm::tlm_extension<msg> {
+    op_code code = 0;
+    void *body = nullptr;
+    tlm::tlm_extension_base *clone() const override { return new msg(*this); }
+    void copy_from(const tlm::tlm_extension_base &e) override { *this = static_cast<const msg &>(e); }
+};
+
+// One reusable payload with its extension attached: a block keeps one per
+// outgoing socket, so a transaction allocates nothing.
+struct channel {
+    tlm::tlm_generic_payload p;
+    msg m;
+    channel() { p.set_command(tlm::TLM_IGNORE_COMMAND); p.set_extension(&m); }
+    ~channel() { p.clear_extension(&m); }
+    channel(const channel &) = delete;
+    channel &operator=(const channel &) = delete;
+
+    template <typename Socket>
+    void call(Socket &s, op_code code, void *body, sc_core::sc_time &delay)
+    {
+        m.code = code;
+        m.body = body;
+        p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        s->b_transport(p, delay);
+    }
+};
+
+// Base of blocks whose per-CTA target socket is bound to the block itself (the
+// canonical TLM-2.0 binding: the initiator's b_transport is one virtual call into
+// the block, without simple_target_socket's callback indirection). Only the
+// blocking transport is offered.
+struct fw_target : tlm::tlm_fw_transport_if<> {
+    tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload &p, tlm::tlm_phase &, sc_core::sc_time &) override
+    {
+        p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+        return tlm::TLM_COMPLETED;
+    }
+    bool get_direct_mem_ptr(tlm::tlm_generic_payload &, tlm::tlm_dmi &) override { return false; }
+    unsigned int transport_dbg(tlm::tlm_generic_payload &) override { return 0; }
+};
+
+inline msg &msg_of(tlm::tlm_generic_payload &p)
+{
+    msg *m = nullptr;
+    p.get_extension(m);
+    return *m;
+}
+
+// Simulated time <-> picoseconds (the kernel's time resolution is 1 ps).
+inline gd_time_ps now_ps() { return sc_core::sc_time_stamp().value(); }
+
+// sc_time from a picosecond count. sc_time::from_value is an out-of-line library
+// call that showed up at 3 % of a replay's instructions; sc_time holds nothing but
+// its value, so the value is copied in directly. time_layout_ok() (checked once per
+// replay by gpu_top) confirms the layout against from_value.
+static_assert(sizeof(sc_core::sc_time) == sizeof(sc_core::sc_time::value_type),
+              "sc_time is expected to hold only its value");
+inline sc_core::sc_time ps_time(gd_time_ps ps)
+{
+    sc_core::sc_time t;
+    sc_core::sc_time::value_type v = ps;
+    std::memcpy(static_cast<void *>(&t), &v, sizeof v);
+    return t;
+}
+inline bool time_layout_ok()
+{
+    return ps_time(123456789).value() == 123456789 &&
+           ps_time(987654321) == sc_core::sc_time::from_value(987654321);
+}
+
+}  // namespace gd
+
+#endif

@@ -1,0 +1,99 @@
+#include "summary.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+int gd_write_summary_text(FILE *f, const gd_config *cfg, const gd_summary *s, const gd_run_info *info)
+{
+    fprintf(f, "gdsim %s replay of %s\n", GD_VERSION_STRING, info->trace_path);
+    if (info->trace_device)
+        fprintf(f, "  trace device        %s (%u SMs, cc %u.%u)%s%s\n", info->trace_device->name,
+                info->trace_device->sms, info->trace_device->cc_major, info->trace_device->cc_minor,
+                info->trace_producer && *info->trace_producer ? ", made by " : "",
+                info->trace_producer ? info->trace_producer : "");
+    fprintf(f, "  model device        %s (preset %s: %u GPCs, %u SMs, cc %u.%u, front-end %u MHz)\n", cfg->gpu_name,
+            cfg->preset, cfg->gpcs, cfg->sms, cfg->sm.cc_major, cfg->sm.cc_minor, cfg->clock_mhz);
+    fprintf(f, "  kernels             %" PRIu64 " on %" PRIu64 " queue%s\n", s->kernels, s->queues,
+            s->queues == 1 ? "" : "s");
+    fprintf(f, "  CTAs                %" PRIu64 "\n", s->ctas);
+    fprintf(f, "  simulated time      %.3f us (first submit to last completion)\n", s->sim_time_ns / 1000.0);
+    fprintf(f, "  busy span           %.3f us (first CTA launch to last CTA end)\n", s->busy_span_ns / 1000.0);
+    fprintf(f, "  mean SM occupancy   %.2f %% of warp slots over the busy span\n", s->mean_sm_occupancy_pct);
+    fprintf(f, "  mean launch latency %.3f us (submit to first CTA)\n", s->mean_launch_latency_ns / 1000.0);
+    fprintf(f, "  most kernels resident in the distributor %" PRIu64 " (limit %u); host stalls on full queues %" PRIu64
+               "\n", s->max_resident_kernels, cfg->cwd_max_resident_kernels, s->host_stalls);
+    if (info->stats) {
+        gd_section_ctx c = {NULL, info->stats, s, cfg};
+        for (size_t i = 0; i < info->stats->nsec; i++)
+            if (info->stats->sec[i].text) {
+                c.block = info->stats->sec[i].block;
+                info->stats->sec[i].text(f, &c);
+            }
+    }
+    return ferror(f) ? GD_EIO : GD_OK;
+}
+
+int gd_write_summary_json(FILE *f, const gd_config *cfg, const gd_summary *s, const gd_run_info *info)
+{
+    fprintf(f, "{\n  \"gdsim_version\": ");
+    gd_json_str(f, GD_VERSION_STRING);
+    fprintf(f, ",\n  \"trace\": {\"path\": ");
+    gd_json_str(f, info->trace_path ? info->trace_path : "");
+    fprintf(f, ", \"producer\": ");
+    gd_json_str(f, info->trace_producer ? info->trace_producer : "");
+    fprintf(f, ", \"records\": %" PRIu64, info->records);
+    if (info->trace_device) {
+        const gd_trace_device *d = info->trace_device;
+        fprintf(f, ", \"device\": {\"name\": ");
+        gd_json_str(f, d->name);
+        fprintf(f, ", \"sms\": %u, \"cc\": \"%u.%u\"}", d->sms, d->cc_major, d->cc_minor);
+    }
+    fprintf(f, "},\n  \"config\": {");
+    char buf[512];
+    for (size_t i = 0; i < gd_config_nkeys(); i++) {
+        const gd_key_info *k = gd_config_key_info(i);
+        if (strcmp(k->name, "gpu.preset") == 0)
+            snprintf(buf, sizeof buf, "%s", cfg->preset);
+        else
+            gd_config_format(buf, sizeof buf, cfg, k->name);
+        fprintf(f, "%s\n    ", i ? "," : "");
+        gd_json_str(f, k->name);
+        fprintf(f, ": ");
+        gd_json_str(f, buf);
+    }
+    fprintf(f, "\n  },\n  \"summary\": {\n");
+    fprintf(f, "    \"kernels\": %" PRIu64 ",\n    \"ctas\": %" PRIu64 ",\n    \"sim_time_ns\": %" PRIu64 ",\n",
+            s->kernels, s->ctas, s->sim_time_ns);
+    fprintf(f, "    \"mean_sm_occupancy_pct\": %.6f,\n    \"mean_launch_latency_ns\": %.3f,\n",
+            s->mean_sm_occupancy_pct, s->mean_launch_latency_ns);
+    fprintf(f, "    \"packets\": %" PRIu64 ",\n    \"queues\": %" PRIu64 ",\n    \"busy_span_ns\": %" PRIu64 ",\n",
+            s->packets, s->queues, s->busy_span_ns);
+    fprintf(f, "    \"host_stalls\": %" PRIu64 ",\n    \"max_resident_kernels\": %" PRIu64 "\n  },\n",
+            s->host_stalls, s->max_resident_kernels);
+    const gd_stats *stats = info->stats;
+    if (stats) {
+        gd_section_ctx c = {NULL, stats, s, cfg};
+        for (size_t i = 0; i < stats->nsec; i++)
+            if (stats->sec[i].json) {
+                c.block = stats->sec[i].block;
+                stats->sec[i].json(f, &c);
+            }
+    }
+    fprintf(f, "  \"stats\": [");
+    for (size_t i = 0, out = 0; stats && i < stats->n; i++) {
+        const gd_stat *st = &stats->v[i];
+        if (st->is_dist)  /* distributions appear in their blocks' sections */
+            continue;
+        fprintf(f, "%s\n    {\"block\": ", out++ ? "," : "");
+        gd_json_str(f, st->block);
+        fprintf(f, ", \"name\": ");
+        gd_json_str(f, st->name);
+        fprintf(f, ", \"value\": %" PRIu64 ", \"unit\": ", st->value);
+        gd_json_str(f, st->unit);
+        fprintf(f, ", \"desc\": ");
+        gd_json_str(f, st->desc);
+        fprintf(f, "}");
+    }
+    fprintf(f, "\n  ]\n}\n");
+    return ferror(f) ? GD_EIO : GD_OK;
+}

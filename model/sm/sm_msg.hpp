@@ -1,0 +1,18 @@
+// sm_msg.hpp - what an SM accepts: a CTA to start.
+#ifndef GD_SM_MSG_HPP
+#define GD_SM_MSG_HPP
+
+#include "gd_msg.hpp"
+#include "packet.h"
+
+namespace gd {
+namespace op {
+constexpr op_code sm_launch = op_code_of('s', 'm', 1);  // GPC2SM -> SM: start a CTA
+}  // namespace op
+
+// at == sc_time_stamp() + delay; end: result, when the CTA ends.
+struct sm_launch_body { gd_time_ps at; gd_kernel_run *run; gd_time_ps end; };
+
+}  // namespace gd
+
+#endif

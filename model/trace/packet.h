@@ -1,0 +1,81 @@
+/* packet.h - one packet on its way through the model (gd_kernel_run): what the host
+ * read from the trace (kind, queue, kernel descriptor, grid, cluster shape, signals),
+ * the time of every stage each block stamps on it, and its results (a kernel's
+ * becomes a row of the kernel table, report.h). The host allocates it from a pool;
+ * the TLM messages between blocks carry a pointer to it. Pure C. */
+#ifndef GD_PACKET_H
+#define GD_PACKET_H
+
+#include <stdint.h>
+
+#include "aql.h"
+#include "gd_util.h"
+#include "trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a packet is. */
+enum gd_packet_kind {
+    GD_PKT_KERNEL = 0,      /* AQL kernel dispatch */
+    GD_PKT_BARRIER_AND,     /* AQL barrier-AND */
+    GD_PKT_BARRIER_OR,      /* AQL barrier-OR */
+    GD_PKT_COMMAND          /* non-kernel command (memcpy, memset) */
+};
+
+/* One packet on its way through the model; times in ps since the trace origin.
+ * For a non-kernel command first_cta is when its engine starts it and end when
+ * it finishes; a barrier packet has only the packet-processor stages. */
+typedef struct gd_kernel_run {
+    uint64_t index;             /* kernels: kernel_index, position among the trace's dispatches */
+    uint64_t record;            /* trace record index of the packet */
+    uint32_t queue;
+    uint8_t kind;               /* enum gd_packet_kind */
+    uint8_t ndeps;              /* barriers: non-null dependencies */
+    uint8_t cmd_kind;           /* commands: enum gd_command_kind */
+    uint8_t in_packet;          /* kernels of a condensed packet: position in it (0: first, or a plain packet) */
+    uint8_t rsb_access;         /* a reference packet's write or a condensed kernel's lookup of the RSB */
+    uint8_t skip_cleanup;       /* no completion (cleanup) latency: a condensed packet's kernel before its
+                                   last whose cleanup information needs none (seed 000 fig 7) */
+    int barrier;                /* AQL header barrier bit */
+    uint64_t completion_signal;
+    uint32_t signal;            /* number of the completion signal (trace.h), GD_NO_SIGNAL if none */
+    uint32_t dep[GD_AQL_MAX_DEPS];  /* barriers: signal numbers they depend on */
+    uint64_t bytes;             /* commands: bytes moved or set */
+    struct gd_kernel_run *next_barrier;  /* barriers: the next one waiting in its queue */
+    const gd_kernel_desc *desc;
+    uint32_t grid[3];           /* CTAs per dimension */
+    uint64_t ctas;
+    gd_cluster cluster;         /* kernels: the cluster shape (gd_cluster_none(): one-CTA CGAs) */
+    uint64_t cgas_launched;     /* kernels, cwd.policy=cga: GPC-CGAs launched so far */
+    gd_time_ps cta_ps;          /* each CTA runs this long (commands: the command's duration) */
+    gd_time_ps wait_until;      /* kernels: each CTA runs at least until then (0: no such wait; exec.h) */
+    uint64_t source_id;         /* GD_UNKNOWN fields: not known */
+    uint64_t measured_start_ns, measured_dur_ns;
+    gd_time_ps submit, fetched, decoded, ready, dispatched;
+    gd_time_ps first_cta, last_cta, end, completion;
+    uint64_t ctas_launched;
+    uint64_t warp_ps;           /* sum over CTAs of warps x residency (ps) */
+    struct gd_kernel_run *next_free;
+} gd_kernel_run;
+
+/* A pool of runs, allocated in blocks and recycled through a free list, so memory
+ * is bounded by the kernels in flight and everything is freed at once at the end
+ * (also when a replay stops on an error with kernels still in flight). */
+typedef struct gd_run_block gd_run_block;
+typedef struct gd_run_pool {
+    gd_kernel_run *free;
+    gd_run_block *blocks;
+    uint64_t live, peak;
+} gd_run_pool;
+
+gd_kernel_run *gd_run_alloc(gd_run_pool *p);
+void gd_run_release(gd_run_pool *p, gd_kernel_run *r);
+void gd_run_pool_destroy(gd_run_pool *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,274 @@
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char GD_KERNELS_CSV_HEADER[] =
+    "kernel_index,name,queue,grid_ctas,threads_per_cta,regs_per_thread,smem_bytes,max_ctas_per_sm,limiter,"
+    "theoretical_occupancy_pct,submit_ns,first_cta_ns,last_cta_ns,end_ns,latency_ns,achieved_occupancy_pct,"
+    "fetched_ns,decoded_ns,ready_ns,completion_ns,trace_record,source_id,measured_start_ns,measured_dur_ns,"
+    "kineto_est_occupancy_pct,est_achieved_occupancy_pct\n";
+
+int gd_report_init(gd_report *r, const gd_config *cfg, gd_run_pool *pool, gd_err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->cfg = *cfg;
+    r->pool = pool;
+    r->first_cta = GD_TIME_NEVER;
+    r->csv = tmpfile();
+    if (!r->csv)
+        return gd_err_set(err, GD_EIO, "cannot create a temporary file for the kernel table: %s", strerror(errno));
+    for (int i = 0; i < GD_STAGES; i++)
+        gd_hist_init(&r->stages[i]);
+    r->pend_cap = 64;
+    r->pending = calloc(r->pend_cap, sizeof *r->pending);
+    if (!r->pending) {
+        fclose(r->csv);
+        r->csv = NULL;
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    }
+    return GD_OK;
+}
+
+void gd_report_destroy(gd_report *r)
+{
+    if (r->pending) {
+        for (uint64_t i = 0; i < r->pend_cap; i++)
+            if (r->pending[i])
+                gd_run_release(r->pool, r->pending[i]);
+        free(r->pending);
+    }
+    if (r->csv)
+        fclose(r->csv);
+    for (int i = 0; i < GD_STAGES; i++)
+        gd_hist_free(&r->stages[i]);
+    memset(r, 0, sizeof *r);
+}
+
+static const char *const STAGE_NAMES[GD_STAGES] = {"fetch", "decode", "dependencies", "first_cta",
+                                                   "last_cta", "drain", "completion", "launch_latency"};
+static const char *const STAGE_LABELS[GD_STAGES] = {
+    "submit -> fetched", "fetched -> decoded", "decoded -> dependencies met", "dependencies met -> first CTA",
+    "first CTA -> last CTA launched", "last CTA launched -> done", "last CTA done -> completion",
+    "submit -> first CTA (latency)"};
+
+const char *gd_stage_name(int stage) { return stage >= 0 && stage < GD_STAGES ? STAGE_NAMES[stage] : NULL; }
+const char *gd_stage_label(int stage) { return stage >= 0 && stage < GD_STAGES ? STAGE_LABELS[stage] : NULL; }
+
+/* The text summary's stage table and the JSON summary's "stages", from the frozen
+ * distributions. */
+static void stages_text(FILE *f, const gd_section_ctx *c)
+{
+    if (!c->summary->kernels)
+        return;
+    fprintf(f, "  %-40s %10s %10s %10s\n", "stage durations over the kernels, us", "mean", "p50", "p99");
+    for (int i = 0; i < GD_STAGES; i++) {
+        const gd_stat *st = gd_stats_find(c->stats, c->block, STAGE_NAMES[i]);
+        if (st)
+            fprintf(f, "    %-38s %10.3f %10.3f %10.3f\n", STAGE_LABELS[i], st->dist.mean / GD_PS_PER_NS / 1000.0,
+                    st->dist.p50 / GD_PS_PER_NS / 1000.0, st->dist.p99 / GD_PS_PER_NS / 1000.0);
+    }
+}
+
+static void stages_json(FILE *f, const gd_section_ctx *c)
+{
+    fprintf(f, "  \"stages\": [");
+    for (int i = 0, out = 0; i < GD_STAGES; i++) {
+        const gd_stat *st = gd_stats_find(c->stats, c->block, STAGE_NAMES[i]);
+        if (!st)
+            continue;
+        fprintf(f, "%s\n    {\"stage\": \"%s\", \"span\": \"%s\", \"kernels\": %" PRIu64 ", \"mean_ns\": %.3f, "
+                   "\"p50_ns\": %.3f, \"p99_ns\": %.3f, \"max_ns\": %.3f}",
+                out++ ? "," : "", STAGE_NAMES[i], STAGE_LABELS[i], st->dist.count, st->dist.mean / GD_PS_PER_NS,
+                st->dist.p50 / GD_PS_PER_NS, st->dist.p99 / GD_PS_PER_NS, st->dist.max / GD_PS_PER_NS);
+    }
+    fprintf(f, "\n  ],\n");
+}
+
+int gd_report_register_stats(gd_report *r, gd_stats *stats)
+{
+    for (int i = 0; i < GD_STAGES; i++)
+        if (gd_stats_add_dist(stats, "kernels", STAGE_NAMES[i], "ps", STAGE_LABELS[i], &r->stages[i]))
+            return -1;
+    return gd_stats_add_section(stats, "kernels", stages_text, stages_json);
+}
+
+void gd_report_stage_stats(const gd_report *r, int stage, gd_stage_stats *out)
+{
+    const gd_hist *h = &r->stages[stage];
+    out->kernels = h->count;
+    out->mean_ns = gd_hist_mean(h) / GD_PS_PER_NS;
+    out->p50_ns = (double)gd_hist_percentile(h, 50) / GD_PS_PER_NS;
+    out->p99_ns = (double)gd_hist_percentile(h, 99) / GD_PS_PER_NS;
+    out->max_ns = (double)h->max / GD_PS_PER_NS;
+}
+
+/* Trace-time nanoseconds of a sim time, as text. */
+static void tns(char *buf, size_t size, const gd_report *r, gd_time_ps t)
+{
+    gd_format_ns(buf, size, r->origin_ns, t);
+}
+
+static void csv_name(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void write_row(gd_report *r, const gd_kernel_run *k)
+{
+    const gd_kernel_desc *d = k->desc;
+    const gd_occupancy *o = &d->occ;
+    char sub[32], first[32], last[32], end[32], lat[32], fet[32], dec[32], rdy[32], cmp[32];
+    tns(sub, sizeof sub, r, k->submit);
+    tns(first, sizeof first, r, k->first_cta);
+    tns(last, sizeof last, r, k->last_cta);
+    tns(end, sizeof end, r, k->end);
+    gd_format_ns(lat, sizeof lat, 0, k->first_cta - k->submit);
+    tns(fet, sizeof fet, r, k->fetched);
+    tns(dec, sizeof dec, r, k->decoded);
+    tns(rdy, sizeof rdy, r, k->ready);
+    tns(cmp, sizeof cmp, r, k->completion);
+    double span = (double)(k->end - k->first_cta);
+    double slots = (double)r->cfg.sms * r->cfg.sm.max_warps;
+    double achieved = span > 0 ? 100.0 * (double)k->warp_ps / (span * slots) : 0.0;
+    /* Provenance: empty when unknown. Measured times are in the trace's time base. */
+    char src[24] = "", mstart[32] = "", mdur[32] = "";
+    if (k->source_id != GD_UNKNOWN)
+        snprintf(src, sizeof src, "%" PRIu64, k->source_id);
+    if (k->measured_start_ns != GD_UNKNOWN)
+        gd_format_ns(mstart, sizeof mstart, k->measured_start_ns, 0);
+    if (k->measured_dur_ns != GD_UNKNOWN)
+        gd_format_ns(mdur, sizeof mdur, k->measured_dur_ns, 0);
+    const gd_sm_limits *sm = &r->cfg.sm;
+    int kineto = gd_kineto_occupancy_pct(sm, r->cfg.sms, k->ctas, d->threads_per_cta, d->occ_default.max_ctas);
+    /* The model's own estimate keeps four decimals so a one-CTA kernel is not 0. */
+    double est = 100.0 * (double)gd_kineto_occupancy(sm, r->cfg.sms, k->ctas, d->threads_per_cta, o->max_ctas);
+    fprintf(r->csv, "%" PRIu64 ",", k->index);
+    csv_name(r->csv, d->name);
+    if (fprintf(r->csv, ",%u,%" PRIu64 ",%u,%u,%u,%u,%s,%.2f,%s,%s,%s,%s,%s,%.2f,%s,%s,%s,%s,%" PRIu64 ",%s,%s,%s,%d,%.4f\n",
+                k->queue, k->ctas, d->threads_per_cta, d->regs_per_thread, d->static_smem + d->dynamic_smem,
+                o->max_ctas, gd_limiter_name(o->limiter), o->theoretical_pct, sub, first, last, end, lat, achieved,
+                fet, dec, rdy, cmp, k->record, src, mstart, mdur, kineto, est) < 0)
+        r->io_error = 1;
+}
+
+int gd_report_kernel_done(gd_report *r, gd_kernel_run *run)
+{
+    r->kernels++;
+    r->ctas += run->ctas;
+    r->latency_sum_ps += (double)(run->first_cta - run->submit);
+    if (run->first_cta < r->first_cta)
+        r->first_cta = run->first_cta;
+    if (run->end > r->last_end)
+        r->last_end = run->end;
+    if (run->completion > r->last_completion)
+        r->last_completion = run->completion;
+    r->warp_ps += run->warp_ps;
+    const gd_time_ps t[] = {run->submit, run->fetched, run->decoded, run->ready, run->first_cta,
+                            run->last_cta, run->end, run->completion};
+    int bad = 0;
+    for (int i = 0; i < GD_STAGE_LAUNCH_LATENCY; i++)
+        bad |= gd_hist_add(&r->stages[i], t[i + 1] - t[i]);
+    bad |= gd_hist_add(&r->stages[GD_STAGE_LAUNCH_LATENCY], run->first_cta - run->submit);
+    if (bad)
+        return r->nomem = 1, GD_ENOMEM;
+
+    uint64_t ahead = run->index - r->next_index;
+    if (ahead >= r->pend_cap) {
+        uint64_t ncap = r->pend_cap;
+        while (ahead >= ncap)
+            ncap *= 2;
+        gd_kernel_run **np = calloc(ncap, sizeof *np);
+        if (!np)
+            return r->nomem = 1, GD_ENOMEM;
+        for (uint64_t i = 0; i < r->pend_cap; i++) {
+            gd_kernel_run *k = r->pending[i];
+            if (k)
+                np[k->index % ncap] = k;
+        }
+        free(r->pending);
+        r->pending = np;
+        r->pend_cap = ncap;
+    }
+    r->pending[run->index % r->pend_cap] = run;
+    gd_kernel_run *k;
+    while ((k = r->pending[r->next_index % r->pend_cap]) != NULL && k->index == r->next_index) {
+        write_row(r, k);
+        r->pending[r->next_index % r->pend_cap] = NULL;
+        gd_run_release(r->pool, k);
+        r->next_index++;
+    }
+    return GD_OK;
+}
+
+void gd_report_packet_done(gd_report *r, gd_kernel_run *run)
+{
+    gd_run_release(r->pool, run);
+}
+
+int gd_report_finish(gd_report *r, gd_err *err)
+{
+    if (r->nomem)
+        return gd_err_set(err, GD_ENOMEM, "out of memory while recording the kernel table");
+    for (uint64_t i = 0; i < r->pend_cap; i++)
+        if (r->pending[i])
+            return gd_err_set(err, GD_EINTERNAL, "kernel %" PRIu64 " completed but kernel %" PRIu64 " never did",
+                              r->pending[i]->index, r->next_index);
+    if (r->io_error || fflush(r->csv))
+        return gd_err_set(err, GD_EIO, "writing the kernel table to a temporary file failed");
+    return GD_OK;
+}
+
+void gd_report_summary(const gd_report *r, gd_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kernels = r->kernels;
+    out->ctas = r->ctas;
+    out->sim_time_ns = r->last_completion / GD_PS_PER_NS;
+    if (r->kernels) {
+        out->busy_span_ns = (r->last_end - r->first_cta) / GD_PS_PER_NS;
+        out->mean_launch_latency_ns = r->latency_sum_ps / (double)r->kernels / GD_PS_PER_NS;
+        double span = (double)(r->last_end - r->first_cta);
+        double slots = (double)r->cfg.sms * r->cfg.sm.max_warps;
+        out->mean_sm_occupancy_pct = span > 0 ? 100.0 * (double)r->warp_ps / (span * slots) : 0.0;
+    }
+}
+
+int gd_report_write_csv(const gd_report *r, const char *path, gd_err *err)
+{
+    FILE *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    if (!out)
+        return gd_err_set(err, GD_EIO, "%s: cannot create: %s", path, strerror(errno));
+    int bad = fputs(GD_KERNELS_CSV_HEADER, out) < 0;
+    if (!bad && r->csv) {
+        char buf[1 << 16];
+        size_t n;
+        if (fseek(r->csv, 0, SEEK_SET))
+            bad = 1;
+        while (!bad && (n = fread(buf, 1, sizeof buf, r->csv)) > 0)
+            bad = fwrite(buf, 1, n, out) != n;
+        if (ferror(r->csv))
+            bad = 1;
+        fseek(r->csv, 0, SEEK_END);
+    }
+    if (out == stdout)
+        bad |= fflush(out) != 0;
+    else
+        bad |= fclose(out) != 0;
+    if (bad)
+        return gd_err_set(err, GD_EIO, "%s: write failed", path);
+    return GD_OK;
+}
+

@@ -1,0 +1,74 @@
+/* report.h - the kernel table: what the host records of each kernel it submitted
+ * (the profiler's view): the per-kernel CSV (rows in dispatch order, streamed to a
+ * temporary file so memory does not grow with the trace), the duration of each
+ * stage of a kernel's launch (histograms, registered with the statistics registry
+ * as distributions with their report section) and the run's summary figures. */
+#ifndef GD_REPORT_H
+#define GD_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "gdsim.h"
+#include "hist.h"
+#include "occupancy.h"
+#include "packet.h"
+#include "stats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gd_report {
+    gd_config cfg;
+    uint64_t origin_ns;        /* trace time of sim time 0 */
+    FILE *csv;                 /* temporary file with the CSV rows */
+    gd_kernel_run **pending;   /* completed runs waiting for earlier ones (reorder ring) */
+    uint64_t pend_cap, next_index;
+    gd_run_pool *pool;         /* where written runs go back */
+    /* summary accumulators */
+    uint64_t kernels, ctas;
+    gd_time_ps first_cta, last_end, last_completion;
+    double latency_sum_ps;
+    unsigned __int128 warp_ps;
+    gd_hist stages[GD_STAGES]; /* per-kernel stage durations, ps */
+    int io_error;
+    int nomem;                 /* a kernel's row or statistics were lost: the replay fails */
+} gd_report;
+
+int gd_report_init(gd_report *r, const gd_config *cfg, gd_run_pool *pool, gd_err *err);
+void gd_report_destroy(gd_report *r);
+/* A kernel completed: its row is written once every earlier kernel's is. The run
+ * goes back to the pool after writing. GD_ENOMEM (also remembered: the replay then
+ * fails in gd_report_finish). */
+int gd_report_kernel_done(gd_report *r, gd_kernel_run *run);
+/* A barrier packet or non-kernel command completed (not a CSV row): the run goes
+ * back to the pool. */
+void gd_report_packet_done(gd_report *r, gd_kernel_run *run);
+/* After the replay: every dispatched kernel must have completed. */
+int gd_report_finish(gd_report *r, gd_err *err);
+
+extern const char GD_KERNELS_CSV_HEADER[];
+
+/* Register the stage durations (block "kernels", one distribution per enum gd_stage,
+ * in ps) and their report section: the text summary's stage table and the JSON
+ * summary's "stages". 0, or -1 when out of memory. */
+int gd_report_register_stats(gd_report *r, gd_stats *stats);
+
+/* A stage's statistics (enum gd_stage). */
+void gd_report_stage_stats(const gd_report *r, int stage, gd_stage_stats *out);
+/* "submit -> fetched" and so on, for the text report. */
+const char *gd_stage_label(int stage);
+
+/* Fill the summary from the accumulators (+ counters the model keeps). */
+void gd_report_summary(const gd_report *r, gd_summary *out);
+
+/* Copy the CSV (header + rows) to path. */
+int gd_report_write_csv(const gd_report *r, const char *path, gd_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
