@@ -112,6 +112,7 @@ int replay(gd_sim *s, const char *path)
     gd_cluster_limits cl = {s->cfg.gpcs, s->cfg.sms_per_gpc, s->cfg.sms_per_tpc, s->cfg.cwd_gpc_cgas_per_sm,
                             s->cfg.cwd_gpc_cga_ids, s->cfg.cwd_lake_scan_limit};
     gd_trace_set_cluster_limits(reader, &cl);
+    gd_trace_set_rsb(reader, s->cfg.rsb_entries);  // a ref_num beyond the model's buffer is the trace's error
     if ((rc = gd_report_init(&s->report, &s->cfg, &s->pool, &s->err)) != GD_OK) {
         gd_trace_close_reader(reader);
         return rc;

@@ -5,13 +5,18 @@
 namespace gd {
 
 gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, host_env &env, gd_stats *stats)
-    : sc_module(name), host("host", env, stats, std::string(cfg.pp_condensed_overlap) == "on"), pp("pp", cfg, env.report, stats), cwd("gpu2gpc", cfg, stats, &env.progress)
+    : sc_module(name),
+      host("host", env, stats, std::string(cfg.pp_condensed_overlap) == "on"),
+      pp("pp", cfg, env.report, stats),
+      rsb("rsb", cfg),
+      cwd("gpu2gpc", cfg, stats, &env.progress)
 {
     if (!time_layout_ok())
         SC_REPORT_FATAL("gdsim", "sc_time layout differs from the one gdsim was built for");
     env.progress.ctas_done = cwd.ctas_done_counter();
     host.doorbell_out.bind(pp.doorbell_in);
     pp.space_out.bind(host.space_in);
+    pp.rsb_out.bind(rsb.pp_in);
     pp.dispatch_out.bind(cwd.dispatch_in);
     cwd.done_out.bind(pp.done_in);
     uint32_t sm_id = 0;

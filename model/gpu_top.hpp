@@ -3,8 +3,12 @@
 //
 //   trace_source --doorbell--> packet_processor --dispatch--> gpu2gpc --gpc_out[g]--> gpc2sm[g] --sm_out[i]--> sm[..]
 //   trace_source <--space----- packet_processor <--done------ gpu2gpc
+//                                 | rsb_out
+//                                 v pp_in
+//                          reference_state_buffer
 //
-// Inserting a block between two others changes only this wiring.
+// Each block lives in its own folder (model/BLOCK/); inserting a block between two
+// others changes only this wiring.
 #ifndef GD_GPU_TOP_HPP
 #define GD_GPU_TOP_HPP
 
@@ -16,6 +20,7 @@
 #include "gpc2sm.hpp"
 #include "gpu2gpc.hpp"
 #include "packet_processor.hpp"
+#include "reference_state_buffer.hpp"
 #include "sm.hpp"
 #include "trace_source.hpp"
 
@@ -27,6 +32,7 @@ public:
 
     trace_source host;
     packet_processor pp;
+    reference_state_buffer rsb;
     gpu2gpc cwd;
     std::vector<std::unique_ptr<gpc2sm>> gpcs;
     std::vector<std::unique_ptr<sm>> sms;

@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "gpc2sm.hpp"
 #include "gpu2gpc.hpp"
 #include "packet_processor.hpp"
+#include "reference_state_buffer.hpp"
 #include "sm.hpp"
 
 // After the C++ headers: check.h defines a fail() macro that libstdc++ headers trip over.
@@ -455,6 +458,126 @@ START_TEST(packet_processor_orders_and_barriers)
 }
 END_TEST
 
+// ---------------------------------------------------------------------------
+// A packet processor with a stub host and a stub distributor, and a reference state
+// buffer bound to it when `with_rsb`.
+struct pp_rsb_bench {
+    gd_run_pool pool;
+    gd_report rep;
+    gd_kernel_desc k;
+    stub_host host{"host"};
+    stub_cwd cwd{"cwd"};
+    gd::packet_processor pp;
+    std::unique_ptr<gd::reference_state_buffer> rsb;
+    pp_host_driver drv{"drv", host};
+    pp_rsb_bench(const gd_config &c, bool with_rsb) : pp("pp", c, init(c), nullptr)
+    {
+        k = kernel(256, 32, 1000, c);
+        host.doorbell_out.bind(pp.doorbell_in);
+        pp.space_out.bind(host.space_in);
+        pp.dispatch_out.bind(cwd.dispatch_in);
+        cwd.done_out.bind(pp.done_in);
+        if (with_rsb) {
+            rsb.reset(new gd::reference_state_buffer("rsb", c));
+            pp.rsb_out.bind(rsb->pp_in);
+        }
+    }
+    ~pp_rsb_bench()
+    {
+        gd_report_destroy(&rep);
+        gd_run_pool_destroy(&pool);
+    }
+    gd_report *init(const gd_config &c)
+    {
+        std::memset(&pool, 0, sizeof pool);
+        ck_assert_int_eq(gd_report_init(&rep, &c, &pool, nullptr), GD_OK);
+        return &rep;
+    }
+    gd_kernel_run *run(uint64_t index, uint8_t access, uint8_t ref_num)
+    {
+        gd_kernel_run *r = gd_run_alloc(&pool);
+        r->desc = &k;
+        r->cta_ps = k.cta_duration_ps;
+        r->ctas = 1;
+        r->index = index;
+        r->record = 10 + index;
+        r->rsb_access = access;
+        r->ref_num = ref_num;
+        r->ref_pkt.kernel_object = 0x40 + index;
+        return r;
+    }
+    // sc_start; the message of the SystemC error it ends with ("" if none)
+    std::string start_expecting_error()
+    {
+        sc_report_handler::set_actions(SC_ERROR, SC_THROW);
+        try {
+            sc_start();
+        } catch (const sc_report &e) {
+            return e.what();
+        }
+        return "";
+    }
+};
+
+// Packet processor and reference state buffer, bound by a socket: on one queue a
+// reference packet R (ref 3) and two kernels of condensed packets, K (ref 3) and M
+// (ref 5, an entry nothing installed), none with the barrier bit. Each RSB access
+// takes rsb.access_cycles = 10 ns after decoding: R fetched 100, decoded 110,
+// installs its entry 110..120, dispatched 120; K fetched 120..220 (when R left the
+// queue), decoded 230, looks up 230..240; M fetched 240..340, decoded 350, looks up
+// (a miss) 350..360.
+START_TEST(packet_processor_reaches_rsb)
+{
+    fresh_context();
+    gd_config c = small_config(1, {{"rsb.access_cycles", "10"}, {"rsb.entries", "8"}});
+    pp_rsb_bench t(c, true);
+    t.drv.runs = {t.run(0, 1, 3), t.run(1, 2, 3), t.run(2, 2, 5)};
+    sc_start();
+    ck_assert_uint_eq(t.cwd.got.size(), 3);
+    ck_assert_uint_eq(t.cwd.got[0].first, 120000);
+    ck_assert_uint_eq(t.cwd.got[1].first, 240000);
+    ck_assert_uint_eq(t.cwd.got[2].first, 360000);
+    const gd_rsb &r = t.rsb->table();
+    ck_assert_uint_eq(r.installs, 1);
+    ck_assert_uint_eq(r.lookups, 2);
+    ck_assert_uint_eq(r.misses, 1);
+    ck_assert(r.rst.valid[3] && !r.rst.valid[5]);
+    ck_assert_uint_eq(r.rst.entry[3].kernel_object, 0x40);
+    ck_assert_uint_eq(r.rst.entry[3].reserved0, 3);
+}
+END_TEST
+
+// Without a reference state buffer bound, a reference packet is an error that
+// names its record (a packet processor alone still replays other packets:
+// packet_processor_orders_and_barriers binds none).
+START_TEST(packet_processor_without_rsb)
+{
+    fresh_context();
+    gd_config c = small_config(1);
+    pp_rsb_bench t(c, false);
+    t.drv.runs = {t.run(0, 1, 3)};
+    std::string what = t.start_expecting_error();
+    ck_assert_msg(what.find("record 10: a reference packet needs a reference state buffer and none is bound") !=
+                      std::string::npos, "%s", what.c_str());
+}
+END_TEST
+
+// A transaction its target refuses is a model error naming the socket and the
+// operation: here an install beyond a 4-entry buffer (the trace reader refuses such
+// a trace first; this is the block's own guard).
+START_TEST(rsb_refuses_entry_beyond_table)
+{
+    fresh_context();
+    gd_config c = small_config(1, {{"rsb.entries", "4"}});
+    pp_rsb_bench t(c, true);
+    t.drv.runs = {t.run(0, 1, 6)};
+    std::string what = t.start_expecting_error();
+    ck_assert_msg(what.find("pp.rsb_out: operation 'rs' 1 refused (TLM_ADDRESS_ERROR_RESPONSE)") != std::string::npos,
+                  "%s", what.c_str());
+    ck_assert_uint_eq(t.rsb->table().installs, 0);
+}
+END_TEST
+
 int main()
 {
     Suite *s = suite_create("blocks");
@@ -464,6 +587,9 @@ int main()
     tcase_add_test(tc, gpc2sm_cga_query_and_launch);
     tcase_add_test(tc, gpu2gpc_runs_kernels);
     tcase_add_test(tc, packet_processor_orders_and_barriers);
+    tcase_add_test(tc, packet_processor_reaches_rsb);
+    tcase_add_test(tc, packet_processor_without_rsb);
+    tcase_add_test(tc, rsb_refuses_entry_beyond_table);
     suite_add_tcase(s, tc);
     return tb_run_suite(s);
 }

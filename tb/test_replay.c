@@ -520,6 +520,38 @@ START_TEST(condensed_packet_timeline)
 }
 END_TEST
 
+/* rsb.entries sizes the model's reference state buffer: a reference packet whose
+ * ref_num (5) is beyond it is the trace's error, named with its record, before the
+ * replay starts it; with the default 8 entries the same trace replays. */
+START_TEST(rsb_entries_bound_ref_num)
+{
+    char *path;
+    gd_trace_writer *w = new_trace(&path);
+    gd_aql_dispatch r;
+    memset(&r, 0, sizeof r);
+    r.header = GD_AQL_TYPE_KERNEL_DISPATCH;
+    r.setup = 1;
+    r.workgroup_size[0] = r.grid_size[0] = 1024;
+    r.workgroup_size[1] = r.workgroup_size[2] = r.grid_size[1] = r.grid_size[2] = 1;
+    r.kernel_object = 1;
+    r.reserved0 = 5;
+    ck_assert_int_eq(gd_trace_write_reference(w, 0, 1000, &r, NULL, NULL), GD_OK);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    gd_sim *sim = small_gpu();
+    ck_assert_int_eq(gd_sim_set(sim, "rsb.entries", "4"), GD_OK);
+    ck_assert_int_eq(gd_sim_replay_file(sim, path), GD_EFORMAT);
+    ck_assert_msg(strstr(gd_sim_errmsg(sim), "record 3 ") &&
+                      strstr(gd_sim_errmsg(sim), "ref_num 5 is beyond the reference state table's 4 entries (rsb.entries)"),
+                  "%s", gd_sim_errmsg(sim));
+    ck_assert_int_eq(gd_sim_set(sim, "rsb.entries", "8"), GD_OK);
+    ck_assert_msg(gd_sim_replay_file(sim, path) == GD_OK, "%s", gd_sim_errmsg(sim));
+    ck_assert_uint_eq(stat_value(sim, "pp", "rsb_accesses"), 1);
+    gd_sim_free(sim);
+    remove(path);
+    free(path);
+}
+END_TEST
+
 /* A cross-queue dependency (what kineto2gdt.py makes of cudaStreamWaitEvent) and a
  * non-kernel command, pp.command_launch_cycles = 30:
  * D0 q0 submit 0: 1 big CTA, completion signal 0x10;
@@ -869,6 +901,7 @@ int main(void)
     tcase_add_test(tc, cga_plain_grid_fills_the_lake);
     tcase_add_test(tc, cga_clusters_launch_whole);
     tcase_add_test(tc, condensed_packet_timeline);
+    tcase_add_test(tc, rsb_entries_bound_ref_num);
     tcase_add_test(tc, distributor_full_waits);
     tcase_add_test(tc, full_queue_stalls_host);
     tcase_add_test(tc, retire_before_launch_across_gpcs);

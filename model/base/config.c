@@ -103,7 +103,8 @@ static const key_def KEYS[] = {
      "duration the trace gives and completes after pp.completion_cycles.", "preset"},
     {"rsb.entries", T_UINT, OFF(rsb_entries), 1, 8, 0, NULL, "8",
      "Reference state buffer: entries of its reference state table, which reference packets fill "
-     "(their ref_num) and condensed packets read (a diff header's 3-bit ref_num).",
+     "(their ref_num) and condensed packets read (a diff header's 3-bit ref_num). A trace whose "
+     "reference packet names an entry beyond it is refused (file, record and offset).",
      "seed 000 table 3: an RST of 8 entries; table 5's ref_num has 3 bits"},
     {"rsb.access_cycles", T_UINT, OFF(rsb_access_cycles), 0, 1000000, 0, NULL, "10",
      "Reference state buffer: a reference packet's write of its entry, or a condensed packet's "

@@ -9,7 +9,9 @@
 #define GD_MSG_HPP
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <systemc>
 #include <tlm>
 
 #include "gd_util.h"
@@ -43,6 +45,8 @@ struct channel {
     channel(const channel &) = delete;
     channel &operator=(const channel &) = delete;
 
+    // A transaction the target refuses (an operation it does not know, an address
+    // it does not have) is a model error: SC_REPORT_ERROR names the socket and code.
     template <typename Socket>
     void call(Socket &s, op_code code, void *body, sc_core::sc_time &delay)
     {
@@ -50,6 +54,16 @@ struct channel {
         m.body = body;
         p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         s->b_transport(p, delay);
+        if (__builtin_expect(!p.is_response_ok(), 0))
+            refused(s.name(), code, p.get_response_string().c_str());
+    }
+
+    [[gnu::cold, gnu::noinline]] static void refused(const char *socket, op_code code, const char *why)
+    {
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "%s: operation '%c%c' %u refused (%s)", socket, (char)(code >> 24),
+                      (char)(code >> 16), code & 0xffffu, why);
+        SC_REPORT_ERROR("gdsim", buf);
     }
 };
 

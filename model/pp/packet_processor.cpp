@@ -44,6 +44,7 @@ packet_processor::packet_processor(sc_core::sc_module_name name, const gd_config
       space_out("space_out"),
       dispatch_out("dispatch_out"),
       done_in("done_in"),
+      rsb_out("rsb_out"),
       fetch_ps_(gd_cycles_to_ps(cfg.pp_fetch_cycles, cfg.clock_mhz)),
       decode_ps_(gd_cycles_to_ps(cfg.pp_decode_cycles, cfg.clock_mhz)),
       completion_ps_(gd_cycles_to_ps(cfg.pp_completion_cycles, cfg.clock_mhz)),
@@ -51,7 +52,6 @@ packet_processor::packet_processor(sc_core::sc_module_name name, const gd_config
       command_launch_ps_(gd_cycles_to_ps(cfg.pp_command_launch_cycles, cfg.clock_mhz)),
       queue_packets_(cfg.pp_queue_packets),
       report_(report),
-      rsb_ps_(gd_cycles_to_ps(cfg.rsb_access_cycles, cfg.clock_mhz)),
       condensed_overlap_(std::string(cfg.pp_condensed_overlap) == "on")
 {
     doorbell_in.register_b_transport(this, &packet_processor::doorbell);
@@ -122,6 +122,10 @@ void packet_processor::post(gd_time_ps t, ev e)
 
 void packet_processor::doorbell(tlm::tlm_generic_payload &p, sc_core::sc_time &)
 {
+    if (msg_of(p).code != op::submit) {
+        p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+        return;
+    }
     auto *b = static_cast<submit_body *>(msg_of(p).body);
     gd_kernel_run *r = b->run;
     if (r->queue >= queues_.size()) {
@@ -154,6 +158,10 @@ void packet_processor::doorbell(tlm::tlm_generic_payload &p, sc_core::sc_time &)
 
 void packet_processor::done(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
 {
+    if (msg_of(p).code != op::kernel_done) {
+        p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+        return;
+    }
     auto *b = static_cast<kernel_done_body *>(msg_of(p).body);
     gd_time_ps cleanup = b->run->skip_cleanup ? 0 : completion_ps_;
     overhead_ps_ += cleanup;
@@ -313,14 +321,36 @@ void packet_processor::issue(gd_time_ps now)
         // a condensed packet is decoded once; each of its kernels then reads its RSB entry
         // (a reference packet writes its entry)
         const gd_kernel_run *h = gd_pp_queue_head(&queues_[qi]);
-        gd_time_ps d = (h->in_packet ? 0 : decode_ps_) + (h->rsb_access ? rsb_ps_ : 0);
+        gd_time_ps dec = h->in_packet ? 0 : decode_ps_;
+        gd_time_ps rsb = h->rsb_access ? rsb_access(h, dec) : 0;
+        gd_time_ps d = dec + rsb;
         rsb_accesses_ += h->rsb_access != 0;
         rsb_kernels_ += h->rsb_access == 2;
         overhead_ps_ += d;
         decode_time_ps_ += h->in_packet ? 0 : decode_ps_;
-        rsb_time_ps_ += h->rsb_access ? rsb_ps_ : 0;
+        rsb_time_ps_ += rsb;
         post(now + d, ev{DECODE_DONE, qi, nullptr});
     }
+}
+
+// A decoded reference packet installs its entry in the reference state buffer; a
+// condensed packet's kernel looks its entry up, once decoded (`after` from now: the
+// transaction's delay, TLM-2.0 temporal decoupling). Returns how long the access
+// takes.
+gd_time_ps packet_processor::rsb_access(const gd_kernel_run *r, gd_time_ps after)
+{
+    static const char *const what[] = {"", "reference packet", "condensed packet"};
+    char buf[160];
+    if (rsb_out.size() == 0) {
+        std::snprintf(buf, sizeof buf, "record %" PRIu64 ": a %s needs a reference state buffer and none is bound",
+                      r->record, what[r->rsb_access]);
+        SC_REPORT_ERROR("gdsim", buf);
+        return 0;
+    }
+    rsb_body b{r->ref_num, &r->ref_pkt, false, nullptr};
+    sc_core::sc_time d = ps_time(after);
+    rsb_ch_.call(rsb_out, r->rsb_access == 1 ? op::rsb_install : op::rsb_lookup, &b, d);
+    return d.value() - after;
 }
 
 void packet_processor::run()

@@ -2,7 +2,10 @@
 // packets processed in order per queue:
 //   doorbell (submit; the packet's completion signal goes up by one) -> fetch
 //   (pp.fetch_cycles, per queue, once the packet is at the head) -> decode
-//   (pp.decode_cycles, one decoder shared round-robin by the queues) -> barrier
+//   (pp.decode_cycles, one decoder shared round-robin by the queues; a reference
+//   packet then installs its entry in the reference state buffer, a condensed
+//   packet's kernel looks its entry up: one transaction on rsb_out, which takes
+//   the buffer's access time) -> barrier
 //   bit (wait until every earlier packet of the queue completed) -> then by kind:
 //   - kernel dispatch: to the GPU2GPC distributor (waits while it holds
 //     cwd.max_resident_kernels) -> ... -> last CTA retired -> completion
@@ -35,6 +38,7 @@
 #include "pp.h"
 #include "pp_msg.hpp"
 #include "report.h"
+#include "rsb_msg.hpp"
 #include "stats.h"
 
 namespace gd {
@@ -45,6 +49,9 @@ public:
     tlm_utils::simple_initiator_socket<packet_processor> space_out;    // "queue has room" to the host
     tlm_utils::simple_initiator_socket<packet_processor> dispatch_out; // kernels to GPU2GPC
     tlm_utils::simple_target_socket<packet_processor> done_in;         // kernel completions from GPU2GPC
+    // the reference state buffer (reference and condensed packets); optional: a packet
+    // processor without one replays traces without such packets
+    tlm_utils::simple_initiator_socket_optional<packet_processor> rsb_out;
 
     SC_HAS_PROCESS(packet_processor);
     packet_processor(sc_core::sc_module_name name, const gd_config &cfg, gd_report *report, gd_stats *stats);
@@ -73,6 +80,7 @@ private:
     void issue(gd_time_ps now);
     void leave_head(uint32_t qi, gd_pp_queue &q);
     void taken(uint32_t qi, gd_pp_queue &q);
+    gd_time_ps rsb_access(const gd_kernel_run *r, gd_time_ps after);
 
     const gd_time_ps fetch_ps_, decode_ps_, completion_ps_, barrier_ps_, command_launch_ps_;
     const uint32_t queue_packets_;
@@ -88,14 +96,13 @@ private:
     uint32_t decode_rr_ = 0, dispatch_rr_ = 0;
     bool cwd_full_ = false;
     sc_core::sc_event wake_;
-    channel dispatch_ch_, space_ch_;
+    channel dispatch_ch_, space_ch_, rsb_ch_;
     uint64_t packets_ = 0, host_stalls_ = 0, cwd_waits_ = 0, outstanding_ = 0, completions_ = 0;
     uint64_t barriers_ = 0, barrier_wait_ps_ = 0, commands_ = 0, command_bytes_ = 0;
     // front-end overhead (seed 000): AQL packets fetched and their bytes, RSB accesses,
     // and the time spent fetching, decoding, in the RSB and cleaning up (ps)
     uint64_t packets_fetched_ = 0, bytes_fetched_ = 0, rsb_accesses_ = 0, rsb_kernels_ = 0, overhead_ps_ = 0;
     uint64_t enqueued_ = 0, fetch_time_ps_ = 0, decode_time_ps_ = 0, rsb_time_ps_ = 0, cleanup_time_ps_ = 0;
-    const gd_time_ps rsb_ps_;
     const bool condensed_overlap_;
 };
 

@@ -16,6 +16,10 @@ sm::sm(sc_core::sc_module_name name, uint32_t id, gd_stats *stats) : sc_module(n
 void sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
 {
     msg &m = msg_of(p);
+    if (m.code != op::sm_launch) {
+        p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+        return;
+    }
     auto *b = static_cast<sm_launch_body *>(m.body);
     (void)delay;  // b->at == sc_time_stamp() + delay
     gd_time_ps start = b->at;

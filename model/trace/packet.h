@@ -35,7 +35,9 @@ typedef struct gd_kernel_run {
     uint8_t ndeps;              /* barriers: non-null dependencies */
     uint8_t cmd_kind;           /* commands: enum gd_command_kind */
     uint8_t in_packet;          /* kernels of a condensed packet: position in it (0: first, or a plain packet) */
-    uint8_t rsb_access;         /* a reference packet's write or a condensed kernel's lookup of the RSB */
+    uint8_t rsb_access;         /* the RSB access it makes when decoded: 1 a reference packet installs its
+                                   entry, 2 a condensed packet's kernel looks its entry up (0: none) */
+    uint8_t ref_num;            /* rsb_access: the entry (reference state table index) */
     uint8_t skip_cleanup;       /* no completion (cleanup) latency: a condensed packet's kernel before its
                                    last whose cleanup information needs none (seed 000 fig 7) */
     int barrier;                /* AQL header barrier bit */
@@ -58,6 +60,7 @@ typedef struct gd_kernel_run {
     uint64_t ctas_launched;
     uint64_t warp_ps;           /* sum over CTAs of warps x residency (ps) */
     struct gd_kernel_run *next_free;
+    gd_aql_dispatch ref_pkt;    /* rsb_access 1: the dispatch the reference packet installs */
 } gd_kernel_run;
 
 /* A pool of runs, allocated in blocks and recycled through a free list, so memory

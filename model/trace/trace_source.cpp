@@ -21,6 +21,10 @@ void trace_source::fail(int code)
 
 void trace_source::space(tlm::tlm_generic_payload &p, sc_core::sc_time &)
 {
+    if (msg_of(p).code != op::queue_space) {
+        p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+        return;
+    }
     if (blocked_) {
         blocked_ = false;
         wake_.notify(sc_core::SC_ZERO_TIME);
@@ -42,7 +46,11 @@ void trace_source::fill_dispatch(gd_kernel_run *r, const gd_trace_dispatch &d)
     r->ctas = d.ctas;
     r->cluster = d.cluster;
     r->cta_ps = d.cta_ps;
-    r->rsb_access = d.ref_num >= 0 ? 1 : 0;  // a reference packet writes its RSB entry
+    if (d.ref_num >= 0) {  // a reference packet installs its RSB entry
+        r->rsb_access = 1;
+        r->ref_num = (uint8_t)d.ref_num;
+        r->ref_pkt = d.pkt;
+    }
 }
 
 void trace_source::set_times(gd_kernel_run *r, uint64_t submit_ns, const gd_launch_info *info)
@@ -99,7 +107,7 @@ bool trace_source::read_packet()
                 fill_dispatch(r, d);
                 r->index = next_index_++;
                 r->in_packet = (uint8_t)k;
-                r->rsb_access = 2;  // reads its entry
+                r->rsb_access = 2;  // looks its entry up
                 // Seed 000 fig 6: each kernel after the previous one completes (unless
                 // pp.condensed_overlap); cleanup where gd_condensed_needs_cleanup says.
                 if (k > 0 && !condensed_overlap_)
