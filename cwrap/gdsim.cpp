@@ -121,7 +121,7 @@ int replay(gd_sim *s, const char *path)
 
     gd_cta_log cta_log = {nullptr, &s->report.origin_ns, 0};
     if (!s->cta_log_path.empty()) {
-        cta_log.f = std::fopen(s->cta_log_path.c_str(), "w");
+        cta_log.f = s->cta_log_path == "-" ? stdout : std::fopen(s->cta_log_path.c_str(), "w");
         if (!cta_log.f) {
             gd_trace_close_reader(reader);
             return gd_err_set(&s->err, GD_EIO, "%s: cannot create the CTA log: %s", s->cta_log_path.c_str(),
@@ -180,7 +180,8 @@ int replay(gd_sim *s, const char *path)
     }
     s->records = gd_trace_records_read(reader);
     gd_trace_close_reader(reader);
-    if (cta_log.f && (std::fclose(cta_log.f) || cta_log.io_error) && s->err.code == GD_OK)
+    if (cta_log.f && ((cta_log.f == stdout ? std::fflush(stdout) : std::fclose(cta_log.f)) || cta_log.io_error) &&
+        s->err.code == GD_OK)
         gd_err_set(&s->err, GD_EIO, "%s: write failed (CTA log)", s->cta_log_path.c_str());
     if (s->err.code != GD_OK)
         return s->err.code;
