@@ -128,9 +128,9 @@ int gd_sim_set(gd_sim *sim, const char *key, const char *value);
 int gd_sim_get(const char **out, gd_sim *sim, const char *key);
 
 /* Write a per-CTA log during the next replays to path ("-": standard output; NULL:
- * none): a CSV with the
- * header kernel_index,cta_id,x,y,z,cga_id,cga_cta_id,gpc,sm,launch_ns,end_ns and one
- * row per CTA in launch order (cta_id = x + y*X + z*X*Y; cga_id: the CTA's cluster,
+ * none): a CSV with the header
+ * kernel_index,cta_id,x,y,z,cga_id,cga_cta_id,gpc,sm,launch_ns,end_ns and one row
+ * per CTA in launch order (cta_id = x + y*X + z*X*Y; cga_id: the CTA's cluster,
  * numbered per kernel; cga_cta_id: its index inside the cluster; gpc and sm are
  * numbered GPC by GPC; times as in the kernel CSV). GD_EINVAL if sim is NULL. */
 int gd_sim_set_cta_log(gd_sim *sim, const char *path);
