@@ -61,7 +61,26 @@ typedef struct gd_kernel_run {
     uint64_t warp_ps;           /* sum over CTAs of warps x residency (ps) */
     struct gd_kernel_run *next_free;
     gd_aql_dispatch ref_pkt;    /* rsb_access 1: the dispatch the reference packet installs */
+    /* multi-tenant command (seed 004): from the trace, or derived (trace.h gd_tenant_default) */
+    uint32_t vid;               /* virtual queue (tenant) */
+    uint8_t cmd_flags;          /* GD_CMD_SYNC | GD_CMD_COND | GD_CMD_FAILS */
+    uint8_t status;             /* enum gd_cmd_status, once completed */
+    /* the command scheduler's bookkeeping (sched/cs.h) */
+    uint8_t cs_state;           /* enum gd_cs_state */
+    uint8_t cs_held;            /* it was ready while a command of another VID held its PQ (a false dependency) */
+    uint32_t pq;                /* its physical queue */
+    int32_t wq, engine;         /* the wait queue it went through and the engine it ran on (-1: none) */
+    int32_t cs_own_wq;          /* a running sync: the wait queue bound to it (-1: none) */
+    uint64_t cs_seq;            /* when it was picked from its PQ */
+    struct gd_kernel_run *cs_next;  /* next in its PQ or WQ */
 } gd_kernel_run;
+
+/* What became of a command. */
+enum gd_cmd_status {
+    GD_STATUS_OK = 0,     /* ran and completed */
+    GD_STATUS_FAILED,     /* ran; its engine reported an error */
+    GD_STATUS_NOOP        /* completed as a no-op: the sync it depended on failed */
+};
 
 /* A pool of runs, allocated in blocks and recycled through a free list, so memory
  * is bounded by the kernels in flight and everything is freed at once at the end

@@ -78,6 +78,27 @@ static inline int gd_launch_info_waits(const gd_launch_info *i)
     return i->wait_until_ns != GD_UNKNOWN && i->wait_until_ns != 0;
 }
 
+/* A multi-tenant command's virtual queue and flags (format 1.6; seed 004 fig 4: the
+ * VID and FLG fields). A packet record without them has VID = its queue, is a sync,
+ * and is conditional when its AQL barrier bit is set (gd_tenant_default). */
+#define GD_CMD_SYNC 1u   /* starts a dependency chain: later conditional commands of its VID wait for it */
+#define GD_CMD_COND 2u   /* waits for the latest sync command of its VID */
+#define GD_CMD_FAILS 4u  /* its engine reports an error when it completes (failure injection) */
+#define GD_CMD_FLAGS 7u
+#define GD_MAX_VIDS 65536u
+
+typedef struct gd_tenant {
+    uint32_t vid;     /* virtual queue (tenant) id, below GD_MAX_VIDS */
+    uint8_t flags;    /* GD_CMD_* */
+    uint8_t given;    /* the record gave them (else derived) */
+} gd_tenant;
+
+static inline gd_tenant gd_tenant_default(uint32_t queue, int barrier)
+{
+    gd_tenant t = {queue, (uint8_t)(GD_CMD_SYNC | (barrier ? GD_CMD_COND : 0)), 0};
+    return t;
+}
+
 /* A kernel descriptor: one launch configuration of a kernel. */
 typedef struct gd_kernel_desc {
     uint32_t id;                /* referenced by a dispatch packet's kernel_object */
