@@ -42,10 +42,13 @@ static const char USAGE[] =
     "occupancy = resident warps / warp slots over the busy span; mean launch latency =\n"
     "submit to first CTA; then each stage of a kernel's launch (submit -> fetched ->\n"
     "decoded -> dependencies met -> first CTA -> last CTA launched -> done ->\n"
-    "completion) as mean, median and 99th percentile over the kernels. The CSV has the\n"
-    "per-kernel breakdown (docs/MODEL.md). A PyTorch-profiler capture becomes a trace\n"
-    "with scripts/kineto2gdt.py (docs/KINETO.md); scripts/validate.py compares a replay\n"
-    "with the capture (docs/VALIDATION.md).\n"
+    "completion) as mean, median and 99th percentile over the kernels; the command\n"
+    "scheduler's line and one per tenant (VID): commands, failures, launch latency, busy\n"
+    "span (--set cs.policy=inorder|waitqueue adds head-of-line blocking, false\n"
+    "dependencies and wait-queue use; cs.physical_queues=N shares N hardware queues, as\n"
+    "CUDA does). The CSV has the per-kernel breakdown (docs/MODEL.md). A PyTorch-\n"
+    "profiler capture becomes a trace with scripts/kineto2gdt.py (docs/KINETO.md);\n"
+    "scripts/validate.py compares a replay with the capture (docs/VALIDATION.md).\n"
     "\n"
     "Exit status: 0 on success, 1 when the replay fails (the message names the file,\n"
     "record and offset, or the configuration key), 2 on a usage error.\n";
@@ -338,7 +341,7 @@ static int cmd_condense(int argc, char **argv)
     printf("  reference packets   %" PRIu64 " (table misses)\n", r.references);
     printf("  condensed packets   %" PRIu64 " holding %" PRIu64 " kernels (table hits)\n", r.condensed_packets,
            r.condensed_kernels);
-    printf("  plain dispatches    %" PRIu64 " (cluster shape or wait-until time)\n", r.plain);
+    printf("  plain dispatches    %" PRIu64 " (cluster shape, wait-until time or tenant field)\n", r.plain);
     printf("  RST hit rate        %.1f %%\n", r.dispatches ? 100.0 * (double)r.condensed_kernels / (double)r.dispatches : 0.0);
     printf("  packet bytes        %" PRIu64 " before, %" PRIu64 " after\n", r.bytes_before, r.bytes_after);
     gd_sim_free(sim);

@@ -158,6 +158,11 @@ int replay(gd_sim *s, const char *path)
             }
             sc_core::sc_start();
             top->cwd.flush();  // the GPCs retire what they still hold (statistics count every CTA)
+            top->cs.finish();  // the scheduler's time accounts
+            if (gd_report_register_vids(&s->report, &s->stats)) {
+                gd_err_set(&s->err, GD_ENOMEM, "out of memory");
+                throw std::bad_alloc();
+            }
             env.progress.tick(sc_core::sc_time_stamp().value(), true);  // a final report
             packets = top->pp.packets();
             stalls = top->pp.host_stalls();

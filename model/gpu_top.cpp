@@ -6,9 +6,10 @@ namespace gd {
 
 gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, host_env &env, gd_stats *stats)
     : sc_module(name),
-      host("host", env, stats, std::string(cfg.pp_condensed_overlap) == "on"),
+      host("host", env, stats, std::string(cfg.pp_condensed_overlap) == "on", cfg.cs_physical_queues),
       pp("pp", cfg, env.report, stats),
       rsb("rsb", cfg),
+      cs("command_scheduler", cfg, stats),
       cwd("gpu2gpc", cfg, stats, &env.progress)
 {
     if (!time_layout_ok())
@@ -17,8 +18,10 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, host_env &e
     host.doorbell_out.bind(pp.doorbell_in);
     pp.space_out.bind(host.space_in);
     pp.rsb_out.bind(rsb.pp_in);
-    pp.dispatch_out.bind(cwd.dispatch_in);
-    cwd.done_out.bind(pp.done_in);
+    pp.dispatch_out.bind(cs.pp_in);
+    cs.cwd_out.bind(cwd.dispatch_in);
+    cwd.done_out.bind(cs.done_in);
+    cs.pp_out.bind(pp.done_in);
     uint32_t sm_id = 0;
     for (uint32_t g = 0; g < cfg.gpcs; g++) {
         uint32_t n = cfg.sms_per_gpc[g];

@@ -1,8 +1,8 @@
 // gpu_top.hpp - the top-level module: builds the blocks from a resolved
 // configuration and wires them with TLM-2.0 sockets:
 //
-//   trace_source --doorbell--> packet_processor --dispatch--> gpu2gpc --gpc_out[g]--> gpc2sm[g] --sm_out[i]--> sm[..]
-//   trace_source <--space----- packet_processor <--done------ gpu2gpc
+//   trace_source --doorbell--> packet_processor --dispatch--> command_scheduler --dispatch--> gpu2gpc --gpc_out[g]--> gpc2sm[g] --sm_out[i]--> sm[..]
+//   trace_source <--space----- packet_processor <--done------ command_scheduler <--done------ gpu2gpc
 //                                 | rsb_out
 //                                 v pp_in
 //                          reference_state_buffer
@@ -17,6 +17,7 @@
 
 #include <systemc>
 
+#include "command_scheduler.hpp"
 #include "gpc2sm.hpp"
 #include "gpu2gpc.hpp"
 #include "packet_processor.hpp"
@@ -33,6 +34,7 @@ public:
     trace_source host;
     packet_processor pp;
     reference_state_buffer rsb;
+    command_scheduler cs;
     gpu2gpc cwd;
     std::vector<std::unique_ptr<gpc2sm>> gpcs;
     std::vector<std::unique_ptr<sm>> sms;

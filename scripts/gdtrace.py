@@ -14,6 +14,7 @@ AQL_BARRIER = 1 << 8
 AQL_FENCES = (2 << 9) | (2 << 11)
 EXEC_FIXED_CTA, EXEC_PER_DISPATCH = 1, 2
 UNKNOWN = 0xFFFFFFFFFFFFFFFF
+CMD_SYNC, CMD_COND, CMD_FAILS = 1, 2, 4  # a multi-tenant command's flags (format 1.6; seed 004)
 NONKERNEL_KINDS = {"other": 0, "memcpy_htod": 1, "memcpy_dtoh": 2, "memcpy_dtod": 3, "memcpy_htoh": 4,
                    "memcpy_peer": 5, "memset": 6}
 
@@ -71,12 +72,20 @@ class TraceWriter:
             return b""
         return struct.pack("<4Q", *(UNKNOWN if v is None else v for v in info))
 
+    def _tenant(self, tenant):
+        """A tenant field (format 1.6): (vid, flags) with flags CMD_SYNC | CMD_COND | CMD_FAILS."""
+        if self.minor < 6:
+            raise ValueError("a tenant field (VID and flags) needs format 1.6 (TraceWriter(minor=6))")
+        return struct.pack("<IB3x", tenant[0], tenant[1])
+
     def dispatch(self, queue, submit_ns, kid, block, grid, smem, barrier=True, signal=0, info=None,
-                 kernarg=0, wait_until_ns=None, cluster=None):
+                 kernarg=0, wait_until_ns=None, cluster=None, tenant=None):
         """block: (x, y, z) threads; grid: (x, y, z) CTAs. wait_until_ns (format 1.3, with
         launch info): the CTAs run at least until then (a collective waiting for its peers).
         cluster (format 1.4): (x, y, z, gpu_cga, mode): CTAs per GPC-CGA, GPC-CGAs per
-        GPU-CGA, 0 load_balance / 1 multicast."""
+        GPU-CGA, 0 load_balance / 1 multicast. tenant (format 1.6): (vid, flags)."""
+        if tenant is not None and cluster is None:
+            cluster = (1, 1, 1, 1, 0)
         dims = 3 if grid[2] > 1 or block[2] > 1 else 2 if grid[1] > 1 or block[1] > 1 else 1
         header = AQL_KERNEL_DISPATCH | AQL_FENCES | (AQL_BARRIER if barrier else 0)
         pkt = struct.pack("<HHHHHHIIIIIQQQQ", header, dims, block[0], block[1], block[2], 0,
@@ -93,21 +102,30 @@ class TraceWriter:
             tail += struct.pack("<Q", wait_until_ns or UNKNOWN)
             if cluster is not None:
                 tail += struct.pack("<4HB7x", *cluster)
+        if tenant is not None:
+            tail += self._tenant(tenant)
         self.record(REC_DISPATCH, struct.pack("<HHIQ", queue, 0, 0, submit_ns) + pkt + tail)
 
-    def barrier(self, queue, submit_ns, deps, kind_or=False, barrier=True, signal=0, info=None):
-        """An AQL barrier-AND (or -OR) packet waiting on up to 5 signals."""
+    def barrier(self, queue, submit_ns, deps, kind_or=False, barrier=True, signal=0, info=None, tenant=None):
+        """An AQL barrier-AND (or -OR) packet waiting on up to 5 signals; tenant (1.6): (vid, flags)."""
         deps = list(deps) + [0] * (5 - len(deps))
         header = (AQL_BARRIER_OR if kind_or else AQL_BARRIER_AND) | AQL_FENCES | (AQL_BARRIER if barrier else 0)
         pkt = struct.pack("<HHI5QQQ", header, 0, 0, *deps[:5], 0, signal)
+        tail = self._info(info if info is not None or tenant is None else (None, None, None, None))
+        if tenant is not None:
+            tail += self._tenant(tenant)
         self.record(REC_BARRIER_OR if kind_or else REC_BARRIER_AND,
-                    struct.pack("<HHIQ", queue, 0, 0, submit_ns) + pkt + self._info(info))
+                    struct.pack("<HHIQ", queue, 0, 0, submit_ns) + pkt + tail)
 
-    def nonkernel(self, queue, submit_ns, kind, duration_ps, nbytes, barrier=True, signal=0, info=None):
-        """A memcpy/memset (or other non-kernel) command that takes duration_ps on its queue."""
+    def nonkernel(self, queue, submit_ns, kind, duration_ps, nbytes, barrier=True, signal=0, info=None, tenant=None):
+        """A memcpy/memset (or other non-kernel) command that takes duration_ps on its queue;
+        tenant (1.6): (vid, flags)."""
         payload = struct.pack("<HHIQQQQ", queue, NONKERNEL_KINDS[kind], 1 if barrier else 0, submit_ns, duration_ps,
                               nbytes, signal)
-        self.record(REC_NONKERNEL, payload + self._info(info))
+        tail = self._info(info if info is not None or tenant is None else (None, None, None, None))
+        if tenant is not None:
+            tail += self._tenant(tenant)
+        self.record(REC_NONKERNEL, payload + tail)
 
     def close(self):
         self.record(REC_END, struct.pack("<QQ", self.records, self.packets))
@@ -256,15 +274,21 @@ def read(path):
                 info_at = 80
             if len(p) > info_at:
                 rec["info"] = struct.unpack_from("<4Q", p, info_at)
-            if len(p) > info_at + 32:
+            if rtype == REC_DISPATCH and len(p) > info_at + 32:
                 rec["wait_until_ns"] = struct.unpack_from("<Q", p, info_at + 32)[0]
-            if len(p) > info_at + 40:
+            if rtype == REC_DISPATCH and len(p) > info_at + 40:
                 rec["cluster"] = struct.unpack_from("<4HB", p, info_at + 40)
+            if rtype == REC_DISPATCH and len(p) > info_at + 56:
+                rec["tenant"] = struct.unpack_from("<IB", p, info_at + 56)
+            if rtype != REC_DISPATCH and len(p) > info_at + 32:
+                rec["tenant"] = struct.unpack_from("<IB", p, info_at + 32)
         elif rtype == REC_NONKERNEL:
             f = struct.unpack_from("<HHIQQQQ", p)
             rec.update(queue=f[0], kind=f[1], flags=f[2], submit_ns=f[3], duration_ps=f[4], bytes=f[5], signal=f[6])
             if len(p) > 40:
                 rec["info"] = struct.unpack_from("<4Q", p, 40)
+            if len(p) > 72:
+                rec["tenant"] = struct.unpack_from("<IB", p, 72)
         elif rtype == REC_HEADER:
             f = struct.unpack_from("<11I", p)
             rec.update(cc=(f[0], f[1]), sms=f[2], warp_size=f[9], gpcs=f[10])

@@ -25,7 +25,7 @@ import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gdtrace import Device, TraceWriter  # noqa: E402
+from gdtrace import CMD_COND, CMD_FAILS, CMD_SYNC, Device, TraceWriter  # noqa: E402
 
 # Device descriptions as the PyTorch profiler's deviceProperties would give them.
 DEVICES = {
@@ -65,12 +65,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  epilog="See traces/FORMAT.md for the format.")
     ap.add_argument("out", help="output trace (.gdt.gz)")
-    ap.add_argument("--kernels", type=positive, required=True, help="number of kernel dispatches")
-    ap.add_argument("--grid", type=dims, required=True, metavar="X[,Y[,Z]]", help="CTAs per kernel, per dimension")
-    ap.add_argument("--block", type=positive, required=True, help="threads per CTA")
-    ap.add_argument("--regs", type=nonnegative, required=True, help="registers per thread")
-    ap.add_argument("--smem", type=nonnegative, required=True, help="shared memory per CTA, bytes")
-    ap.add_argument("--cta-ns", type=nonnegative, required=True, help="run time of each CTA, ns")
+    ap.add_argument("--kernels", type=positive, default=None, help="number of kernel dispatches")
+    ap.add_argument("--grid", type=dims, default=None, metavar="X[,Y[,Z]]", help="CTAs per kernel, per dimension")
+    ap.add_argument("--block", type=positive, default=None, help="threads per CTA")
+    ap.add_argument("--regs", type=nonnegative, default=None, help="registers per thread")
+    ap.add_argument("--smem", type=nonnegative, default=None, help="shared memory per CTA, bytes")
+    ap.add_argument("--cta-ns", type=nonnegative, default=None, help="run time of each CTA, ns")
     ap.add_argument("--queues", type=positive, default=1, help="hardware queues (default 1)")
     ap.add_argument("--seed", type=int, default=1, help="seed for queue choice and submit jitter (default 1)")
     ap.add_argument("--device", choices=sorted(DEVICES), default="h100",
@@ -85,7 +85,46 @@ def main(argv=None):
                     help="clusters per GPU-CGA (default 1: none); must divide the number of clusters")
     ap.add_argument("--cluster-mode", choices=("load_balance", "multicast"), default="load_balance",
                     help="how a cluster's CTAs spread over a GPC's SMs (default load_balance)")
+    ap.add_argument("--tenants", type=positive, default=None, metavar="N",
+                    help="multi-tenant commands (format 1.6, seed 004): N tenants (VIDs 0..N-1), tenant v on queue "
+                         "v mod --queues, their commands interleaved round-robin; --kernels in all")
+    ap.add_argument("--chain", default="s,c,c", metavar="F,F,...[;F,...]",
+                    help="with --tenants: each tenant's command flags, repeated: s sync, c conditional, sc both, "
+                         "- neither (default s,c,c); several patterns separated by ';' go to the tenants in turn")
+    ap.add_argument("--fail", action="append", default=[], metavar="VID:INDEX",
+                    help="with --tenants or --seed-fig6: tenant VID's INDEX-th command (from 0) fails (repeatable)")
+    ap.add_argument("--seed-fig6", action="store_true",
+                    help="seed 004 fig 6's queue: user 1: u1_1s u1_2c u1_3c, user 2: u2_1s u2_2s u2_3c u2_4c, on one "
+                         "queue in the order u1_1s u2_1s u1_2c u2_2s u2_3c u2_4c u1_3c, all submitted at once "
+                         "(shape options default to 1 CTA of 32 threads, 500 ns)")
     a = ap.parse_args(argv)
+
+    if a.seed_fig6:
+        for k, v in (("kernels", 7), ("grid", (1, 1, 1)), ("block", 32), ("regs", 16), ("smem", 0), ("cta_ns", 500)):
+            if getattr(a, k) is None:
+                setattr(a, k, v)
+    missing = [o for o in ("kernels", "grid", "block", "regs", "smem", "cta_ns") if getattr(a, o) is None]
+    if missing:
+        ap.error("the following arguments are required: %s" % ", ".join("--" + m.replace("_", "-") for m in missing))
+    flags_of = {"s": CMD_SYNC, "c": CMD_COND, "sc": CMD_SYNC | CMD_COND, "cs": CMD_SYNC | CMD_COND, "-": 0}
+    chain = []
+    for pattern in a.chain.split(";"):
+        chain.append([])
+        for f in pattern.split(","):
+            if f not in flags_of:
+                ap.error("--chain: '%s' is not s, c, sc or -" % f)
+            chain[-1].append(flags_of[f])
+    fails = set()
+    for f in a.fail:
+        try:
+            v, i = (int(x) for x in f.split(":"))
+            if v < 0 or i < 0:
+                raise ValueError
+        except ValueError:
+            ap.error("--fail %s: expected VID:INDEX (two non-negative integers)" % f)
+        fails.add((v, i))
+    if a.fail and not (a.tenants or a.seed_fig6):
+        ap.error("--fail needs --tenants or --seed-fig6")
 
     if a.block > 1024 or a.block > 65535:
         ap.error("--block %d: at most 1024 threads per CTA" % a.block)
@@ -105,6 +144,8 @@ def main(argv=None):
 
     rng = random.Random(a.seed)
     name = a.name or "gen_kernel_b%d_r%d_s%d" % (a.block, a.regs, a.smem)
+    if a.seed_fig6 or a.tenants:
+        return tenants(a, name, chain, fails, rng)
     # Format 1.0 without clusters: nothing of 1.1 is needed, so such traces stay
     # readable by every 1.x reader (and the sample trace keeps its bytes); 1.4 with.
     w = TraceWriter(a.out, DEVICES[a.device], "gen_trace.py seed=%d" % a.seed, minor=4 if clustered else 0)
@@ -115,6 +156,34 @@ def main(argv=None):
         q = rng.randrange(a.queues) if a.queues > 1 else 0
         w.dispatch(q, t, 1, (a.block, 1, 1), a.grid, a.smem, not a.no_barrier, i + 1,
                    cluster=shape if clustered else None)
+        t += rng.randint(a.submit_ns // 2, a.submit_ns + a.submit_ns // 2) if a.submit_ns else 0
+    w.close()
+    return 0
+
+
+def tenants(a, name, chain, fails, rng):
+    """Multi-tenant commands (format 1.6): seed 004 fig 6, or N tenants' chains."""
+    w = TraceWriter(a.out, DEVICES[a.device], "gen_trace.py seed=%d" % a.seed, minor=6)
+    grid, block = a.grid, (a.block, 1, 1)
+    if a.seed_fig6:
+        order = [(1, 1, "s"), (2, 1, "s"), (1, 2, "c"), (2, 2, "s"), (2, 3, "c"), (2, 4, "c"), (1, 3, "c")]
+        for kid, (u, n, f) in enumerate(order, 1):
+            w.kernel(kid, "u%d_%d%s" % (u, n, f), a.block, a.regs, a.smem, 0, cta_ps=a.cta_ns * 1000)
+        for kid, (u, n, f) in enumerate(order, 1):
+            flags = (CMD_SYNC if f == "s" else CMD_COND) | (CMD_FAILS if (u, n - 1) in fails else 0)
+            w.dispatch(0, 1000, kid, block, grid, a.smem, True, kid, tenant=(u, flags))
+        w.close()
+        return 0
+    w.kernel(1, name, a.block, a.regs, a.smem, 0, cta_ps=a.cta_ns * 1000)
+    t = 1000
+    count = [0] * a.tenants
+    for i in range(a.kernels):
+        v = i % a.tenants
+        k = count[v]
+        count[v] += 1
+        mine = chain[v % len(chain)]
+        flags = mine[k % len(mine)] | (CMD_FAILS if (v, k) in fails else 0)
+        w.dispatch(v % a.queues, t, 1, block, grid, a.smem, bool(flags & CMD_COND), i + 1, tenant=(v, flags))
         t += rng.randint(a.submit_ns // 2, a.submit_ns + a.submit_ns // 2) if a.submit_ns else 0
     w.close()
     return 0

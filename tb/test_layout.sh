@@ -7,7 +7,7 @@
 #     C core (*.c) and a SystemC module (a *.hpp declaring an sc_module).
 #  3. A new block needs its own folder and a change to gpu_top only: a copy of the
 #     tree gets tb/data/pass_block/pass/ (a pass-through module between the packet
-#     processor and GPU2GPC) and tb/data/pass_block/gpu_top.patch, builds with the
+#     processor and the command scheduler, on the way to GPU2GPC) and tb/data/pass_block/gpu_top.patch, builds with the
 #     unchanged Makefile and replays the sample with the same report and kernel
 #     table, every dispatch and completion having gone through the new block.
 # Usage: sh tb/test_layout.sh BUILD_DIR

@@ -187,6 +187,51 @@ static const key_def KEYS[] = {
      "seed 003 [0176]-[0191]) is compared with the direct computation, and a difference stops the "
      "replay. Ids are rasterized when this is on or a CTA log is written.",
      "gdsim"},
+    {"cs.policy", T_ENUM, OFF(cs_policy), 0, 0, 0, "aql|inorder|waitqueue", "aql",
+     "Command scheduler (seed 004, docs/MODEL.md 'Command scheduler'). aql: the packet processor "
+     "holds each queue's head until its HSA barrier bit allows it, and kernels go straight to the "
+     "distributor. inorder: the prior art seed 004 describes ([0068]-[0069]): commands enter the "
+     "physical queue of their hardware queue; a conditional command at the head waits there for the "
+     "latest sync command of its tenant (VID), blocking every command behind it. waitqueue: seed "
+     "004's method 800 (fig 8): a conditional command whose sync still runs moves into that sync's "
+     "wait queue, so commands of other tenants go on.",
+     "aql: the behaviour of gdsim before the scheduler existed (HSA queues); the others as seed 004"},
+    {"cs.physical_queues", T_UINT, OFF(cs_physical_queues), 0, 1024, 0, NULL, "0",
+     "Hardware (physical) queues the host's queues are mapped onto, in the order they first appear, "
+     "round-robin (queue k of the trace goes to k mod N), as CUDA maps streams onto its connections; "
+     "a command keeps its tenant (VID). 0: one physical queue per trace queue.",
+     "0: the trace's own queues; CUDA's default is CUDA_DEVICE_MAX_CONNECTIONS = 8 (at most 32)"},
+    {"cs.engines", T_UINT, OFF(cs_engines), 0, 65536, 0, NULL, "0",
+     "cs.policy=inorder|waitqueue: engines that run kernels, one kernel each (the running-command "
+     "status table has an entry per engine): dispatch slots of the distributor, at most "
+     "cwd.max_resident_kernels. 0: cwd.max_resident_kernels.",
+     "issue 11: an engine is a dispatch slot of the distributor (a kernel resident in GPU2GPC)"},
+    {"cs.copy_engines", T_UINT, OFF(cs_copy_engines), 1, 65536, 0, NULL, "16",
+     "cs.policy=inorder|waitqueue: engines that run non-kernel commands (memcpy, memset), one "
+     "each; a copy starts pp.command_launch_cycles after its dispatch.",
+     "assumption: enough that copies seldom wait for an engine, as under cs.policy=aql (which "
+     "starts every copy when it is ready); set it to the device's cudaDeviceProp.asyncEngineCount "
+     "to model copy-engine contention"},
+    {"cs.wait_queues", T_UINT, OFF(cs_wait_queues), 0, 65536, 0, NULL, "0",
+     "cs.policy=waitqueue: wait queues; a sync command takes a free one when it is dispatched (its "
+     "conditional commands wait there) and waits at its physical queue's head while none is free. "
+     "0: as many as kernel engines (cs.engines).",
+     "seed 004 [0066]: the number of processing engines may equal the number of wait queues; figs 3 "
+     "and 7 show four of each"},
+    {"cs.wq_depth", T_UINT, OFF(cs_wq_depth), 1, 1u << 24, 0, NULL, "1024",
+     "cs.policy=waitqueue: commands a wait queue holds; a conditional command whose wait queue is "
+     "full waits at its physical queue's head.",
+     "assumption: seed 004 [0056] gives no size; as many as a hardware queue holds (pp.queue_packets)"},
+    {"cs.pick_cycles", T_UINT, OFF(cs_pick_cycles), 0, 1000000, 0, NULL, "1",
+     "cs.policy=inorder|waitqueue: the controller selecting a command from a wait queue or physical "
+     "queue (fig 8 step 801; the multiplexers of fig 7). The controller handles one command at a time.",
+     "assumption: seed 004 gives no latency; one cycle for a multiplexer select"},
+    {"cs.decode_cycles", T_UINT, OFF(cs_decode_cycles), 0, 1000000, 0, NULL, "2",
+     "cs.policy=inorder|waitqueue: decoding the picked command's flags and comparing its VID with "
+     "the running-command status table before it is dispatched, pushed into a wait queue or "
+     "completed as a no-op (fig 8 steps 802, 805/809).",
+     "assumption: seed 004 gives no latency; two cycles for the flag decode and an associative "
+     "lookup of the status table (one entry per engine)"},
     {"sim.shortcuts", T_ENUM, OFF(sim_shortcuts), 0, 0, 0, "on|off", "on",
      "Simulation technique, not a model number. on: a GPC's CTA retirement and the next CTA "
      "launch share one step when nothing else happens at that time, and retirements nothing "
@@ -829,6 +874,9 @@ int gd_config_resolve(gd_config *out, const gd_settings *s, const gd_trace_devic
         return gd_err_set(err, GD_ECONFIG,
                           "sm.max_threads_per_cta (%u) is more than sm.max_warps x sm.warp_size (%u)",
                           sm->max_threads_per_cta, sm->max_warps * sm->warp_size);
+    if (out->cs_engines > out->cwd_max_resident_kernels)
+        return gd_err_set(err, GD_ECONFIG, "cs.engines (%u) is larger than cwd.max_resident_kernels (%u): an engine "
+                          "is a dispatch slot of the distributor", out->cs_engines, out->cwd_max_resident_kernels);
     return GD_OK;
 }
 

@@ -73,6 +73,14 @@ typedef struct gd_config {
     uint32_t cwd_id_broadcast_cycles;
     uint32_t cwd_cga_flush_cycles;
     char cwd_raster_check[16];             /* "on" | "off" */
+    char cs_policy[16];                    /* "aql" | "inorder" | "waitqueue" */
+    uint32_t cs_physical_queues;           /* 0: one per trace queue */
+    uint32_t cs_engines;                   /* 0: cwd_max_resident_kernels */
+    uint32_t cs_copy_engines;
+    uint32_t cs_wait_queues;
+    uint32_t cs_wq_depth;
+    uint32_t cs_pick_cycles;
+    uint32_t cs_decode_cycles;
     char sim_shortcuts[16];                /* "on" | "off" */
 } gd_config;
 

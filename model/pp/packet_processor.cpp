@@ -52,7 +52,8 @@ packet_processor::packet_processor(sc_core::sc_module_name name, const gd_config
       command_launch_ps_(gd_cycles_to_ps(cfg.pp_command_launch_cycles, cfg.clock_mhz)),
       queue_packets_(cfg.pp_queue_packets),
       report_(report),
-      condensed_overlap_(std::string(cfg.pp_condensed_overlap) == "on")
+      condensed_overlap_(std::string(cfg.pp_condensed_overlap) == "on"),
+      sched_(std::string(cfg.cs_policy) != "aql")
 {
     doorbell_in.register_b_transport(this, &packet_processor::doorbell);
     done_in.register_b_transport(this, &packet_processor::done);
@@ -158,6 +159,15 @@ void packet_processor::doorbell(tlm::tlm_generic_payload &p, sc_core::sc_time &)
 
 void packet_processor::done(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
 {
+    if (msg_of(p).code == op::pq_left) {  // the command scheduler took it from its physical queue
+        gd_kernel_run *r = static_cast<pq_left_body *>(msg_of(p).body)->run;
+        gd_pp_queue &q = queues_[r->queue];
+        if (!r->in_packet)
+            q.held--;
+        space(r->queue, q);
+        p.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
     if (msg_of(p).code != op::kernel_done) {
         p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;
@@ -216,19 +226,33 @@ void packet_processor::handle(const ev &e, gd_time_ps now)
     }
 }
 
-// The head packet leaves its queue: a kernel dispatched or a command started.
+// The head packet leaves its queue: a kernel dispatched or a command started (or,
+// with the command scheduler deciding, either handed to its physical queue, where it
+// keeps its queue slot until the scheduler takes it: op::pq_left).
 void packet_processor::leave_head(uint32_t qi, gd_pp_queue &q)
 {
+    bool held = sched_ && !gd_pp_queue_head(&q)->in_packet;
     gd_pp_queue_pop(&q);
     q.outstanding++;
-    taken(qi, q);
+    if (held) {
+        q.held++;
+        outstanding_++;
+    } else {
+        taken(qi, q);
+    }
 }
 
 // A packet left queue qi (popped by the caller): it is outstanding until it
-// completes, and a host waiting for room in the queue is told.
+// completes, and a host waiting for room in the queue is told (once the packet has
+// left the command scheduler's physical queue, when it went there).
 void packet_processor::taken(uint32_t qi, gd_pp_queue &q)
 {
     outstanding_++;
+    space(qi, q);
+}
+
+void packet_processor::space(uint32_t qi, gd_pp_queue &q)
+{
     if (q.space_waiter) {
         q.space_waiter = 0;
         queue_space_body sb{qi};
@@ -247,6 +271,20 @@ void packet_processor::issue(gd_time_ps now)
     for (uint32_t k = 0; k < n; k++) {
         uint32_t qi = used_[(dispatch_rr_ + k) % n];
         gd_pp_queue &q = queues_[qi];
+        if (sched_) {  // the scheduler applies the dependencies; only barrier packets hold the queue here
+            gd_kernel_run *r = gd_pp_queue_head(&q);
+            if (!r || q.state != GD_PQ_DECODED || q.barriers_pending ||
+                (r->kind != GD_PKT_KERNEL && r->kind != GD_PKT_COMMAND))
+                continue;
+            dispatch_body b{r, false};
+            sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+            dispatch_ch_.call(dispatch_out, op::dispatch, &b, d);
+            if (!b.accepted)
+                continue;
+            packets_ += r->kind == GD_PKT_KERNEL;
+            leave_head(qi, q);
+            continue;
+        }
         if (!gd_pp_can_dispatch(&q))
             continue;
         gd_kernel_run *r = gd_pp_queue_head(&q);

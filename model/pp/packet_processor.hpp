@@ -17,6 +17,11 @@
 //     queue launches before that;
 //   - non-kernel command: its engine starts it after pp.command_launch_cycles,
 //     it runs for its duration, completion after pp.completion_cycles.
+// With cs.policy=inorder|waitqueue the barrier bit is the command scheduler's
+// business (its commands' sync/conditional flags): a decoded kernel or non-kernel
+// command goes to the scheduler at once (unless a barrier packet holds its queue),
+// which runs it and reports its completion; it keeps its queue slot until it leaves
+// the scheduler's physical queue.
 // Completion decrements the packet's completion signal. The queue slot is freed
 // when the packet leaves the head; a host blocked on a full queue is told then.
 // Its own timed events live in a C calendar (one SystemC event for the block).
@@ -39,6 +44,7 @@
 #include "pp_msg.hpp"
 #include "report.h"
 #include "rsb_msg.hpp"
+#include "sched_msg.hpp"
 #include "stats.h"
 
 namespace gd {
@@ -80,6 +86,7 @@ private:
     void issue(gd_time_ps now);
     void leave_head(uint32_t qi, gd_pp_queue &q);
     void taken(uint32_t qi, gd_pp_queue &q);
+    void space(uint32_t qi, gd_pp_queue &q);
     gd_time_ps rsb_access(const gd_kernel_run *r, gd_time_ps after);
 
     const gd_time_ps fetch_ps_, decode_ps_, completion_ps_, barrier_ps_, command_launch_ps_;
@@ -104,6 +111,10 @@ private:
     uint64_t packets_fetched_ = 0, bytes_fetched_ = 0, rsb_accesses_ = 0, rsb_kernels_ = 0, overhead_ps_ = 0;
     uint64_t enqueued_ = 0, fetch_time_ps_ = 0, decode_time_ps_ = 0, rsb_time_ps_ = 0, cleanup_time_ps_ = 0;
     const bool condensed_overlap_;
+    // cs.policy=inorder|waitqueue: kernels and non-kernel commands go to the command
+    // scheduler's physical queue when decoded (the scheduler decides their dependencies;
+    // they keep their queue slot until they leave it: op::pq_left)
+    const bool sched_;
 };
 
 }  // namespace gd

@@ -18,7 +18,7 @@ void gd_pp_queue_destroy(gd_pp_queue *q)
 
 int gd_pp_queue_push(gd_pp_queue *q, gd_kernel_run *r)
 {
-    if (!r->in_packet && q->packets >= q->limit)
+    if (!r->in_packet && q->packets + q->held >= q->limit)
         return 1;
     if (q->count == q->cap) {
         /* Grow (up to the limit) so that memory follows the packets actually queued. */

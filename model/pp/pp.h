@@ -27,6 +27,8 @@ typedef struct gd_pp_queue {
     uint32_t cap, head, count;
     uint32_t limit;        /* pp.queue_packets */
     uint32_t packets;      /* packets in the ring: a condensed packet's kernels count once */
+    uint32_t held;         /* packets taken from the ring that still hold their queue slot (in the
+                              command scheduler's physical queue) */
     int state;             /* enum gd_pq_state, for the head packet */
     uint32_t outstanding;  /* packets taken from the queue and not yet completed */
     uint32_t barriers_pending;  /* barrier packets taken from the queue and not completed: nothing launches meanwhile */
@@ -38,8 +40,9 @@ typedef struct gd_pp_queue {
 
 void gd_pp_queue_init(gd_pp_queue *q, uint32_t limit);
 void gd_pp_queue_destroy(gd_pp_queue *q);
-/* 0: queued; 1: queue full; -1: out of memory. The kernels after the first of a
- * condensed packet (in_packet > 0) go in with it: they never find the queue full. */
+/* 0: queued; 1: queue full (packets + held reach the limit); -1: out of memory. The
+ * kernels after the first of a condensed packet (in_packet > 0) go in with it: they
+ * never find the queue full. */
 int gd_pp_queue_push(gd_pp_queue *q, gd_kernel_run *r);
 static inline gd_kernel_run *gd_pp_queue_head(const gd_pp_queue *q) { return q->count ? q->ring[q->head] : 0; }
 void gd_pp_queue_pop(gd_pp_queue *q);

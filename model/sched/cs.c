@@ -245,7 +245,17 @@ static int step_pq(gd_cs *cs, gd_cs_decision *d)
     for (uint32_t k = 0; k < cs->npq; k++) {
         uint32_t p = (cs->pq_rr + k) % cs->npq;
         gd_kernel_run *c = cs->pq[p].head;
-        if (!c || pq_verdict(cs, c) != CAN)
+        if (!c)
+            continue;
+        int why = pq_verdict(cs, c);
+        if (why == WAIT_NO_WQ && !(c->cs_waited & 1)) {  /* step 804, counted once per command */
+            c->cs_waited |= 1;
+            cs->no_wq_waits++;
+        } else if (why == WAIT_WQ_FULL && !(c->cs_waited & 2)) {
+            c->cs_waited |= 2;
+            cs->wq_full_waits++;
+        }
+        if (why != CAN)
             continue;
         fifo_pop(&cs->pq[p]);
         c->cs_seq = ++cs->seq;  /* picked: the order that says which sync of a VID is the latest */

@@ -107,7 +107,8 @@ typedef struct gd_cs {
     uint32_t busy_kernel, busy_copy;          /* engines in use */
     uint64_t in_wq;                           /* commands in wait queues now */
     /* statistics */
-    uint64_t from_pq, from_wq, pushed, noops, failed, no_wq_waits, wq_full_waits;
+    uint64_t from_pq, from_wq, pushed, noops, failed;
+    uint64_t no_wq_waits, wq_full_waits;      /* commands that waited at their PQ's head for a WQ / room in one */
     uint64_t max_in_wq;
 } gd_cs;
 

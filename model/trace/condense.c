@@ -42,11 +42,14 @@ static int dispatch(encoder *e, const gd_trace_dispatch *d, const gd_condense_op
     int rc;
     e->st->dispatches++;
     e->st->bytes_before += GD_AQL_PACKET_SIZE;
-    if (gd_cluster_is_cga(&d->cluster) || gd_launch_info_waits(&d->info)) {
+    if (gd_cluster_is_cga(&d->cluster) || gd_launch_info_waits(&d->info) || d->tenant.given) {
         e->st->plain++;
         e->st->bytes_after += GD_AQL_PACKET_SIZE;
         if ((rc = flush(e, err)) != GD_OK)
             return rc;
+        if (d->tenant.given)  /* a condensed packet has no tenant field: it stays plain with its own */
+            return gd_trace_write_dispatch_tenant(e->w, d->queue, d->submit_ns, &d->pkt, &d->info, &d->cluster,
+                                                  &d->tenant, err);
         return gd_cluster_is_cga(&d->cluster)
                    ? gd_trace_write_dispatch_cluster(e->w, d->queue, d->submit_ns, &d->pkt, &d->info, &d->cluster, err)
                    : gd_trace_write_dispatch(e->w, d->queue, d->submit_ns, &d->pkt, &d->info, err);
@@ -157,8 +160,9 @@ int gd_condense_trace(const char *in, const char *out, const gd_condense_opts *o
         case GD_REC_BARRIER_AND:
         case GD_REC_BARRIER_OR:
             if ((rc = flush(&e, err)) == GD_OK)
-                rc = gd_trace_write_barrier(e.w, rec.type, rec.barrier.queue, rec.barrier.submit_ns, &rec.barrier.pkt,
-                                            &rec.barrier.info, err);
+                rc = gd_trace_write_barrier_tenant(e.w, rec.type, rec.barrier.queue, rec.barrier.submit_ns,
+                                                   &rec.barrier.pkt, &rec.barrier.info,
+                                                   rec.barrier.tenant.given ? &rec.barrier.tenant : NULL, err);
             break;
         case GD_REC_NONKERNEL:
             if ((rc = flush(&e, err)) == GD_OK)

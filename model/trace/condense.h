@@ -21,7 +21,7 @@ typedef struct gd_condense_stats {
     uint64_t dispatches;         /* kernel dispatches in the input */
     uint64_t references;         /* of those, written as reference packets (table misses) */
     uint64_t condensed_kernels;  /* written inside condensed packets (table hits) */
-    uint64_t plain;              /* left as plain dispatches (cluster shape or wait-until time) */
+    uint64_t plain;              /* left as plain dispatches (cluster shape, wait-until time or tenant field) */
     uint64_t condensed_packets;
     uint64_t bytes_before, bytes_after;  /* 64 bytes per dispatch-carrying AQL packet */
 } gd_condense_stats;

@@ -30,6 +30,22 @@ static void info_fields(FILE *f, const gd_launch_info *i)
         fprintf(f, " wait_until_ns %" PRIu64, i->wait_until_ns);
 }
 
+/* A tenant field (format 1.6), when the record has one. */
+static void tenant_fields(FILE *f, const gd_tenant *t)
+{
+    if (!t->given)
+        return;
+    fprintf(f, " vid %u flags", t->vid);
+    if (!t->flags)
+        fprintf(f, " none");
+    if (t->flags & GD_CMD_SYNC)
+        fprintf(f, " sync");
+    if (t->flags & GD_CMD_COND)
+        fprintf(f, " conditional");
+    if (t->flags & GD_CMD_FAILS)
+        fprintf(f, " fails");
+}
+
 static void dispatch_line(FILE *f, const gd_trace_dispatch *d)
 {
     const gd_aql_dispatch *a = &d->pkt;
@@ -47,6 +63,7 @@ static void dispatch_line(FILE *f, const gd_trace_dispatch *d)
     if (gd_cluster_is_cga(&d->cluster))
         fprintf(f, " cluster %ux%ux%u gpu_cga %u %s", d->cluster.dim[0], d->cluster.dim[1], d->cluster.dim[2],
                 d->cluster.gpu_cga, d->cluster.mode == GD_CGA_MULTICAST ? "multicast" : "load_balance");
+    tenant_fields(f, &d->tenant);
 }
 
 int gd_trace_dump(FILE *out, const char *path, gd_err *err)
@@ -96,6 +113,7 @@ int gd_trace_dump(FILE *out, const char *path, gd_err *err)
                 fprintf(out, " 0x%" PRIx64, b->pkt.dep_signal[i]);
             fprintf(out, " completion_signal 0x%" PRIx64, b->pkt.completion_signal);
             info_fields(out, &b->info);
+            tenant_fields(out, &b->tenant);
             fputc('\n', out);
             break;
         }
@@ -106,6 +124,7 @@ int gd_trace_dump(FILE *out, const char *path, gd_err *err)
                     c->queue, c->submit_ns, gd_command_kind_name(c->kind), c->barrier ? 1 : 0, c->duration_ps,
                     c->bytes, c->completion_signal);
             info_fields(out, &c->info);
+            tenant_fields(out, &c->tenant);
             fputc('\n', out);
             break;
         }

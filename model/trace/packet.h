@@ -63,11 +63,13 @@ typedef struct gd_kernel_run {
     gd_aql_dispatch ref_pkt;    /* rsb_access 1: the dispatch the reference packet installs */
     /* multi-tenant command (seed 004): from the trace, or derived (trace.h gd_tenant_default) */
     uint32_t vid;               /* virtual queue (tenant) */
+    uint32_t trace_queue;       /* the trace's queue (queue is the hardware queue it was mapped to) */
     uint8_t cmd_flags;          /* GD_CMD_SYNC | GD_CMD_COND | GD_CMD_FAILS */
     uint8_t status;             /* enum gd_cmd_status, once completed */
     /* the command scheduler's bookkeeping (sched/cs.h) */
     uint8_t cs_state;           /* enum gd_cs_state */
     uint8_t cs_held;            /* it was ready while a command of another VID held its PQ (a false dependency) */
+    uint8_t cs_waited;          /* it waited at its PQ's head: bit 0 for a free WQ, bit 1 for room in a full WQ */
     uint32_t pq;                /* its physical queue */
     int32_t wq, engine;         /* the wait queue it went through and the engine it ran on (-1: none) */
     int32_t cs_own_wq;          /* a running sync: the wait queue bound to it (-1: none) */

@@ -9,7 +9,84 @@ const char GD_KERNELS_CSV_HEADER[] =
     "kernel_index,name,queue,grid_ctas,threads_per_cta,regs_per_thread,smem_bytes,max_ctas_per_sm,limiter,"
     "theoretical_occupancy_pct,submit_ns,first_cta_ns,last_cta_ns,end_ns,latency_ns,achieved_occupancy_pct,"
     "fetched_ns,decoded_ns,ready_ns,completion_ns,trace_record,source_id,measured_start_ns,measured_dur_ns,"
-    "kineto_est_occupancy_pct,est_achieved_occupancy_pct\n";
+    "kineto_est_occupancy_pct,est_achieved_occupancy_pct,vid,cmd_flags,status,pq,wq,engine\n";
+
+static const char *const STATUS_NAMES[] = {"ok", "failed", "noop"};
+
+/* s, c, f for sync, conditional, fails; "-" for none. */
+static void flags_text(char *buf, uint8_t f)
+{
+    char *p = buf;
+    if (f & GD_CMD_SYNC)
+        *p++ = 's';
+    if (f & GD_CMD_COND)
+        *p++ = 'c';
+    if (f & GD_CMD_FAILS)
+        *p++ = 'f';
+    if (p == buf)
+        *p++ = '-';
+    *p = '\0';
+}
+
+/* A tenant's accumulator (grown as VIDs appear); NULL when out of memory. */
+static gd_vid_acc *vid_acc(gd_report *r, uint32_t vid)
+{
+    if (vid >= r->nvids) {
+        uint32_t n = r->nvids ? r->nvids : 8;
+        while (n <= vid)
+            n *= 2;
+        gd_vid_acc *nv = realloc(r->vids, (size_t)n * sizeof *nv);
+        if (!nv)
+            return NULL;
+        for (uint32_t i = r->nvids; i < n; i++) {
+            memset(&nv[i], 0, sizeof nv[i]);
+            gd_hist_init(&nv[i].latency);
+            nv[i].first = GD_TIME_NEVER;
+        }
+        r->vids = nv;
+        r->nvids = n;
+    }
+    return &r->vids[vid];
+}
+
+/* A kernel or non-kernel command completed: its tenant's figures. */
+static int vid_note(gd_report *r, const gd_kernel_run *k)
+{
+    gd_vid_acc *v = vid_acc(r, k->vid);
+    if (!v)
+        return -1;
+    v->commands++;
+    v->failed += k->status == GD_STATUS_FAILED;
+    v->noop += k->status == GD_STATUS_NOOP;
+    if (k->first_cta < v->first)
+        v->first = k->first_cta;
+    if (k->end > v->last)
+        v->last = k->end;
+    return gd_hist_add(&v->latency, k->first_cta - k->submit);
+}
+
+int gd_report_register_vids(gd_report *r, gd_stats *stats)
+{
+    for (uint32_t i = 0; i < r->nvids; i++) {
+        gd_vid_acc *v = &r->vids[i];
+        if (!v->commands)
+            continue;
+        v->busy_span = v->last > v->first ? v->last - v->first : 0;
+        char block[24];
+        snprintf(block, sizeof block, "vid_%u", i);
+        if (gd_stats_add(stats, block, "commands", "commands", "kernels and non-kernel commands of this tenant",
+                         &v->commands) ||
+            gd_stats_add(stats, block, "failed", "commands", "of those, failed (their engine reported an error)",
+                         &v->failed) ||
+            gd_stats_add(stats, block, "noop", "commands", "of those, completed as no-ops (their chain had failed)",
+                         &v->noop) ||
+            gd_stats_add(stats, block, "busy_span", "ps", "first start to last end of its commands", &v->busy_span) ||
+            gd_stats_add_dist(stats, block, "launch_latency", "ps", "submit to first CTA (a copy: to its start)",
+                              &v->latency))
+            return -1;
+    }
+    return 0;
+}
 
 int gd_report_init(gd_report *r, const gd_config *cfg, gd_run_pool *pool, gd_err *err)
 {
@@ -44,6 +121,9 @@ void gd_report_destroy(gd_report *r)
         fclose(r->csv);
     for (int i = 0; i < GD_STAGES; i++)
         gd_hist_free(&r->stages[i]);
+    for (uint32_t i = 0; i < r->nvids; i++)
+        gd_hist_free(&r->vids[i].latency);
+    free(r->vids);
     memset(r, 0, sizeof *r);
 }
 
@@ -155,17 +235,27 @@ static void write_row(gd_report *r, const gd_kernel_run *k)
     int kineto = gd_kineto_occupancy_pct(sm, r->cfg.sms, k->ctas, d->threads_per_cta, d->occ_default.max_ctas);
     /* The model's own estimate keeps four decimals so a one-CTA kernel is not 0. */
     double est = 100.0 * (double)gd_kineto_occupancy(sm, r->cfg.sms, k->ctas, d->threads_per_cta, o->max_ctas);
+    char flags[8], wq[16] = "", eng[16] = "";
+    flags_text(flags, k->cmd_flags);
+    if (k->wq >= 0)
+        snprintf(wq, sizeof wq, "%d", k->wq);
+    if (k->engine >= 0)
+        snprintf(eng, sizeof eng, "%d", k->engine);
     fprintf(r->csv, "%" PRIu64 ",", k->index);
     csv_name(r->csv, d->name);
-    if (fprintf(r->csv, ",%u,%" PRIu64 ",%u,%u,%u,%u,%s,%.2f,%s,%s,%s,%s,%s,%.2f,%s,%s,%s,%s,%" PRIu64 ",%s,%s,%s,%d,%.4f\n",
-                k->queue, k->ctas, d->threads_per_cta, d->regs_per_thread, d->static_smem + d->dynamic_smem,
+    if (fprintf(r->csv, ",%u,%" PRIu64 ",%u,%u,%u,%u,%s,%.2f,%s,%s,%s,%s,%s,%.2f,%s,%s,%s,%s,%" PRIu64 ",%s,%s,%s,%d,%.4f"
+                        ",%u,%s,%s,%u,%s,%s\n",
+                k->trace_queue, k->ctas, d->threads_per_cta, d->regs_per_thread, d->static_smem + d->dynamic_smem,
                 o->max_ctas, gd_limiter_name(o->limiter), o->theoretical_pct, sub, first, last, end, lat, achieved,
-                fet, dec, rdy, cmp, k->record, src, mstart, mdur, kineto, est) < 0)
+                fet, dec, rdy, cmp, k->record, src, mstart, mdur, kineto, est, k->vid, flags,
+                STATUS_NAMES[k->status < 3 ? k->status : 0], k->queue, wq, eng) < 0)
         r->io_error = 1;
 }
 
 int gd_report_kernel_done(gd_report *r, gd_kernel_run *run)
 {
+    if (vid_note(r, run))
+        return r->nomem = 1, GD_ENOMEM;
     r->kernels++;
     r->ctas += run->ctas;
     r->latency_sum_ps += (double)(run->first_cta - run->submit);
@@ -215,6 +305,8 @@ int gd_report_kernel_done(gd_report *r, gd_kernel_run *run)
 
 void gd_report_packet_done(gd_report *r, gd_kernel_run *run)
 {
+    if (run->kind == GD_PKT_COMMAND && vid_note(r, run))
+        r->nomem = 1;
     gd_run_release(r->pool, run);
 }
 

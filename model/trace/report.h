@@ -20,6 +20,16 @@
 extern "C" {
 #endif
 
+/* What the host records per tenant (VID): commands (kernels and non-kernel
+ * commands), how they ended, launch latency (submit -> first CTA or copy start) and
+ * busy span (first start -> last end). */
+typedef struct gd_vid_acc {
+    uint64_t commands, failed, noop;
+    gd_hist latency;
+    gd_time_ps first, last;
+    uint64_t busy_span;        /* ps, filled when registered */
+} gd_vid_acc;
+
 typedef struct gd_report {
     gd_config cfg;
     uint64_t origin_ns;        /* trace time of sim time 0 */
@@ -33,6 +43,8 @@ typedef struct gd_report {
     double latency_sum_ps;
     unsigned __int128 warp_ps;
     gd_hist stages[GD_STAGES]; /* per-kernel stage durations, ps */
+    gd_vid_acc *vids;          /* by VID (grown as they appear) */
+    uint32_t nvids;
     int io_error;
     int nomem;                 /* a kernel's row or statistics were lost: the replay fails */
 } gd_report;
@@ -55,6 +67,11 @@ extern const char GD_KERNELS_CSV_HEADER[];
  * in ps) and their report section: the text summary's stage table and the JSON
  * summary's "stages". 0, or -1 when out of memory. */
 int gd_report_register_stats(gd_report *r, gd_stats *stats);
+
+/* After the replay: register each tenant's figures (block "vid_N": counters
+ * commands, failed, noop, busy_span in ps; distribution launch_latency in ps), for
+ * the command scheduler's report section. 0, or -1 when out of memory. */
+int gd_report_register_vids(gd_report *r, gd_stats *stats);
 
 /* A stage's statistics (enum gd_stage). */
 void gd_report_stage_stats(const gd_report *r, int stage, gd_stage_stats *out);

@@ -22,6 +22,10 @@
 #define END_SIZE 16
 #define BARRIER_SIZE 80
 #define COMMAND_SIZE 40
+#define TENANT_SIZE 8         /* v1.6: a multi-tenant command's VID and flags, after everything else */
+#define DISPATCH_TENANT_SIZE (DISPATCH_CLUSTER_SIZE + TENANT_SIZE)
+#define BARRIER_TENANT_SIZE (BARRIER_SIZE + LAUNCH_INFO_SIZE + TENANT_SIZE)
+#define COMMAND_TENANT_SIZE (COMMAND_SIZE + LAUNCH_INFO_SIZE + TENANT_SIZE)
 
 const char *gd_record_type_name(unsigned type)
 {
@@ -600,6 +604,26 @@ static int packet_head(gd_trace_reader *r, const uint8_t *p, int reserved_set, c
     return 0;
 }
 
+/* A packet record's tenant field (format 1.6): u32 VID, u8 flags, 3 reserved bytes. */
+static int get_tenant(gd_trace_reader *r, gd_tenant *t, const uint8_t *p, const char *what, uint64_t idx, uint64_t off,
+                      gd_err *err)
+{
+    if (r->minor < 6)
+        return rec_error(r, err, idx, off, "%s record with a tenant field (VID and flags) in a version 1.%u trace "
+                         "(needs 1.6)", what, r->minor);
+    t->vid = gd_get32(p);
+    t->flags = p[4];
+    t->given = 1;
+    if (t->vid >= GD_MAX_VIDS)
+        return rec_error(r, err, idx, off, "%s: VID %u is too large (VIDs are 0 to %u)", what, t->vid, GD_MAX_VIDS - 1);
+    if (t->flags & ~GD_CMD_FLAGS)
+        return rec_error(r, err, idx, off, "%s: command flags 0x%02x (bits 0 sync, 1 conditional, 2 fails are "
+                         "defined)", what, t->flags);
+    if (p[5] || p[6] || p[7])
+        return rec_error(r, err, idx, off, "%s: tenant field reserved bytes 5-7 are not zero", what);
+    return 0;
+}
+
 /* Fence scopes 0-2 and header bits 13-15 clear. */
 static int header_fences_ok(uint16_t header)
 {
@@ -723,11 +747,13 @@ static int parse_dispatch(gd_trace_reader *r, const uint8_t *p, uint32_t len, ui
                           gd_trace_record *rec, gd_err *err)
 {
     if (len != DISPATCH_SIZE && len != DISPATCH_SIZE + LAUNCH_INFO_SIZE &&
-        len != DISPATCH_SIZE + LAUNCH_INFO_SIZE + WAIT_UNTIL_SIZE && len != DISPATCH_CLUSTER_SIZE)
-        return rec_error(r, err, idx, off, "dispatch record is %u bytes, expected %u, %u, %u or %u", len,
+        len != DISPATCH_SIZE + LAUNCH_INFO_SIZE + WAIT_UNTIL_SIZE && len != DISPATCH_CLUSTER_SIZE &&
+        len != DISPATCH_TENANT_SIZE)
+        return rec_error(r, err, idx, off, "dispatch record is %u bytes, expected %u, %u, %u, %u or %u", len,
                          DISPATCH_SIZE, DISPATCH_SIZE + LAUNCH_INFO_SIZE,
-                         DISPATCH_SIZE + LAUNCH_INFO_SIZE + WAIT_UNTIL_SIZE, DISPATCH_CLUSTER_SIZE);
-    if (len == DISPATCH_CLUSTER_SIZE && r->minor < 4)
+                         DISPATCH_SIZE + LAUNCH_INFO_SIZE + WAIT_UNTIL_SIZE, DISPATCH_CLUSTER_SIZE,
+                         DISPATCH_TENANT_SIZE);
+    if (len >= DISPATCH_CLUSTER_SIZE && r->minor < 4)
         return rec_error(r, err, idx, off, "dispatch record with a cluster shape in a version 1.%u trace (needs 1.4)",
                          r->minor);
     if (len > DISPATCH_SIZE && r->minor < 1)
@@ -742,7 +768,7 @@ static int parse_dispatch(gd_trace_reader *r, const uint8_t *p, uint32_t len, ui
     if (len > DISPATCH_SIZE + LAUNCH_INFO_SIZE)
         d->info.wait_until_ns = gd_get64(p + DISPATCH_SIZE + LAUNCH_INFO_SIZE);
     d->cluster = gd_cluster_none();
-    if (len == DISPATCH_CLUSTER_SIZE) {
+    if (len >= DISPATCH_CLUSTER_SIZE) {
         const uint8_t *c = p + DISPATCH_CLUSTER_SIZE - CLUSTER_SIZE;
         for (int i = 0; i < 3; i++)
             d->cluster.dim[i] = gd_get16(c + 2 * i);
@@ -761,6 +787,10 @@ static int parse_dispatch(gd_trace_reader *r, const uint8_t *p, uint32_t len, ui
     if (rc)
         return rc;
     gd_aql_decode(&d->pkt, p + 16);
+    d->tenant = gd_tenant_default(d->queue, gd_aql_barrier(d->pkt.header));
+    if (len == DISPATCH_TENANT_SIZE &&
+        (rc = get_tenant(r, &d->tenant, p + DISPATCH_CLUSTER_SIZE, "dispatch", idx, off, err)) != 0)
+        return rc;
     if ((rc = check_dispatch(r, d, flags & 1 ? GD_DISPATCH_REFERENCE : GD_DISPATCH_PLAIN, "dispatch packet", idx, off,
                              err)) != 0)
         return rc;
@@ -778,9 +808,9 @@ static int parse_barrier(gd_trace_reader *r, unsigned type, const uint8_t *p, ui
 {
     const char *what = type == GD_REC_BARRIER_OR ? "barrier-OR" : "barrier-AND";
     unsigned aql_type = type == GD_REC_BARRIER_OR ? GD_AQL_TYPE_BARRIER_OR : GD_AQL_TYPE_BARRIER_AND;
-    if (len != BARRIER_SIZE && len != BARRIER_SIZE + LAUNCH_INFO_SIZE)
-        return rec_error(r, err, idx, off, "%s record is %u bytes, expected %u or %u", what, len, BARRIER_SIZE,
-                         BARRIER_SIZE + LAUNCH_INFO_SIZE);
+    if (len != BARRIER_SIZE && len != BARRIER_SIZE + LAUNCH_INFO_SIZE && len != BARRIER_TENANT_SIZE)
+        return rec_error(r, err, idx, off, "%s record is %u bytes, expected %u, %u or %u", what, len, BARRIER_SIZE,
+                         BARRIER_SIZE + LAUNCH_INFO_SIZE, BARRIER_TENANT_SIZE);
     gd_trace_barrier *b = &rec->barrier;
     b->info = gd_launch_info_unknown();
     if (len > BARRIER_SIZE) {
@@ -794,6 +824,10 @@ static int parse_barrier(gd_trace_reader *r, unsigned type, const uint8_t *p, ui
         return rc;
     gd_aql_barrier_decode(&b->pkt, p + 16);
     const gd_aql_barrier_pkt *a = &b->pkt;
+    b->tenant = gd_tenant_default(b->queue, gd_aql_barrier(a->header));
+    if (len == BARRIER_TENANT_SIZE &&
+        (rc = get_tenant(r, &b->tenant, p + BARRIER_SIZE + LAUNCH_INFO_SIZE, what, idx, off, err)) != 0)
+        return rc;
     if (gd_aql_type(a->header) != aql_type)
         return rec_error(r, err, idx, off, "%s packet: header packet type is %u, expected %u (%s)", what,
                          gd_aql_type(a->header), aql_type, what);
@@ -877,9 +911,9 @@ static int parse_condensed(gd_trace_reader *r, const uint8_t *p, uint32_t len, u
 static int parse_command(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
                          gd_trace_record *rec, gd_err *err)
 {
-    if (len != COMMAND_SIZE && len != COMMAND_SIZE + LAUNCH_INFO_SIZE)
-        return rec_error(r, err, idx, off, "non-kernel command record is %u bytes, expected %u or %u", len,
-                         COMMAND_SIZE, COMMAND_SIZE + LAUNCH_INFO_SIZE);
+    if (len != COMMAND_SIZE && len != COMMAND_SIZE + LAUNCH_INFO_SIZE && len != COMMAND_TENANT_SIZE)
+        return rec_error(r, err, idx, off, "non-kernel command record is %u bytes, expected %u, %u or %u", len,
+                         COMMAND_SIZE, COMMAND_SIZE + LAUNCH_INFO_SIZE, COMMAND_TENANT_SIZE);
     gd_trace_command *c = &rec->command;
     c->info = gd_launch_info_unknown();
     if (len > COMMAND_SIZE) {
@@ -903,6 +937,10 @@ static int parse_command(gd_trace_reader *r, const uint8_t *p, uint32_t len, uin
         return rec_error(r, err, idx, off, "non-kernel command: flags 0x%08x (only bit 0, barrier, is defined)",
                          flags);
     c->barrier = flags & 1u;
+    c->tenant = gd_tenant_default(c->queue, c->barrier);
+    if (len == COMMAND_TENANT_SIZE &&
+        (rc = get_tenant(r, &c->tenant, p + COMMAND_SIZE + LAUNCH_INFO_SIZE, "non-kernel command", idx, off, err)) != 0)
+        return rc;
     if (c->duration_ps > (gd_time_ps)1000000 * 1000000 * 3600)
         return rec_error(r, err, idx, off, "non-kernel command: duration of %" PRIu64 " ps is more than an hour",
                          c->duration_ps);
@@ -1183,11 +1221,28 @@ int gd_trace_write_condensed(gd_trace_writer *w, uint32_t queue, uint64_t submit
     return gd_trace_write_raw(w, GD_REC_CONDENSED, p, len, err);
 }
 
+static void put_tenant(uint8_t *p, const gd_tenant *t)
+{
+    gd_put32(p, t->vid);
+    p[4] = t->flags;
+    p[5] = p[6] = p[7] = 0;
+}
+
 int gd_trace_write_dispatch_cluster(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns,
                                     const gd_aql_dispatch *pkt, const gd_launch_info *info,
                                     const gd_cluster *cluster, gd_err *err)
 {
-    uint8_t p[DISPATCH_CLUSTER_SIZE];
+    return gd_trace_write_dispatch_tenant(w, queue, submit_ns, pkt, info, cluster, NULL, err);
+}
+
+int gd_trace_write_dispatch_tenant(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns,
+                                   const gd_aql_dispatch *pkt, const gd_launch_info *info,
+                                   const gd_cluster *cluster, const gd_tenant *tenant, gd_err *err)
+{
+    uint8_t p[DISPATCH_TENANT_SIZE];
+    gd_cluster none_cluster = gd_cluster_none();
+    if (!cluster)
+        cluster = &none_cluster;
     memset(p, 0, sizeof p);
     gd_put16(p, (uint16_t)queue);
     gd_put64(p + 8, submit_ns);
@@ -1202,27 +1257,40 @@ int gd_trace_write_dispatch_cluster(gd_trace_writer *w, uint32_t queue, uint64_t
         gd_put16(c + 2 * i, cluster->dim[i]);
     gd_put16(c + 6, cluster->gpu_cga);
     c[8] = cluster->mode;
-    return gd_trace_write_raw(w, GD_REC_DISPATCH, p, sizeof p, err);
+    if (tenant)
+        put_tenant(p + DISPATCH_CLUSTER_SIZE, tenant);
+    return gd_trace_write_raw(w, GD_REC_DISPATCH, p, tenant ? DISPATCH_TENANT_SIZE : DISPATCH_CLUSTER_SIZE, err);
 }
 
 int gd_trace_write_barrier(gd_trace_writer *w, unsigned type, uint32_t queue, uint64_t submit_ns,
                            const gd_aql_barrier_pkt *pkt, const gd_launch_info *info, gd_err *err)
 {
-    uint8_t p[BARRIER_SIZE + LAUNCH_INFO_SIZE];
+    return gd_trace_write_barrier_tenant(w, type, queue, submit_ns, pkt, info, NULL, err);
+}
+
+int gd_trace_write_barrier_tenant(gd_trace_writer *w, unsigned type, uint32_t queue, uint64_t submit_ns,
+                                  const gd_aql_barrier_pkt *pkt, const gd_launch_info *info, const gd_tenant *tenant,
+                                  gd_err *err)
+{
+    uint8_t p[BARRIER_TENANT_SIZE];
     if (info && gd_launch_info_waits(info))
         return gd_err_set(err, GD_EINVAL, "a barrier packet's launch info cannot give a wait-until time (dispatches only)");
     memset(p, 0, sizeof p);
     gd_put16(p, (uint16_t)queue);
     gd_put64(p + 8, submit_ns);
     gd_aql_barrier_encode(p + 16, pkt);
-    if (info)
-        put_launch_info(p + BARRIER_SIZE, info);
-    return gd_trace_write_raw(w, type, p, info ? sizeof p : BARRIER_SIZE, err);
+    gd_launch_info none = gd_launch_info_unknown();
+    if (info || tenant)
+        put_launch_info(p + BARRIER_SIZE, info ? info : &none);
+    if (tenant)
+        put_tenant(p + BARRIER_SIZE + LAUNCH_INFO_SIZE, tenant);
+    return gd_trace_write_raw(w, type, p, tenant ? BARRIER_TENANT_SIZE : info ? BARRIER_SIZE + LAUNCH_INFO_SIZE : BARRIER_SIZE,
+                              err);
 }
 
 int gd_trace_write_command(gd_trace_writer *w, const gd_trace_command *c, gd_err *err)
 {
-    uint8_t p[COMMAND_SIZE + LAUNCH_INFO_SIZE];
+    uint8_t p[COMMAND_TENANT_SIZE];
     if (gd_launch_info_waits(&c->info))
         return gd_err_set(err, GD_EINVAL, "a non-kernel command's launch info cannot give a wait-until time (dispatches "
                           "only)");
@@ -1234,7 +1302,10 @@ int gd_trace_write_command(gd_trace_writer *w, const gd_trace_command *c, gd_err
     gd_put64(p + 24, c->bytes);
     gd_put64(p + 32, c->completion_signal);
     put_launch_info(p + COMMAND_SIZE, &c->info);
-    return gd_trace_write_raw(w, GD_REC_NONKERNEL, p, sizeof p, err);
+    if (c->tenant.given)
+        put_tenant(p + COMMAND_SIZE + LAUNCH_INFO_SIZE, &c->tenant);
+    return gd_trace_write_raw(w, GD_REC_NONKERNEL, p, c->tenant.given ? COMMAND_TENANT_SIZE : COMMAND_SIZE + LAUNCH_INFO_SIZE,
+                              err);
 }
 
 int gd_trace_finish(gd_trace_writer *w, gd_err *err)

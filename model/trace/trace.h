@@ -22,7 +22,7 @@ extern "C" {
 
 #define GD_TRACE_MAGIC "\x89GDT\r\n\x1a\n"
 #define GD_TRACE_VERSION_MAJOR 1
-#define GD_TRACE_VERSION_MINOR 5
+#define GD_TRACE_VERSION_MINOR 6
 #define GD_TRACE_FILE_HEADER_SIZE 16
 #define GD_TRACE_FRAME_SIZE 8
 #define GD_TRACE_MAX_RECORD (1u << 20)  /* largest payload accepted, bytes */
@@ -163,6 +163,7 @@ typedef struct gd_trace_dispatch {
     gd_time_ps cta_ps;             /* what each CTA runs: info.cta_duration_ps, else the descriptor's */
     gd_cluster cluster;            /* gd_cluster_none() when the record has none */
     int ref_num;                   /* a reference packet (format 1.5): its RST index; -1 otherwise */
+    gd_tenant tenant;              /* format 1.6, else VID = queue, sync, conditional = barrier bit */
 } gd_trace_dispatch;
 
 /* A barrier-AND or barrier-OR packet (HSA): holds its queue until its dependency
@@ -175,6 +176,7 @@ typedef struct gd_trace_barrier {
     uint32_t dep[GD_AQL_MAX_DEPS];      /* their signal numbers */
     uint32_t signal;                    /* number of pkt.completion_signal, GD_NO_SIGNAL if 0 */
     gd_launch_info info;                /* source id; cta_duration_ps always unknown */
+    gd_tenant tenant;                   /* format 1.6, else derived */
 } gd_trace_barrier;
 
 /* Kinds of non-kernel command (what the copy or fill engine does). */
@@ -202,6 +204,7 @@ typedef struct gd_trace_command {
     uint64_t completion_signal;
     uint32_t signal;                    /* number of completion_signal, GD_NO_SIGNAL if 0 */
     gd_launch_info info;                /* source id, measured start and duration */
+    gd_tenant tenant;                   /* format 1.6 (written when tenant.given), else derived */
 } gd_trace_command;
 
 /* A condensed dispatch packet (format 1.5; seed 000, condensed.h): launches its
@@ -291,10 +294,19 @@ int gd_trace_write_condensed(gd_trace_writer *w, uint32_t queue, uint64_t submit
 int gd_trace_write_dispatch_cluster(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns,
                                     const gd_aql_dispatch *pkt, const gd_launch_info *info,
                                     const gd_cluster *cluster, gd_err *err);
+/* A dispatch with a tenant field (format 1.6): as gd_trace_write_dispatch_cluster
+ * (cluster NULL: none), plus the command's VID and flags (tenant NULL: none). */
+int gd_trace_write_dispatch_tenant(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns,
+                                   const gd_aql_dispatch *pkt, const gd_launch_info *info,
+                                   const gd_cluster *cluster, const gd_tenant *tenant, gd_err *err);
 int gd_trace_write_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns,
                             const gd_aql_dispatch *pkt, const gd_launch_info *info, gd_err *err);
 int gd_trace_write_barrier(gd_trace_writer *w, unsigned type, uint32_t queue, uint64_t submit_ns,
                            const gd_aql_barrier_pkt *pkt, const gd_launch_info *info, gd_err *err);
+/* A barrier packet with a tenant field (format 1.6; NULL: none). */
+int gd_trace_write_barrier_tenant(gd_trace_writer *w, unsigned type, uint32_t queue, uint64_t submit_ns,
+                                  const gd_aql_barrier_pkt *pkt, const gd_launch_info *info, const gd_tenant *tenant,
+                                  gd_err *err);
 int gd_trace_write_command(gd_trace_writer *w, const gd_trace_command *c, gd_err *err);
 /* Any record, unchecked (tests use it to build malformed traces). */
 int gd_trace_write_raw(gd_trace_writer *w, unsigned type, const void *payload, uint32_t len, gd_err *err);

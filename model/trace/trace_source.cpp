@@ -2,9 +2,10 @@
 
 namespace gd {
 
-trace_source::trace_source(sc_core::sc_module_name name, host_env &env, gd_stats *stats, bool condensed_overlap)
+trace_source::trace_source(sc_core::sc_module_name name, host_env &env, gd_stats *stats, bool condensed_overlap,
+                           uint32_t physical_queues)
     : sc_module(name), doorbell_out("doorbell_out"), space_in("space_in"), env_(env),
-      condensed_overlap_(condensed_overlap)
+      condensed_overlap_(condensed_overlap), physical_queues_(physical_queues)
 {
     space_in.register_b_transport(this, &trace_source::space);
     SC_METHOD(run);
@@ -50,6 +51,24 @@ void trace_source::fill_dispatch(gd_kernel_run *r, const gd_trace_dispatch &d)
         r->rsb_access = 1;
         r->ref_num = (uint8_t)d.ref_num;
         r->ref_pkt = d.pkt;
+    }
+}
+
+// A packet's tenant (VID and command flags, from the trace or derived from its queue
+// and barrier bit), then the hardware queue it goes to: with cs.physical_queues = N
+// the trace's queues are spread over N in the order they first appear, as CUDA
+// spreads streams over its connections.
+void trace_source::set_tenant(gd_kernel_run *r, const gd_tenant &t)
+{
+    r->trace_queue = r->queue;
+    r->vid = t.given ? t.vid : r->queue;
+    r->cmd_flags = t.given ? t.flags : (uint8_t)(GD_CMD_SYNC | (r->barrier ? GD_CMD_COND : 0));
+    if (physical_queues_) {
+        if (r->queue >= pq_of_.size())
+            pq_of_.resize(r->queue + 1, -1);
+        if (pq_of_[r->queue] < 0)
+            pq_of_[r->queue] = (int32_t)(queues_seen_++ % physical_queues_);
+        r->queue = (uint32_t)pq_of_[r->queue];
     }
 }
 
@@ -114,17 +133,20 @@ bool trace_source::read_packet()
                     r->barrier = 1;
                 r->skip_cleanup = !gd_condensed_needs_cleanup(&d.pkt, k, n);
                 set_times(r, c.submit_ns, &d.info);
+                set_tenant(r, gd_tenant_default(d.queue, r->barrier));
             }
             return true;
         }
         gd_kernel_run *r = batch_[0];
         uint64_t submit_ns;
         const gd_launch_info *info;
+        const gd_tenant *tenant;
         if (rec_.type == GD_REC_DISPATCH) {
             fill_dispatch(r, rec_.dispatch);
             r->index = next_index_++;
             submit_ns = rec_.dispatch.submit_ns;
             info = &rec_.dispatch.info;
+            tenant = &rec_.dispatch.tenant;
         } else if (rec_.type == GD_REC_NONKERNEL) {
             const gd_trace_command &c = rec_.command;
             r->kind = GD_PKT_COMMAND;
@@ -137,6 +159,7 @@ bool trace_source::read_packet()
             r->bytes = c.bytes;
             submit_ns = c.submit_ns;
             info = &c.info;
+            tenant = &c.tenant;
         } else {  // barrier-AND / barrier-OR
             const gd_trace_barrier &b = rec_.barrier;
             r->kind = rec_.type == GD_REC_BARRIER_OR ? GD_PKT_BARRIER_OR : GD_PKT_BARRIER_AND;
@@ -149,8 +172,10 @@ bool trace_source::read_packet()
                 r->dep[i] = b.dep[i];
             submit_ns = b.submit_ns;
             info = &b.info;
+            tenant = &b.tenant;
         }
         set_times(r, submit_ns, info);
+        set_tenant(r, *tenant);
         return true;
     }
 }

@@ -44,7 +44,9 @@ public:
     tlm_utils::simple_target_socket<trace_source> space_in;         // "queue has room"
 
     SC_HAS_PROCESS(trace_source);
-    trace_source(sc_core::sc_module_name name, host_env &env, gd_stats *stats, bool condensed_overlap = false);
+    // physical_queues: cs.physical_queues (0: a hardware queue per trace queue)
+    trace_source(sc_core::sc_module_name name, host_env &env, gd_stats *stats, bool condensed_overlap = false,
+                 uint32_t physical_queues = 0);
 
     bool finished() const { return finished_; }
     uint64_t dispatches() const { return next_index_; }  // kernel dispatches submitted
@@ -56,6 +58,7 @@ private:
     bool read_packet();
     void fill_dispatch(gd_kernel_run *r, const gd_trace_dispatch &d);
     void set_times(gd_kernel_run *r, uint64_t submit_ns, const gd_launch_info *info);
+    void set_tenant(gd_kernel_run *r, const gd_tenant &t);
 
     host_env &env_;
     gd_trace_record rec_;
@@ -63,6 +66,9 @@ private:
     std::vector<gd_kernel_run *> batch_;  // the runs of the packet being submitted (a condensed packet: several)
     size_t batch_pos_ = 0;
     bool condensed_overlap_ = false;    // pp.condensed_overlap
+    uint32_t physical_queues_ = 0;      // cs.physical_queues
+    std::vector<int32_t> pq_of_;        // trace queue -> hardware (physical) queue, once seen
+    uint32_t queues_seen_ = 0;
     bool blocked_ = false, finished_ = false, have_origin_ = false;
     uint64_t origin_ns_ = 0, next_index_ = 0;
     sc_core::sc_event wake_;

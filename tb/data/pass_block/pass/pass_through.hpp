@@ -1,6 +1,7 @@
 // pass_through.hpp - an empty block for tb/test_layout.sh: inserted between the
-// packet processor and GPU2GPC, it forwards every transaction unchanged in both
-// directions (dispatches down, kernel completions up) and counts them. It proves
+// packet processor and the command scheduler (on the way to GPU2GPC), it forwards
+// every transaction unchanged in both directions (dispatches down, kernel
+// completions up) and counts them. It proves
 // that a new block needs only its own folder and a change to gpu_top: the test
 // copies this folder into model/, applies gpu_top.patch and replays the sample.
 #ifndef GD_PASS_THROUGH_HPP
