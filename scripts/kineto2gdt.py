@@ -32,8 +32,8 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gdtrace import (EXEC_PER_DISPATCH, Device, TraceWriter, max_ctas_per_sm, resident_placement,  # noqa: E402
-                     slots_beside)
+from gdtrace import (CMD_COND, CMD_SYNC, EXEC_PER_DISPATCH, Device, TraceWriter, max_ctas_per_sm,  # noqa: E402
+                     resident_placement, slots_beside)
 import bisect  # noqa: E402
 import itertools  # noqa: E402
 import heapq  # noqa: E402
@@ -833,15 +833,34 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
             why = "host API call without GPU work of its own (allocation, query, event, synchronisation)"
         cap.skipped[("runtime call %s" % rt[0], why)] += 1
 
+    # Tenants (seed 004's VIDs, trace format 1.6): a stream belongs to the host process
+    # that launched most of its packets and its VID is its queue (the default, so no
+    # tenant field is written); packets another process launched onto the same stream id
+    # get VIDs of their own, numbered after the queues, in a tenant field.
+    owner = {}
+    for s, lst in lists.items():
+        pids = collections.Counter(k["rt"][3] for k in lst if k.get("rt") is not None and len(k["rt"]) > 3)
+        owner[s] = min(pids.items(), key=lambda x: (-x[1], str(x[0])))[0] if pids else None
+    extra_vid = {}
+
+    def vid_of(q, p):
+        pid = p["rt"][3] if p.get("rt") is not None and len(p["rt"]) > 3 else None
+        s = p["stream"]
+        if pid is None or pid == owner.get(s):
+            return q
+        return extra_vid.setdefault((pid, s), len(streams) + len(extra_vid))
+
+    vids = [vid_of(q, p) for q, p in packets]
     producer = "kineto2gdt.py %s device %s" % (os.path.basename(in_path), device_id)
-    w = TraceWriter(out_path, dev, producer, minor=3)
+    w = TraceWriter(out_path, dev, producer, minor=6 if extra_vid else 3)
     descs = {}
     handles = {}   # completion signals: only packets something depends on carry one
     for _, p in packets:
         if p["type"] == "barrier" and id(p["dep"]) not in handles:
             handles[id(p["dep"])] = len(handles) + 1
     n_kernels = n_commands = n_barriers = 0
-    for q, p in packets:
+    for (q, p), vid in zip(packets, vids):
+        tenant = (vid, CMD_SYNC | CMD_COND) if vid != q else None
         signal = handles.get(id(p), 0)
         corr = p["corr"] if isinstance(p["corr"], int) and p["corr"] >= 0 else None
         if p["type"] == "kernel":
@@ -853,7 +872,7 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
             own = p.get("own_dur", p["dur"])
             cta_ps = (own * 1000 + p["waves"] // 2) // p["waves"]
             w.dispatch(q, p["submit"], kid, p["block"], p["grid"], p["smem"], barrier=True, signal=signal,
-                       info=(cta_ps, corr, p["ts"], p["dur"]), wait_until_ns=p.get("wait_until"))
+                       info=(cta_ps, corr, p["ts"], p["dur"]), wait_until_ns=p.get("wait_until"), tenant=tenant)
             n_kernels += 1
         elif p["type"] == "command":
             if p.get("filler"):
@@ -861,10 +880,11 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
                             info=(None, None, None, None))
                 continue
             w.nonkernel(q, p["submit"], p["cmd"], p["dur"] * 1000, p["bytes"], barrier=True, signal=signal,
-                        info=(None, corr, p["ts"], p["dur"]))
+                        info=(None, corr, p["ts"], p["dur"]), tenant=tenant)
             n_commands += 1
         else:
-            w.barrier(q, p["submit"], [handles[id(p["dep"])]], barrier=True, signal=signal, info=(None, corr, None, None))
+            w.barrier(q, p["submit"], [handles[id(p["dep"])]], barrier=True, signal=signal, info=(None, corr, None, None),
+                      tenant=tenant)
             if not p.get("inferred"):
                 n_barriers += 1
     w.close()

@@ -355,6 +355,27 @@ def test_infer_waits():
     assert res["inferred_barriers"] == 0 and "--infer-waits ignored" in log.getvalue()
 
 
+def test_tenants_from_process_and_stream():
+    """VIDs (seed 004's tenants): a stream's VID is its queue (no tenant field), and
+    packets another host process launched onto the same stream id get a VID of their
+    own in a tenant field (format 1.6); the replay reports both tenants."""
+    ev = [launch_event(1, 0), launch_event(2, 1), launch_event(3, 2), launch_event(4, 3),
+          kernel_event(7, 1, 100, 50), kernel_event(7, 2, 200, 50), kernel_event(7, 3, 300, 50),
+          kernel_event(9, 4, 100, 50)]
+    ev[2]["pid"] = 2  # kernel 3 was launched by another process onto stream 7
+    path = synthetic(ev)
+    out = os.path.join(TMP, "tenants.gdt.gz")
+    kineto2gdt.convert(path, out, log=io.StringIO())
+    p = [r for r in packets(out) if r["type"] == 3]
+    assert [(r["queue"], r.get("tenant")) for r in p] == [(0, None), (0, None), (1, None), (0, (2, 3))], p
+    rows = replay_csv(out)
+    assert [r["vid"] for r in rows] == ["0", "0", "1", "2"] and [r["queue"] for r in rows] == ["0", "0", "1", "0"]
+    # a capture of one process: the same bytes as before tenant fields existed (VID = queue)
+    ev[2]["pid"] = 1
+    kineto2gdt.convert(synthetic(ev), out, log=io.StringIO())
+    assert all("tenant" not in r for r in packets(out))
+
+
 def test_small_chunks_same_bytes():
     out1, _, _ = convert("a100_alexnet_79_kernels")
     ref = open(out1, "rb").read()
