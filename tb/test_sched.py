@@ -171,6 +171,28 @@ def check_physical_queues():
     print("physical queues: 3 trace queues on 2 and on 1 hardware queue")
 
 
+def check_copy_engine():
+    """A non-kernel command is a command too: on one stream a memset M (400 ns) then a
+    kernel K, both sync+conditional (the barrier bit of a trace without tenant fields).
+    waitqueue: M decoded 1110, picked, dispatched 1113 to a copy engine, which starts it
+    30 ns later (pp.command_launch_cycles): 1143..1543. K decoded 1220 waits in M's wait
+    queue; M's end frees it: picked 1543, first CTA 1746. M's completion (after the
+    50 ns cleanup) 1593."""
+    sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
+    import gdtrace
+    path = os.path.join(TMP, "copy.gdt.gz")
+    w = gdtrace.TraceWriter(path, gdtrace.Device("dev", (9, 0), 132, 2048, 65536, 233472, 49152, 232448, 1024, 32,
+                                                 [18, 18, 16, 16, 16, 16, 16, 16]), "test", minor=2)
+    w.kernel(1, "k", 32, 16, 0, 0, cta_ps=500000)
+    w.nonkernel(0, 1000, "memset", 400000, 4096)
+    w.dispatch(0, 1000, 1, (32, 1, 1), (1, 1, 1), 0, True, 0)
+    w.close()
+    rows, js = replay(path, "cs.policy=waitqueue", "pp.command_launch_cycles=30", *SMALL)
+    assert len(rows) == 1 and ns(rows[0], "first_cta_ns") == 1746 and rows[0]["wq"] == "0", rows
+    assert js["scheduler"]["pushed"] == 1 and js["scheduler"]["per_vid"][0]["commands"] == 2, js["scheduler"]
+    print("copy engine: the kernel waits in the memset's wait queue and starts after it")
+
+
 def check_default_unchanged():
     """The default (cs.policy=aql) is the packet processor's HSA semantics: the same
     kernel times with the scheduler block in between as the hand-worked tests of
@@ -251,5 +273,6 @@ check_failure()
 check_wq_exhaustion()
 check_tenants()
 check_physical_queues()
+check_copy_engine()
 check_default_unchanged()
 print("sched: ok")
