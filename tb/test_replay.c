@@ -460,6 +460,43 @@ START_TEST(cga_clusters_launch_whole)
 }
 END_TEST
 
+/* Seed 001's multi-channel admission (cwd.admission=channels, on the cga distributor):
+ * a long kernel L (10 CTAs of 768 threads = 24 warps: 2 per SM, so its first wave of 4
+ * fills both SMs' CTA room for it) on queue 0, submitted at 1000, and a short kernel S
+ * (1 CTA of 32 threads) on queue 1 at 1005. L: fetched 1100, decoded 1110, set up
+ * 1310; its step puts 4 CTAs at 1320 (query 8 + one mask + broadcast 1), the next
+ * steps at its retirements 2320 and 3330 its last 6 at 2330 and 3340. S: decoded 1120,
+ * set up 1320. inorder: S waits for L's last CTA (3340): its step then, first CTA
+ * 3350. channels: the step at 1320 finds no room for L but room for S beside it: S's
+ * CTA at 1330; L's times do not change. */
+START_TEST(channels_admit_beside)
+{
+    char *path;
+    gd_trace_writer *w = new_trace(&path);
+    add_kernel(w, 3, "long", 768, 32, 1000);
+    add_dispatch(w, 0, 1000, 3, 768, 10, 1);
+    add_dispatch(w, 1, 1005, 2, 32, 1, 1);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    for (int channels = 0; channels < 2; channels++) {
+        gd_sim *sim = cga_gpu("256");
+        ck_assert_int_eq(gd_sim_set(sim, "cwd.admission", channels ? "channels" : "inorder"), GD_OK);
+        char *csv = replay_csv(sim, path);
+        char *l = row(csv, 0), *s = row(csv, 1);
+        ck_assert_msg(strstr(l, ",1000.000,1320.000,3340.000,4340.000,"), "%s", l);
+        ck_assert_msg(strstr(s, channels ? ",1005.000,1330.000,1330.000,1830.000," : ",1005.000,3350.000,3350.000,3850.000,"),
+                      "%s", s);
+        if (channels)
+            ck_assert_uint_eq(stat_value(sim, "gpu2gpc", "admission_switches"), 1);
+        free(l);
+        free(s);
+        free(csv);
+        gd_sim_free(sim);
+    }
+    remove(path);
+    free(path);
+}
+END_TEST
+
 /* Seed 000: a reference packet R (ref 0, 1 big CTA) and a condensed packet C of two
  * kernels from it (A unchanged, B with its own completion signal), queue 0, on the
  * small GPU (fetch 100, decode 10, completion 50, grid launch 200; rsb.access_cycles
@@ -912,6 +949,7 @@ int main(void)
     tcase_add_test(tc, cga_clusters_launch_whole);
     tcase_add_test(tc, condensed_packet_timeline);
     tcase_add_test(tc, rsb_entries_bound_ref_num);
+    tcase_add_test(tc, channels_admit_beside);
     tcase_add_test(tc, distributor_full_waits);
     tcase_add_test(tc, full_queue_stalls_host);
     tcase_add_test(tc, retire_before_launch_across_gpcs);

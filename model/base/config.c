@@ -157,6 +157,15 @@ static const key_def KEYS[] = {
      "free slots all at once (fill the lake), and costs cwd.query_cycles plus cwd.mask_launch_cycles "
      "per SM mask sent.",
      "gdsim (a choice of model)"},
+    {"cwd.admission", T_ENUM, OFF(cwd_admission), 0, 0, 0, "inorder|channels", "inorder",
+     "cwd.policy=cga: which resident kernel a launch step serves. inorder: the oldest kernel with "
+     "CTAs left, until all its CTAs have launched (a later kernel waits even when the oldest finds "
+     "no room). channels: seed 001's multi-channel admission (emb. 1): every resident kernel is a "
+     "task channel; each step matches every channel's next CTA against every SM's free resources "
+     "and serves the one of the highest priority that fits (ties: a42's per-channel marks, so "
+     "equal kernels take turns), so a small kernel launches beside a big one that has no room left.",
+     "inorder: the behaviour before seed 001's admission existed (and the prior art seed 001 "
+     "describes, [0040]); channels: seed 001 [0031]-[0059]"},
     {"cwd.query_cycles", T_UINT, OFF(cwd_query_cycles), 0, 1000000, 0, NULL, "8",
      "cwd.policy=cga: one speculative query of the distributor's model of the GPCs (the round trip "
      "inside the compute work distributor, all GPCs in parallel), per launch step.",
@@ -874,6 +883,9 @@ int gd_config_resolve(gd_config *out, const gd_settings *s, const gd_trace_devic
         return gd_err_set(err, GD_ECONFIG,
                           "sm.max_threads_per_cta (%u) is more than sm.max_warps x sm.warp_size (%u)",
                           sm->max_threads_per_cta, sm->max_warps * sm->warp_size);
+    if (!strcmp(out->cwd_admission, "channels") && strcmp(out->cwd_policy, "cga"))
+        return gd_err_set(err, GD_ECONFIG, "cwd.admission=channels needs cwd.policy=cga (the baseline distributor "
+                          "launches one kernel's CTAs at a time)");
     if (out->cs_engines > out->cwd_max_resident_kernels)
         return gd_err_set(err, GD_ECONFIG, "cs.engines (%u) is larger than cwd.max_resident_kernels (%u): an engine "
                           "is a dispatch slot of the distributor", out->cs_engines, out->cwd_max_resident_kernels);

@@ -68,6 +68,7 @@ typedef struct gd_config {
     uint32_t cwd_gpc_cga_ids;
     uint32_t cwd_lake_scan_limit;
     char cwd_policy[16];                   /* "baseline" | "cga" */
+    char cwd_admission[16];                /* "inorder" | "channels" */
     uint32_t cwd_query_cycles;
     uint32_t cwd_mask_launch_cycles;
     uint32_t cwd_id_broadcast_cycles;

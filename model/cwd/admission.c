@@ -67,6 +67,7 @@ int32_t gd_adm_round(gd_adm *a, const uint8_t *candidate, const uint8_t *level, 
     }
     if (best == UINT32_MAX) {
         a->failed_rounds++;
+        a->failed_total++;
         return -1;
     }
     a->failed_rounds = 0;

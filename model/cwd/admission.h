@@ -36,7 +36,7 @@ typedef struct gd_adm {
     uint64_t period;              /* sum of the window lengths */
     uint64_t failed_rounds;       /* g (c2) */
     uint64_t split_after;         /* the threshold (default 256) */
-    uint64_t rounds, lifts, splits, ties;  /* statistics */
+    uint64_t rounds, lifts, splits, ties, failed_total;  /* statistics */
 } gd_adm;
 
 /* windows: lengths in cycles of the windows of levels 0, 1, ... (n of them, 0: none). */

@@ -29,6 +29,8 @@ constexpr op_code gpc_launch = op_code_of('c', 'w', 6);  // GPU2GPC -> GPC2SM: a
     // a plain grid)
 constexpr op_code gpc_wait = op_code_of('c', 'w', 7);    // GPU2GPC -> GPC2SM: a CGA of the selected kernel
                                                          // waits (or stops waiting) for room
+constexpr op_code gpc_fits = op_code_of('c', 'w', 8);    // GPU2GPC -> GPC2SM: how many CTAs of this cost fit
+    // on the GPC's SM with the most room (any kernel, not only the selected one; cwd.admission=channels)
 }  // namespace op
 
 struct dispatch_body { gd_kernel_run *run; bool accepted; };
@@ -63,6 +65,7 @@ struct gpc_launch_body {
     uint32_t max_free; gd_time_ps next_retire;  // result, as for gpc_step
 };
 struct gpc_wait_body { gd_time_ps at; bool waiting; };
+struct gpc_fits_body { const gd_cta_cost *cost; uint32_t max_free; };
 
 }  // namespace gd
 

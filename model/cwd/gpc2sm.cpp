@@ -71,6 +71,16 @@ void gpc2sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
         b->ids_left = ids_.n - ids_.in_use;
         break;
     }
+    case op::gpc_fits: {
+        auto *b = static_cast<gpc_fits_body *>(m.body);
+        b->max_free = 0;
+        for (uint32_t i = 0; i < trk_.nsm; i++) {
+            uint32_t f = gd_sm_res_free_slots(&trk_.res[i], b->cost);
+            if (f > b->max_free)
+                b->max_free = f;
+        }
+        break;
+    }
     case op::gpc_launch:
         launch_mask(static_cast<gpc_launch_body *>(m.body), delay);
         break;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstring>
+#include <new>
 #include <string>
 
 namespace gd {
@@ -65,8 +66,18 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
       cta_launch_cycles_(cfg.cwd_cta_launch_cycles),
       query_cycles_(cfg.cwd_query_cycles),
       mask_cycles_(cfg.cwd_mask_launch_cycles),
-      broadcast_cycles_(cfg.cwd_id_broadcast_cycles)
+      broadcast_cycles_(cfg.cwd_id_broadcast_cycles),
+      channels_(cga_ && std::string(cfg.cwd_admission) == "channels"),
+      cycle_ps_(gd_cycles_to_ps(1, cfg.clock_mhz))
 {
+    std::memset(&adm_, 0, sizeof adm_);
+    if (channels_) {
+        if (gd_adm_init(&adm_, max_resident_, nullptr, 0, 0))
+            throw std::bad_alloc();
+        channel_.assign(max_resident_, nullptr);
+        cand_.assign(max_resident_, 0);
+        level_.assign(max_resident_, 0);
+    }
     all_free_.resize(cfg.sms);
     all_take_.resize(cfg.sms);
     gpc_start_.resize(ngpc_ + 1);
@@ -98,11 +109,64 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
                          "complete)", &failed_steps_);
             gd_stats_add(stats, basename(), "sm_masks", "masks", "SM masks (launch packets) sent to GPCs", &masks_);
         }
+        if (channels_) {
+            gd_stats_add(stats, basename(), "admission_rounds", "rounds",
+                         "launch steps that matched every channel's next CTA against the SMs", &adm_.rounds);
+            gd_stats_add(stats, basename(), "admission_failed_rounds", "rounds",
+                         "of those, rounds in which no channel's CTA fitted", &adm_.failed_total);
+            gd_stats_add(stats, basename(), "admission_ties", "rounds",
+                         "rounds decided among several channels of the same priority (a42's marks)", &adm_.ties);
+            gd_stats_add(stats, basename(), "admission_switches", "steps",
+                         "steps that served another kernel than the oldest with CTAs left", &switches_);
+        }
         gd_stats_add(stats, basename(), "frontend_cycles", "cycles",
                      "front-end cycles spent launching CTAs (baseline: cwd.cta_launch_cycles per CTA; cga: "
                      "cwd.query_cycles per step and cwd.mask_launch_cycles per SM mask)", &frontend_cycles_);
         gd_stats_add_section(stats, basename(), distributor_text, nullptr);
     }
+}
+
+gpu2gpc::~gpu2gpc() { gd_adm_destroy(&adm_); }
+
+// cwd.admission=channels, at a step at time t (the GPCs have retired what ended by
+// then): a round of seed 001's admission over every resident kernel set up by t (a
+// channel whose next CTA fits on some SM is a candidate; all priorities equal for
+// now, so a42's marks make equal kernels take turns). The winner becomes the kernel
+// the step serves; nobody fitting leaves the oldest, whose step then finds no room.
+void gpu2gpc::admit(gd_time_ps now, gd_time_ps t)
+{
+    arrival_ = GD_TIME_NEVER;
+    if (launch_q_.size() < 2)
+        return;
+    std::fill(cand_.begin(), cand_.end(), 0);
+    for (gd_kernel_run *k : launch_q_) {
+        if (k->dispatched + grid_launch_ps_ > t)
+            continue;
+        bool fits = k == head_ ? best_gpc_ != UINT32_MAX : false;
+        if (k != head_) {
+            gpc_fits_body fb{&k->desc->occ.cost, 0};
+            sc_core::sc_time d = ps_time(t - now);
+            for (uint32_t g = 0; g < ngpc_ && !fits; g++) {
+                gpc_ch_.call(*gpc_out[g], op::gpc_fits, &fb, d);
+                fits = fb.max_free > 0;
+            }
+        }
+        cand_[k->channel] = fits;
+    }
+    int32_t win = gd_adm_round(&adm_, cand_.data(), level_.data(), t / cycle_ps_);
+    if (win < 0 || channel_[win] == head_)
+        return;
+    switches_++;
+    set_waiting(now, t, false);
+    head_ = channel_[win];
+    stalled_ = false;
+    gpc_select_body b{&head_->desc->occ.cost, 0};
+    sc_core::sc_time d = ps_time(t - now);
+    for (uint32_t g = 0; g < ngpc_; g++) {
+        gpc_ch_.call(*gpc_out[g], op::gpc_select, &b, d);
+        gd_gpc_view_set_free(&view_, g, b.max_free);
+    }
+    best_gpc_ = gd_gpc_view_best(&view_, UINT32_MAX);
 }
 
 gd_time_ps gpu2gpc::launch_ready() const
@@ -272,6 +336,8 @@ gd_time_ps gpu2gpc::step_time() const
     gd_time_ps t = std::max({t_cur_, head_->dispatched + grid_launch_ps_, next_step_});
     if (stalled_) {
         gd_time_ps r = view_.retire[gd_gpc_view_first(&view_)];
+        if (arrival_ < r)  // channels: a kernel that arrived since may fit
+            r = std::max(arrival_, t_cur_);
         if (r == GD_TIME_NEVER)
             return GD_TIME_NEVER;
         t = std::max(t, r);
@@ -349,7 +415,12 @@ void gpu2gpc::complete_launch(gd_time_ps now, gd_time_ps t)
     if (k->ctas_launched < k->ctas)
         return;
     completions_.push(completion{k->end, k->index, k});
-    launch_q_.pop_front();
+    if (channels_) {  // any channel may have been served: it leaves the queue wherever it is
+        launch_q_.erase(std::find(launch_q_.begin(), launch_q_.end(), k));
+        channel_[k->channel] = nullptr;
+    } else {
+        launch_q_.pop_front();
+    }
     select_head(now, t);
 }
 
@@ -364,6 +435,8 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
             set_gpc_state(g, body_.max_free, body_.next_retire);
         }
     }
+    if (channels_)
+        admit(now, t);
     gd_kernel_run *k = head_;
     const gd_cluster &c = k->cluster;
     const uint32_t per_cga = (uint32_t)c.dim[0] * c.dim[1] * c.dim[2];
@@ -509,6 +582,15 @@ void gpu2gpc::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
     gd_kernel_run *k = b->run;
     k->dispatched = t;
     launch_q_.push_back(k);
+    if (channels_) {  // its task channel: the lowest free slot
+        uint32_t c = 0;
+        while (channel_[c])
+            c++;
+        channel_[c] = k;
+        k->channel = c;
+        if (stalled_ && k->dispatched + grid_launch_ps_ < arrival_)
+            arrival_ = k->dispatched + grid_launch_ps_;  // the stalled step is tried again once it is set up
+    }
     if (++resident_ > peak_resident_)
         peak_resident_ = resident_;
     kernels_++;

@@ -43,6 +43,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "admission.h"
 #include "cga.h"
 #include "cwd.h"
 #include "cwd_msg.hpp"
@@ -62,6 +63,7 @@ public:
     SC_HAS_PROCESS(gpu2gpc);
     gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats,
             progress_meter *progress = nullptr);
+    ~gpu2gpc() override;
 
     uint64_t peak_resident_kernels() const { return peak_resident_; }
     const uint64_t *ctas_done_counter() const { return &ctas_done_; }
@@ -91,6 +93,7 @@ private:
     void complete_launch(gd_time_ps now, gd_time_ps t);
     void set_waiting(gd_time_ps now, gd_time_ps t, bool waiting);
     gd_time_ps launch_ready() const;
+    void admit(gd_time_ps now, gd_time_ps t);  // cwd.admission=channels: the step's kernel
     gd_time_ps launch_time() const;
     gd_time_ps retire_time() const;
     gd_time_ps completion_time() const { return completions_.empty() ? GD_TIME_NEVER : completions_.top().end; }
@@ -138,6 +141,15 @@ private:
     gpc_launch_body launch_body_;
     uint64_t steps_cga_ = 0, failed_steps_ = 0, masks_ = 0, frontend_cycles_ = 0;
     const uint32_t cta_launch_cycles_, query_cycles_, mask_cycles_, broadcast_cycles_;
+
+    // cwd.admission=channels (seed 001 emb. 1): every resident kernel is a channel
+    const bool channels_;
+    gd_adm adm_;
+    std::vector<gd_kernel_run *> channel_;   // by channel slot: its kernel, or null
+    std::vector<uint8_t> cand_, level_;      // a round's candidates and their priority levels
+    uint64_t switches_ = 0;                  // steps that served another kernel than the oldest
+    gd_time_ps arrival_ = GD_TIME_NEVER;     // a kernel arrived after a step found no room: its setup time
+    gd_time_ps cycle_ps_;
 
     uint64_t resident_ = 0, peak_resident_ = 0;
     uint64_t kernels_ = 0, ctas_launched_ = 0, ctas_done_ = 0, rejected_ = 0, wakes_ = 0, steps_ = 0;
