@@ -73,10 +73,11 @@ class TraceWriter:
         return struct.pack("<4Q", *(UNKNOWN if v is None else v for v in info))
 
     def _tenant(self, tenant):
-        """A tenant field (format 1.6): (vid, flags) with flags CMD_SYNC | CMD_COND | CMD_FAILS."""
+        """A tenant field (format 1.6): (vid, flags[, priority]) with flags CMD_SYNC | CMD_COND |
+        CMD_FAILS and priority 0 (highest) .. 7."""
         if self.minor < 6:
             raise ValueError("a tenant field (VID and flags) needs format 1.6 (TraceWriter(minor=6))")
-        return struct.pack("<IB3x", tenant[0], tenant[1])
+        return struct.pack("<IBB2x", tenant[0], tenant[1], tenant[2] if len(tenant) > 2 else 0)
 
     def dispatch(self, queue, submit_ns, kid, block, grid, smem, barrier=True, signal=0, info=None,
                  kernarg=0, wait_until_ns=None, cluster=None, tenant=None):
@@ -278,10 +279,11 @@ def read(path):
                 rec["wait_until_ns"] = struct.unpack_from("<Q", p, info_at + 32)[0]
             if rtype == REC_DISPATCH and len(p) > info_at + 40:
                 rec["cluster"] = struct.unpack_from("<4HB", p, info_at + 40)
-            if rtype == REC_DISPATCH and len(p) > info_at + 56:
-                rec["tenant"] = struct.unpack_from("<IB", p, info_at + 56)
-            if rtype != REC_DISPATCH and len(p) > info_at + 32:
-                rec["tenant"] = struct.unpack_from("<IB", p, info_at + 32)
+            tenant_at = info_at + 56 if rtype == REC_DISPATCH else info_at + 32
+            if len(p) > tenant_at:
+                rec["tenant"] = struct.unpack_from("<IB", p, tenant_at)
+                if p[tenant_at + 5]:
+                    rec["priority"] = p[tenant_at + 5]
         elif rtype == REC_NONKERNEL:
             f = struct.unpack_from("<HHIQQQQ", p)
             rec.update(queue=f[0], kind=f[1], flags=f[2], submit_ns=f[3], duration_ps=f[4], bytes=f[5], signal=f[6])

@@ -93,6 +93,9 @@ def main(argv=None):
                          "- neither (default s,c,c); several patterns separated by ';' go to the tenants in turn")
     ap.add_argument("--fail", action="append", default=[], metavar="VID:INDEX",
                     help="with --tenants or --seed-fig6: tenant VID's INDEX-th command (from 0) fails (repeatable)")
+    ap.add_argument("--priority", action="append", default=[], metavar="VID:LEVEL",
+                    help="with --tenants: tenant VID's kernels have priority LEVEL, 0 (highest, the default) to 7 "
+                         "(seed 001; used by cwd.admission=channels) (repeatable)")
     ap.add_argument("--seed-fig6", action="store_true",
                     help="seed 004 fig 6's queue: user 1: u1_1s u1_2c u1_3c, user 2: u2_1s u2_2s u2_3c u2_4c, on one "
                          "queue in the order u1_1s u2_1s u1_2c u2_2s u2_3c u2_4c u1_3c, all submitted at once "
@@ -125,6 +128,18 @@ def main(argv=None):
         fails.add((v, i))
     if a.fail and not (a.tenants or a.seed_fig6):
         ap.error("--fail needs --tenants or --seed-fig6")
+    prio = {}
+    for f in a.priority:
+        try:
+            v, lv = (int(x) for x in f.split(":"))
+            if v < 0 or not 0 <= lv <= 7:
+                raise ValueError
+        except ValueError:
+            ap.error("--priority %s: expected VID:LEVEL (LEVEL 0 to 7)" % f)
+        prio[v] = lv
+    if a.priority and not a.tenants:
+        ap.error("--priority needs --tenants")
+    a.prio = prio
 
     if a.block > 1024 or a.block > 65535:
         ap.error("--block %d: at most 1024 threads per CTA" % a.block)
@@ -183,7 +198,8 @@ def tenants(a, name, chain, fails, rng):
         count[v] += 1
         mine = chain[v % len(chain)]
         flags = mine[k % len(mine)] | (CMD_FAILS if (v, k) in fails else 0)
-        w.dispatch(v % a.queues, t, 1, block, grid, a.smem, bool(flags & CMD_COND), i + 1, tenant=(v, flags))
+        w.dispatch(v % a.queues, t, 1, block, grid, a.smem, bool(flags & CMD_COND), i + 1,
+                   tenant=(v, flags, a.prio.get(v, 0)))
         t += rng.randint(a.submit_ns // 2, a.submit_ns + a.submit_ns // 2) if a.submit_ns else 0
     w.close()
     return 0

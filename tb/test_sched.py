@@ -193,6 +193,47 @@ def check_copy_engine():
     print("copy engine: the kernel waits in the memset's wait queue and starts after it")
 
 
+def check_admission_priorities():
+    """Seed 001's admission (cwd.admission=channels) with trace priorities and windows:
+    tenants A (VID 0) and B (VID 1), one kernel each of 8 CTAs of 768 threads (2 per SM
+    on 2 SMs: a wave of 4 fills the GPU), submitted at 1000 and 1010 on two queues; the
+    cga distributor (query 8, one mask, broadcast 1: a step's CTAs start 10 ns after
+    it). A's first wave starts at 1320, before B is set up; each later step comes at a
+    wave's end (2320, 3330, 4340) and serves the round's winner:
+      equal priorities: a tie at 2320, a42 takes the lowest unmarked channel (A); then
+      B alone: A 1320, 2330; B 3340, 4350.
+      B priority 0, A 1: B wins at 2320 and 3330, A's second wave last: A 1320, 4350.
+      the same with windows of 2000 and 1000 cycles (levels 0 and 1; the counter starts
+      at the replay's first submit, 1000): at 3330 (cycle 2330) level 1 is lifted and
+      A wins: A 1320, 3340; B 2330, 4350."""
+    keys = SMALL[:4] + ["gpu.preset=h100", "gpu.gpcs=1", "gpu.sms_per_gpc=2", "cwd.grid_launch_cycles=200",
+                        "cwd.policy=cga", "cwd.query_cycles=8", "cwd.mask_launch_cycles=1",
+                        "cwd.id_broadcast_cycles=1", "cwd.admission=channels"]
+    shape = ["--tenants", "2", "--queues", "2", "--kernels", "2", "--grid", "8", "--block", "768", "--regs", "32",
+             "--smem", "0", "--cta-ns", "1000", "--submit-ns", "10", "--chain", "s"]
+
+    def waves(trace, *extra):
+        log = os.path.join(TMP, "ctas.csv")
+        cmd = [os.path.join(BUILD, "gdsim"), "replay", trace, "--quiet", "--cta-log", log]
+        for k in keys + list(extra):
+            cmd += ["--set", k]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        out = {}
+        for row in csv.DictReader(open(log)):
+            out.setdefault(int(row["kernel_index"]), set()).add(float(row["launch_ns"]))
+        return {k: sorted(v) for k, v in out.items()}
+
+    equal = gen("prio_eq", *shape)
+    assert waves(equal) == {0: [1320, 2330], 1: [3340, 4350]}, waves(equal)
+    ranked = gen("prio_b", *shape, "--priority", "0:1", "--priority", "1:0")
+    assert waves(ranked) == {0: [1320, 4350], 1: [2330, 3340]}, waves(ranked)
+    assert waves(ranked, "cwd.priority_windows=2000,1000") == {0: [1320, 3340], 1: [2330, 4350]}
+    # inorder ignores priorities: the oldest kernel's CTAs first
+    assert waves(ranked, "cwd.admission=inorder") == {0: [1320, 2330], 1: [3340, 4350]}
+    print("admission: a42 ties, priorities and a priority window decide which kernel a step serves")
+
+
 def check_default_unchanged():
     """The default (cs.policy=aql) is the packet processor's HSA semantics: the same
     kernel times with the scheduler block in between as the hand-worked tests of
@@ -223,7 +264,8 @@ def check_bad_tenant():
     cases = [
         (6, (70000, 1, 0), "VID 70000 is too large"),
         (6, (3, 8, 0), "command flags 0x08"),
-        (6, (3, 1, 1), "tenant field reserved bytes 5-7 are not zero"),
+        (6, (3, 1, 9 << 8), "priority 9 (levels are 0, the highest, to 7)"),
+        (6, (3, 1, 1), "tenant field reserved bytes 6-7 are not zero"),
         (5, (3, 1, 0), "tenant field (VID and flags) in a version 1.5 trace (needs 1.6)"),
     ]
     for i, (minor, (vid, flags, res), why) in enumerate(cases):
@@ -238,7 +280,8 @@ def check_bad_tenant():
         data = bytearray(gzip.open(path).read())
         end = len(data) - 24  # the end record: 8-byte frame + 16 bytes
         struct.pack_into("<IB", data, end - 8, vid, flags)
-        data[end - 3] = res
+        data[end - 3] = res >> 8       # byte 5: the priority
+        data[end - 2] = res & 0xff     # byte 6: reserved
         with gzip.open(path, "wb") as f:
             f.write(bytes(data))
         r = run(path)
@@ -264,7 +307,7 @@ def check_bad_tenant():
         assert r.returncode in (0, 1), (n, r.returncode, r.stderr)
         if r.returncode == 1:
             assert "record" in r.stderr, r.stderr
-    print("tenant field: 4 malformed cases named, 60 random corruptions read or refused cleanly")
+    print("tenant field: 5 malformed cases named, 60 random corruptions read or refused cleanly")
 
 
 check_fig6()
@@ -274,5 +317,6 @@ check_wq_exhaustion()
 check_tenants()
 check_physical_queues()
 check_copy_engine()
+check_admission_priorities()
 check_default_unchanged()
 print("sched: ok")

@@ -166,6 +166,13 @@ static const key_def KEYS[] = {
      "equal kernels take turns), so a small kernel launches beside a big one that has no room left.",
      "inorder: the behaviour before seed 001's admission existed (and the prior art seed 001 "
      "describes, [0040]); channels: seed 001 [0031]-[0059]"},
+    {"cwd.priority_windows", T_STRING, OFF(cwd_priority_windows), 0, 0, 0, NULL, "off",
+     "cwd.admission=channels: seed 001's priority windows (emb. 2): off, or the lengths in cycles of "
+     "the windows of priority levels 0, 1, ... (comma-separated, at most 8, longer for higher "
+     "priorities); a cycle counter runs over their sum and during level y's window level y ranks "
+     "above the others, which keep their order, so a low priority is not starved.",
+     "off: no windows (seed 001 emb. 1's fixed priorities); the seed suggests 2 to 8 windows, 4 in "
+     "its example, without lengths"},
     {"cwd.query_cycles", T_UINT, OFF(cwd_query_cycles), 0, 1000000, 0, NULL, "8",
      "cwd.policy=cga: one speculative query of the distributor's model of the GPCs (the round trip "
      "inside the compute work distributor, all GPCs in parallel), per launch step.",
@@ -883,6 +890,24 @@ int gd_config_resolve(gd_config *out, const gd_settings *s, const gd_trace_devic
         return gd_err_set(err, GD_ECONFIG,
                           "sm.max_threads_per_cta (%u) is more than sm.max_warps x sm.warp_size (%u)",
                           sm->max_threads_per_cta, sm->max_warps * sm->warp_size);
+    out->cwd_windows = 0;
+    if (strcmp(out->cwd_priority_windows, "off")) {
+        const char *p = out->cwd_priority_windows;
+        for (;;) {
+            char *end;
+            errno = 0;
+            unsigned long v = strtoul(p, &end, 10);
+            if (end == p || errno || v == 0 || v > 1000000000ul || out->cwd_windows == 8 || *p == '-' || *p == '+' ||
+                (*end && *end != ','))
+                return gd_err_set(err, GD_ECONFIG, "bad value '%s' for configuration key 'cwd.priority_windows': "
+                                  "expected off, or 1 to 8 comma-separated window lengths in cycles (1 to 10^9)",
+                                  out->cwd_priority_windows);
+            out->cwd_window_cycles[out->cwd_windows++] = (uint32_t)v;
+            if (!*end)
+                break;
+            p = end + 1;
+        }
+    }
     if (!strcmp(out->cwd_admission, "channels") && strcmp(out->cwd_policy, "cga"))
         return gd_err_set(err, GD_ECONFIG, "cwd.admission=channels needs cwd.policy=cga (the baseline distributor "
                           "launches one kernel's CTAs at a time)");

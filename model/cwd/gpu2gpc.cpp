@@ -72,7 +72,10 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
 {
     std::memset(&adm_, 0, sizeof adm_);
     if (channels_) {
-        if (gd_adm_init(&adm_, max_resident_, nullptr, 0, 0))
+        uint64_t win[8];
+        for (uint32_t i = 0; i < cfg.cwd_windows; i++)
+            win[i] = cfg.cwd_window_cycles[i];
+        if (gd_adm_init(&adm_, max_resident_, win, cfg.cwd_windows, 0))
             throw std::bad_alloc();
         channel_.assign(max_resident_, nullptr);
         cand_.assign(max_resident_, 0);
@@ -118,6 +121,8 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
                          "rounds decided among several channels of the same priority (a42's marks)", &adm_.ties);
             gd_stats_add(stats, basename(), "admission_switches", "steps",
                          "steps that served another kernel than the oldest with CTAs left", &switches_);
+            gd_stats_add(stats, basename(), "admission_lifts", "rounds",
+                         "rounds a priority window decided (its level won over a higher one)", &adm_.lifts);
         }
         gd_stats_add(stats, basename(), "frontend_cycles", "cycles",
                      "front-end cycles spent launching CTAs (baseline: cwd.cta_launch_cycles per CTA; cga: "
@@ -130,8 +135,8 @@ gpu2gpc::~gpu2gpc() { gd_adm_destroy(&adm_); }
 
 // cwd.admission=channels, at a step at time t (the GPCs have retired what ended by
 // then): a round of seed 001's admission over every resident kernel set up by t (a
-// channel whose next CTA fits on some SM is a candidate; all priorities equal for
-// now, so a42's marks make equal kernels take turns). The winner becomes the kernel
+// channel whose next CTA fits on some SM is a candidate, at its kernel's priority
+// level; ties by a42's marks, so equal kernels take turns). The winner becomes the kernel
 // the step serves; nobody fitting leaves the oldest, whose step then finds no room.
 void gpu2gpc::admit(gd_time_ps now, gd_time_ps t)
 {
@@ -152,6 +157,7 @@ void gpu2gpc::admit(gd_time_ps now, gd_time_ps t)
             }
         }
         cand_[k->channel] = fits;
+        level_[k->channel] = k->priority;
     }
     int32_t win = gd_adm_round(&adm_, cand_.data(), level_.data(), t / cycle_ps_);
     if (win < 0 || channel_[win] == head_)

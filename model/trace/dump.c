@@ -44,6 +44,8 @@ static void tenant_fields(FILE *f, const gd_tenant *t)
         fprintf(f, " conditional");
     if (t->flags & GD_CMD_FAILS)
         fprintf(f, " fails");
+    if (t->priority)
+        fprintf(f, " priority %u", t->priority);
 }
 
 static void dispatch_line(FILE *f, const gd_trace_dispatch *d)

@@ -66,6 +66,7 @@ typedef struct gd_kernel_run {
     uint32_t vid;               /* virtual queue (tenant) */
     uint32_t trace_queue;       /* the trace's queue (queue is the hardware queue it was mapped to) */
     uint8_t cmd_flags;          /* GD_CMD_SYNC | GD_CMD_COND | GD_CMD_FAILS */
+    uint8_t priority;           /* kernels: seed 001's priority level, 0 (highest) .. 7 (cwd.admission=channels) */
     uint8_t status;             /* enum gd_cmd_status, once completed */
     /* the command scheduler's bookkeeping (sched/cs.h) */
     uint8_t cs_state;           /* enum gd_cs_state */

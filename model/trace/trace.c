@@ -604,7 +604,7 @@ static int packet_head(gd_trace_reader *r, const uint8_t *p, int reserved_set, c
     return 0;
 }
 
-/* A packet record's tenant field (format 1.6): u32 VID, u8 flags, 3 reserved bytes. */
+/* A packet record's tenant field (format 1.6): u32 VID, u8 flags, u8 priority, 2 reserved bytes. */
 static int get_tenant(gd_trace_reader *r, gd_tenant *t, const uint8_t *p, const char *what, uint64_t idx, uint64_t off,
                       gd_err *err)
 {
@@ -613,14 +613,18 @@ static int get_tenant(gd_trace_reader *r, gd_tenant *t, const uint8_t *p, const 
                          "(needs 1.6)", what, r->minor);
     t->vid = gd_get32(p);
     t->flags = p[4];
+    t->priority = p[5];
     t->given = 1;
     if (t->vid >= GD_MAX_VIDS)
         return rec_error(r, err, idx, off, "%s: VID %u is too large (VIDs are 0 to %u)", what, t->vid, GD_MAX_VIDS - 1);
     if (t->flags & ~GD_CMD_FLAGS)
         return rec_error(r, err, idx, off, "%s: command flags 0x%02x (bits 0 sync, 1 conditional, 2 fails are "
                          "defined)", what, t->flags);
-    if (p[5] || p[6] || p[7])
-        return rec_error(r, err, idx, off, "%s: tenant field reserved bytes 5-7 are not zero", what);
+    if (t->priority >= GD_PRIORITY_LEVELS)
+        return rec_error(r, err, idx, off, "%s: priority %u (levels are 0, the highest, to %u)", what, t->priority,
+                         GD_PRIORITY_LEVELS - 1);
+    if (p[6] || p[7])
+        return rec_error(r, err, idx, off, "%s: tenant field reserved bytes 6-7 are not zero", what);
     return 0;
 }
 
@@ -1225,7 +1229,8 @@ static void put_tenant(uint8_t *p, const gd_tenant *t)
 {
     gd_put32(p, t->vid);
     p[4] = t->flags;
-    p[5] = p[6] = p[7] = 0;
+    p[5] = t->priority;
+    p[6] = p[7] = 0;
 }
 
 int gd_trace_write_dispatch_cluster(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns,

@@ -87,15 +87,18 @@ static inline int gd_launch_info_waits(const gd_launch_info *i)
 #define GD_CMD_FLAGS 7u
 #define GD_MAX_VIDS 65536u
 
+#define GD_PRIORITY_LEVELS 8u  /* priority levels 0 (highest) .. 7 (seed 001's task-group priority) */
+
 typedef struct gd_tenant {
     uint32_t vid;     /* virtual queue (tenant) id, below GD_MAX_VIDS */
     uint8_t flags;    /* GD_CMD_* */
+    uint8_t priority; /* 0 (highest) .. GD_PRIORITY_LEVELS - 1 */
     uint8_t given;    /* the record gave them (else derived) */
 } gd_tenant;
 
 static inline gd_tenant gd_tenant_default(uint32_t queue, int barrier)
 {
-    gd_tenant t = {queue, (uint8_t)(GD_CMD_SYNC | (barrier ? GD_CMD_COND : 0)), 0};
+    gd_tenant t = {queue, (uint8_t)(GD_CMD_SYNC | (barrier ? GD_CMD_COND : 0)), 0, 0};
     return t;
 }
 

@@ -63,6 +63,7 @@ void trace_source::set_tenant(gd_kernel_run *r, const gd_tenant &t)
     r->trace_queue = r->queue;
     r->vid = t.given ? t.vid : r->queue;
     r->cmd_flags = t.given ? t.flags : (uint8_t)(GD_CMD_SYNC | (r->barrier ? GD_CMD_COND : 0));
+    r->priority = t.given ? t.priority : 0;
     if (physical_queues_) {
         if (r->queue >= pq_of_.size())
             pq_of_.resize(r->queue + 1, -1);
