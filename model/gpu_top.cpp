@@ -10,7 +10,8 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, host_env &e
       pp("pp", cfg, env.report, stats),
       rsb("rsb", cfg),
       cs("command_scheduler", cfg, stats),
-      cwd("gpu2gpc", cfg, stats, &env.progress)
+      cwd("gpu2gpc", cfg, stats, &env.progress),
+      selector("module_selector", cfg, stats)
 {
     if (!time_layout_ok())
         SC_REPORT_FATAL("gdsim", "sc_time layout differs from the one gdsim was built for");
@@ -22,13 +23,14 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, host_env &e
     cs.cwd_out.bind(cwd.dispatch_in);
     cwd.done_out.bind(cs.done_in);
     cs.pp_out.bind(pp.done_in);
+    cwd.select_out.bind(selector.cwd_in);
     uint32_t sm_id = 0;
     for (uint32_t g = 0; g < cfg.gpcs; g++) {
         uint32_t n = cfg.sms_per_gpc[g];
         gpcs.emplace_back(new gpc2sm(("gpc2sm_" + std::to_string(g)).c_str(), g, sm_id, n, cfg, stats, env.cta_log));
         cwd.gpc_out[g]->bind(gpcs[g]->cwd_in);
         for (uint32_t i = 0; i < n; i++, sm_id++) {
-            sms.emplace_back(new sm(("sm_" + std::to_string(sm_id)).c_str(), sm_id, stats));
+            sms.emplace_back(new sm(("sm_" + std::to_string(sm_id)).c_str(), sm_id, stats, cfg.power_insn_fj));
             gpcs[g]->sm_out[i]->bind(sms.back()->launch_in);
         }
     }

@@ -20,6 +20,7 @@
 #include "command_scheduler.hpp"
 #include "gpc2sm.hpp"
 #include "gpu2gpc.hpp"
+#include "module_selector.hpp"
 #include "packet_processor.hpp"
 #include "reference_state_buffer.hpp"
 #include "sm.hpp"
@@ -36,6 +37,7 @@ public:
     reference_state_buffer rsb;
     command_scheduler cs;
     gpu2gpc cwd;
+    module_selector selector;
     std::vector<std::unique_ptr<gpc2sm>> gpcs;
     std::vector<std::unique_ptr<sm>> sms;
 };

@@ -15,6 +15,7 @@ AQL_FENCES = (2 << 9) | (2 << 11)
 EXEC_FIXED_CTA, EXEC_PER_DISPATCH = 1, 2
 UNKNOWN = 0xFFFFFFFFFFFFFFFF
 CMD_SYNC, CMD_COND, CMD_FAILS = 1, 2, 4  # a multi-tenant command's flags (format 1.6; seed 004)
+INSN_CLASSES = ("fp32", "fp16", "int", "ldst", "sfu", "tensor")  # a kernel's instruction mix (format 1.6)
 NONKERNEL_KINDS = {"other": 0, "memcpy_htod": 1, "memcpy_dtoh": 2, "memcpy_dtod": 3, "memcpy_htoh": 4,
                    "memcpy_peer": 5, "memset": 6}
 
@@ -60,10 +61,17 @@ class TraceWriter:
         if rtype in (REC_BARRIER_AND, REC_BARRIER_OR, REC_NONKERNEL) and self.minor < 2:
             raise ValueError("record type %d needs format 1.2 (TraceWriter(minor=2))" % rtype)
 
-    def kernel(self, kid, name, threads, regs, static_smem, dynamic_smem, exec_model=EXEC_FIXED_CTA, cta_ps=0):
+    def kernel(self, kid, name, threads, regs, static_smem, dynamic_smem, exec_model=EXEC_FIXED_CTA, cta_ps=0,
+               insn=None):
+        """insn (format 1.6): warp instructions per CTA of the classes INSN_CLASSES, a list of 6."""
         n = name.encode()[:65535]
+        tail = b""
+        if insn is not None:
+            if self.minor < 6:
+                raise ValueError("an instruction mix needs format 1.6 (TraceWriter(minor=6))")
+            tail = struct.pack("<6Q", *insn)
         self.record(REC_KERNEL, struct.pack("<6IQH", kid, threads, regs, static_smem, dynamic_smem, exec_model,
-                                            cta_ps, len(n)) + n)
+                                            cta_ps, len(n)) + n + tail)
 
     @staticmethod
     def _info(info):
@@ -260,6 +268,8 @@ def read(path):
             f = struct.unpack_from("<6IQH", p)
             rec.update(id=f[0], threads=f[1], regs=f[2], static_smem=f[3], dynamic_smem=f[4], exec_model=f[5],
                        cta_ps=f[6], name=p[34:34 + f[7]].decode())
+            if len(p) == 34 + f[7] + 48:
+                rec["insn"] = struct.unpack_from("<6Q", p, 34 + f[7])
         elif rtype in (REC_DISPATCH, REC_BARRIER_AND, REC_BARRIER_OR):
             queue, _, _, submit = struct.unpack_from("<HHIQ", p)
             rec.update(queue=queue, submit_ns=submit)

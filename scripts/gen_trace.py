@@ -25,7 +25,7 @@ import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gdtrace import CMD_COND, CMD_FAILS, CMD_SYNC, Device, TraceWriter  # noqa: E402
+from gdtrace import CMD_COND, CMD_FAILS, CMD_SYNC, INSN_CLASSES, Device, TraceWriter  # noqa: E402
 
 # Device descriptions as the PyTorch profiler's deviceProperties would give them.
 DEVICES = {
@@ -93,6 +93,10 @@ def main(argv=None):
                          "- neither (default s,c,c); several patterns separated by ';' go to the tenants in turn")
     ap.add_argument("--fail", action="append", default=[], metavar="VID:INDEX",
                     help="with --tenants or --seed-fig6: tenant VID's INDEX-th command (from 0) fails (repeatable)")
+    ap.add_argument("--insn", default=None, metavar="CLASS=N,...",
+                    help="the kernel's instruction mix (format 1.6): warp instructions per CTA of the classes "
+                         "fp32, fp16, int, ldst, sfu, tensor (others 0); several kernels: mixes separated by ';', "
+                         "given to the kernels in turn (the kernel of dispatch i gets mix i mod their number)")
     ap.add_argument("--priority", action="append", default=[], metavar="VID:LEVEL",
                     help="with --tenants: tenant VID's kernels have priority LEVEL, 0 (highest, the default) to 7 "
                          "(seed 001; used by cwd.admission=channels) (repeatable)")
@@ -140,6 +144,15 @@ def main(argv=None):
     if a.priority and not a.tenants:
         ap.error("--priority needs --tenants")
     a.prio = prio
+    a.mixes = []
+    for spec in (a.insn.split(";") if a.insn else []):
+        mix = [0] * len(INSN_CLASSES)
+        for item in spec.split(","):
+            k, _, v = item.partition("=")
+            if k not in INSN_CLASSES or not v.isdigit():
+                ap.error("--insn: '%s' is not CLASS=N with CLASS one of %s" % (item, ", ".join(INSN_CLASSES)))
+            mix[INSN_CLASSES.index(k)] = int(v)
+        a.mixes.append(mix)
 
     if a.block > 1024 or a.block > 65535:
         ap.error("--block %d: at most 1024 threads per CTA" % a.block)
@@ -161,6 +174,8 @@ def main(argv=None):
     name = a.name or "gen_kernel_b%d_r%d_s%d" % (a.block, a.regs, a.smem)
     if a.seed_fig6 or a.tenants:
         return tenants(a, name, chain, fails, rng)
+    if a.mixes:
+        return mixed(a, name, rng)
     # Format 1.0 without clusters: nothing of 1.1 is needed, so such traces stay
     # readable by every 1.x reader (and the sample trace keeps its bytes); 1.4 with.
     w = TraceWriter(a.out, DEVICES[a.device], "gen_trace.py seed=%d" % a.seed, minor=4 if clustered else 0)
@@ -171,6 +186,21 @@ def main(argv=None):
         q = rng.randrange(a.queues) if a.queues > 1 else 0
         w.dispatch(q, t, 1, (a.block, 1, 1), a.grid, a.smem, not a.no_barrier, i + 1,
                    cluster=shape if clustered else None)
+        t += rng.randint(a.submit_ns // 2, a.submit_ns + a.submit_ns // 2) if a.submit_ns else 0
+    w.close()
+    return 0
+
+
+def mixed(a, name, rng):
+    """Kernels with instruction mixes (format 1.6): one descriptor per mix, dispatch i
+    naming mix i mod their number."""
+    w = TraceWriter(a.out, DEVICES[a.device], "gen_trace.py seed=%d" % a.seed, minor=6)
+    for m, mix in enumerate(a.mixes, 1):
+        w.kernel(m, "%s_mix%d" % (name, m), a.block, a.regs, a.smem, 0, cta_ps=a.cta_ns * 1000, insn=mix)
+    t = 1000
+    for i in range(a.kernels):
+        q = rng.randrange(a.queues) if a.queues > 1 else 0
+        w.dispatch(q, t, 1 + i % len(a.mixes), (a.block, 1, 1), a.grid, a.smem, not a.no_barrier, i + 1)
         t += rng.randint(a.submit_ns // 2, a.submit_ns + a.submit_ns // 2) if a.submit_ns else 0
     w.close()
     return 0

@@ -248,6 +248,39 @@ static const key_def KEYS[] = {
      "completed as a no-op (fig 8 steps 802, 805/809).",
      "assumption: seed 004 gives no latency; two cycles for the flag decode and an associative "
      "lookup of the status table (one entry per engine)"},
+    {"gpc2sm.select", T_ENUM, OFF(gpc2sm_select), 0, 0, 0, "lake|weighted|power", "lake",
+     "cwd.policy=cga, plain grids: which SMs take a launch step's CTAs. lake: seed 003's fill of the "
+     "lake (most free slots first, SM priority on ties). weighted: the module selector (seed 001 emb. "
+     "9) picks, CTA by CTA, the candidate SM with the largest sum of select.resource_weights x its "
+     "remaining resources (as fractions of their capacity). power: the module selector (emb. 10) "
+     "picks the candidate SM that used the least energy (power.insn_energy_fj x its instructions) in "
+     "the last select.window_cycles, counting the CTAs the step already gave it. Clusters (GPC-CGAs) "
+     "keep seed 003's placement.",
+     "lake: the behaviour before seed 001's selector existed; weighted and power: seed 001 [0237]-[0283]"},
+    {"select.cycles", T_UINT, OFF(select_cycles), 0, 1000000, 0, NULL, "0",
+     "gpc2sm.select=weighted|power: the module selector's answer for one CTA; a step's CTAs start "
+     "this many cycles per CTA later.",
+     "issue 12: 0, so that choosing by weight or power costs no time unless asked (seed 001 gives no "
+     "latency)"},
+    {"select.window_cycles", T_UINT, OFF(select_window_cycles), 1, 1u << 30, 0, NULL, "1024",
+     "gpc2sm.select=power: nx, the history of an SM's executed instructions the choice looks at, in "
+     "cycles; a power of two.",
+     "seed 001 [0279]: nx a power of two, 1024 in its example"},
+    {"select.resource_weights", T_LIST, OFF(select_resource_weights), 0, 1000000, 4, NULL, "1,1,1,1",
+     "gpc2sm.select=weighted: the weights a_h of an SM's remaining warp slots, CTA slots, shared "
+     "memory and registers (each counted as a fraction of its capacity).",
+     "assumption: equal weights; seed 001 [0248]-[0250] derives a_h from each resource's measured "
+     "power, which no capture gives"},
+    {"power.insn_energy_fj", T_LIST, OFF(power_insn_fj), 0, UINT32_MAX, 7, NULL,
+     "147200,48000,3200,320000,473600,3072000,147200",
+     "Energy of one warp instruction of each class, femtojoules: fp32, fp16, int, ldst, sfu, tensor "
+     "(a kernel descriptor's instruction mix, trace format 1.6), then the energy per warp and "
+     "nanosecond of a CTA whose kernel has no mix (one generic class). The SMs' energy, the report's "
+     "power figures and gpc2sm.select=power use them (seed 001 emb. 10's weights b_s).",
+     "32 lanes x the 45 nm figures of M. Horowitz, 'Computing's energy problem', ISSCC 2014: fp32 "
+     "FMA = FP add 0.9 + mult 3.7 pJ; fp16 0.4 + 1.1 pJ; int add 0.1 pJ; ldst 32 x 4 bytes from a "
+     "32 KB SRAM at 20 pJ per 64 bits; sfu assumed 4 fp32 mults; tensor an HMMA.16816 (2048 fp16 "
+     "MACs); generic = fp32 (assumption: one warp instruction per ns)"},
     {"sim.shortcuts", T_ENUM, OFF(sim_shortcuts), 0, 0, 0, "on|off", "on",
      "Simulation technique, not a model number. on: a GPC's CTA retirement and the next CTA "
      "launch share one step when nothing else happens at that time, and retirements nothing "
@@ -908,6 +941,11 @@ int gd_config_resolve(gd_config *out, const gd_settings *s, const gd_trace_devic
             p = end + 1;
         }
     }
+    if (out->select_window_cycles & (out->select_window_cycles - 1))
+        return gd_err_set(err, GD_ECONFIG, "select.window_cycles (%u) must be a power of two (seed 001 [0279])",
+                          out->select_window_cycles);
+    if (strcmp(out->gpc2sm_select, "lake") && strcmp(out->cwd_policy, "cga"))
+        return gd_err_set(err, GD_ECONFIG, "gpc2sm.select=%s needs cwd.policy=cga", out->gpc2sm_select);
     if (!strcmp(out->cwd_admission, "channels") && strcmp(out->cwd_policy, "cga"))
         return gd_err_set(err, GD_ECONFIG, "cwd.admission=channels needs cwd.policy=cga (the baseline distributor "
                           "launches one kernel's CTAs at a time)");

@@ -85,6 +85,12 @@ typedef struct gd_config {
     uint32_t cs_wq_depth;
     uint32_t cs_pick_cycles;
     uint32_t cs_decode_cycles;
+    char gpc2sm_select[16];                /* "lake" | "weighted" | "power" */
+    uint32_t select_cycles;
+    uint32_t select_window_cycles;
+    uint32_t select_resource_weights[4];   /* warps, CTA slots, shared memory, registers */
+    uint32_t power_insn_fj[7];             /* energy per warp instruction by class (trace.h gd_insn_class), then
+                                              per warp and ns of a CTA without an instruction mix, fJ */
     char sim_shortcuts[16];                /* "on" | "off" */
 } gd_config;
 

@@ -52,7 +52,10 @@ struct gpc_query_body {
                                                 // use, or -1 (does not fit, or no GPC-CGA id / counter)
     uint32_t take[GD_MAX_SMS_PER_GPC];          // result: its CTAs per SM
 };
-struct gpc_free_body { const uint32_t *free_slots; uint32_t nsm; uint32_t cgas_left, ids_left; };
+struct gpc_free_body {
+    const uint32_t *free_slots; uint32_t nsm; uint32_t cgas_left, ids_left;
+    const gd_sm_res *res;  // result: the SMs' free resources
+};
 struct gpc_launch_body {
     gd_time_ps at;                   // == sc_time_stamp() + delay: when every CTA of the mask starts
     gd_kernel_run *run;              // the selected kernel

@@ -67,6 +67,7 @@ void gpc2sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
         auto *b = static_cast<gpc_free_body *>(m.body);
         b->free_slots = trk_.free_slots;
         b->nsm = trk_.nsm;
+        b->res = trk_.res;
         b->cgas_left = cgas_left_;
         b->ids_left = ids_.n - ids_.in_use;
         break;

@@ -1,5 +1,7 @@
 #include "gpu2gpc.hpp"
 
+#include "exec.h"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstring>
@@ -51,6 +53,7 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
     : sc_module(name),
       dispatch_in("dispatch_in"),
       done_out("done_out"),
+      select_out("select_out"),
       ngpc_(cfg.gpcs),
       grid_launch_ps_(gd_cycles_to_ps(cfg.cwd_grid_launch_cycles, cfg.clock_mhz)),
       cta_launch_ps_(gd_cycles_to_ps(cfg.cwd_cta_launch_cycles, cfg.clock_mhz)),
@@ -68,6 +71,7 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
       mask_cycles_(cfg.cwd_mask_launch_cycles),
       broadcast_cycles_(cfg.cwd_id_broadcast_cycles),
       channels_(cga_ && std::string(cfg.cwd_admission) == "channels"),
+      select_(cga_ && std::string(cfg.gpc2sm_select) != "lake"),
       cycle_ps_(gd_cycles_to_ps(1, cfg.clock_mhz))
 {
     std::memset(&adm_, 0, sizeof adm_);
@@ -82,6 +86,7 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
         level_.assign(max_resident_, 0);
     }
     all_free_.resize(cfg.sms);
+    res_.resize(cfg.sms);
     all_take_.resize(cfg.sms);
     gpc_start_.resize(ngpc_ + 1);
     gpc_speed_.resize(ngpc_);
@@ -132,6 +137,36 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
 }
 
 gpu2gpc::~gpu2gpc() { gd_adm_destroy(&adm_); }
+
+// gpc2sm.select=weighted|power: the step's CTAs one by one, each on the SM the module
+// selector picks among those with room (seed 001 emb. 9, 10), instead of the lake
+// fill. all_take_ receives the CTAs per SM; returns how many were placed.
+uint32_t gpu2gpc::select_picks(gd_time_ps now, gd_time_ps t, gd_kernel_run *k, uint32_t n, uint64_t left)
+{
+    std::fill(all_take_.begin(), all_take_.begin() + n, 0);
+    select_ps_ = 0;  // the selector's answers take select.cycles each (their delays)
+    uint32_t placed = 0;
+    select_pick_body b{};
+    b.at = t;
+    b.run = k;
+    b.n = n;
+    b.free_slots = all_free_.data();
+    b.res = res_.data();
+    gd_cta_alloc alloc;
+    for (; placed < left; placed++) {
+        b.first = placed == 0;
+        sc_core::sc_time d = ps_time(t - now);
+        select_ch_.call(select_out, op::select_pick, &b, d);
+        select_ps_ += d.value() - (t - now);
+        if (b.sm < 0)
+            break;
+        uint32_t s = (uint32_t)b.sm;
+        all_take_[s]++;
+        all_free_[s]--;
+        gd_sm_res_take(&res_[s], &k->desc->occ.cost, &alloc);
+    }
+    return placed;
+}
 
 // cwd.admission=channels, at a step at time t (the GPCs have retired what ended by
 // then): a round of seed 001's admission over every resident kernel set up by t (a
@@ -458,24 +493,41 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
             sc_core::sc_time d = ps_time(t - now);
             gpc_ch_.call(*gpc_out[g], op::gpc_free, &fb, d);
             std::copy(fb.free_slots, fb.free_slots + fb.nsm, all_free_.begin() + off);
+            if (select_)
+                std::copy(fb.res, fb.res + fb.nsm, res_.begin() + off);
             start[g] = off;
             off += fb.nsm;
         }
         start[ngpc_] = off;
         uint64_t left = k->ctas - k->ctas_launched;
         gd_lake_result r;
-        gd_lake_fill(all_free_.data(), off, left > UINT32_MAX ? UINT32_MAX : (uint32_t)left, scan_limit_,
-                     all_take_.data(), &r);
+        select_ps_ = 0;
+        if (select_) {  // seed 001's module selector, CTA by CTA
+            r.placed = select_picks(now, t, k, off, left);
+        } else {
+            gd_lake_fill(all_free_.data(), off, left > UINT32_MAX ? UINT32_MAX : (uint32_t)left, scan_limit_,
+                         all_take_.data(), &r);
+        }
         uint64_t receive = 0;  // bit g: GPC g gets CTAs (one SM mask)
         for (uint32_t g = 0; g < ngpc_ && r.placed; g++)
             if (std::any_of(all_take_.begin() + start[g], all_take_.begin() + start[g + 1],
                             [](uint32_t n) { return n != 0; }))
                 receive |= 1ull << g;
         masks = (uint32_t)__builtin_popcountll(receive);
-        at = t + query_ps_ + mask_ps_ * masks + broadcast_ps_;
+        at = t + query_ps_ + mask_ps_ * masks + broadcast_ps_ + select_ps_;
         for (uint64_t m = receive; m; m &= m - 1) {
             uint32_t g = (uint32_t)__builtin_ctzll(m);
             launch_mask(now, at, g, all_take_.data() + start[g], false);
+        }
+        if (select_ && masks) {  // the selector keeps each SM's energy history
+            gd_time_ps end = at + gd_cta_exec_time(k, at);
+            for (uint32_t i = 0; i < off; i++) {
+                if (!all_take_[i])
+                    continue;
+                select_placed_body pb{k, i, all_take_[i], at, end};
+                sc_core::sc_time d = ps_time(t - now);
+                select_ch_.call(select_out, op::select_placed, &pb, d);
+            }
         }
     } else if (c.gpu_cga == 1) {
         // GPC-CGAs: query every GPC's model; every GPC of the best speed receives one

@@ -50,6 +50,7 @@
 #include "gd_msg.hpp"
 #include "pp_msg.hpp"
 #include "progress.hpp"
+#include "select_msg.hpp"
 #include "stats.h"
 
 namespace gd {
@@ -59,6 +60,8 @@ public:
     tlm_utils::simple_target_socket<gpu2gpc> dispatch_in;    // kernels from the packet processor
     tlm_utils::simple_initiator_socket<gpu2gpc> done_out;    // kernel completions to the packet processor
     std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket<gpu2gpc>>> gpc_out;  // one per GPC
+    // the module selector (gpc2sm.select=weighted|power); optional: lake does not ask it
+    tlm_utils::simple_initiator_socket_optional<gpu2gpc> select_out;
 
     SC_HAS_PROCESS(gpu2gpc);
     gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats,
@@ -144,6 +147,11 @@ private:
 
     // cwd.admission=channels (seed 001 emb. 1): every resident kernel is a channel
     const bool channels_;
+    const bool select_;                      // gpc2sm.select=weighted|power: the module selector places CTAs
+    std::vector<gd_sm_res> res_;             // a step's copy of every SM's free resources
+    uint32_t select_picks(gd_time_ps now, gd_time_ps t, gd_kernel_run *k, uint32_t n, uint64_t left);
+    channel select_ch_;
+    gd_time_ps select_ps_ = 0;               // the step's selector latency
     gd_adm adm_;
     std::vector<gd_kernel_run *> channel_;   // by channel slot: its kernel, or null
     std::vector<uint8_t> cand_, level_;      // a round's candidates and their priority levels

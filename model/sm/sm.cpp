@@ -1,15 +1,79 @@
 #include "sm.hpp"
 
+#include <cinttypes>
+#include <cmath>
+#include <cstring>
+
 #include "exec.h"
 
 namespace gd {
 
-sm::sm(sc_core::sc_module_name name, uint32_t id, gd_stats *stats) : sc_module(name), launch_in("launch_in"), id_(id)
+namespace {
+
+// The report's power figures, from every SM's energy (blocks "sm_N", stat "energy"):
+// the total, the mean power over the busy span, and how unevenly it is spread over
+// the SMs (max / mean, coefficient of variation).
+struct power_figures {
+    unsigned sms = 0;
+    double total = 0, max = 0, cov = 0;
+};
+
+power_figures figures(const gd_stats *st)
+{
+    power_figures p;
+    double sum2 = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        if (std::strncmp(st->v[i].block, "sm_", 3) || std::strcmp(st->v[i].name, "energy"))
+            continue;
+        double e = (double)gd_stats_get(st, st->v[i].block, "energy");
+        p.sms++;
+        p.total += e;
+        sum2 += e * e;
+        if (e > p.max)
+            p.max = e;
+    }
+    if (p.sms && p.total > 0) {
+        double mean = p.total / p.sms;
+        double var = sum2 / p.sms - mean * mean;
+        p.cov = var > 0 ? std::sqrt(var) / mean : 0.0;
+    }
+    return p;
+}
+
+void power_text(FILE *f, const gd_section_ctx *c)
+{
+    power_figures p = figures(c->stats);
+    double span = (double)c->summary->busy_span_ns;
+    std::fprintf(f, "  power               %.3f mJ, %.3f W over the busy span; per SM max/mean %.4f, CoV %.4f\n",
+                 p.total / 1e12, span > 0 ? p.total / span / 1e6 : 0.0,
+                 p.total > 0 ? p.max / (p.total / p.sms) : 0.0, p.cov);
+}
+
+void power_json(FILE *f, const gd_section_ctx *c)
+{
+    power_figures p = figures(c->stats);
+    double span = (double)c->summary->busy_span_ns;
+    std::fprintf(f, "  \"power\": {\"energy_uj\": %.6f, \"mean_power_w\": %.6f, \"per_sm_max_over_mean\": %.6f, "
+                    "\"per_sm_cov\": %.6f},\n",
+                 p.total / 1e9, span > 0 ? p.total / span / 1e6 : 0.0, p.total > 0 ? p.max / (p.total / p.sms) : 0.0,
+                 p.cov);
+}
+
+}  // namespace
+
+sm::sm(sc_core::sc_module_name name, uint32_t id, gd_stats *stats, const uint32_t *insn_fj)
+    : sc_module(name), launch_in("launch_in"), id_(id), insn_fj_(insn_fj)
 {
     launch_in.bind(*this);
     if (stats) {
         gd_stats_add(stats, basename(), "ctas", "CTAs", "CTAs run on this SM", &ctas_);
         gd_stats_add(stats, basename(), "warp_ps", "warp x ps", "resident warps integrated over time", &warp_ps_);
+        if (insn_fj_) {
+            gd_stats_add(stats, basename(), "energy", "fJ",
+                         "energy of the CTAs run here (power.insn_energy_fj x their instruction mix)", &energy_fj_);
+            if (id == 0)
+                gd_stats_add_section(stats, "power", power_text, power_json);
+        }
     }
 }
 
@@ -26,8 +90,27 @@ void sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
     gd_time_ps dur = gd_cta_exec_time(b->run, start);
     b->end = start + dur;
     ctas_++;
-    warp_ps_ += (uint64_t)b->run->desc->occ.cost.warps * dur;
+    uint64_t wd = (uint64_t)b->run->desc->occ.cost.warps * dur;
+    warp_ps_ += wd;
+    if (__builtin_expect(b->run->desc->has_insn, 0) && insn_fj_) {
+        // a kernel with an instruction mix: its CTAs' energy (computed once per dispatch);
+        // the others' follows from their warps x time (finish())
+        gd_kernel_run *k = b->run;
+        if (!k->cta_energy_fj) {
+            for (int c = 0; c < GD_INSN_CLASSES; c++)
+                k->cta_energy_fj += k->desc->insn[c] * insn_fj_[c];
+            k->cta_energy_fj += !k->cta_energy_fj;  // computed (a mix of no instructions: 1 fJ)
+        }
+        mix_energy_fj_ += k->cta_energy_fj;
+        mix_warp_ps_ += wd;
+    }
     p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void sm::finish()
+{
+    if (insn_fj_)
+        energy_fj_ = mix_energy_fj_ + (warp_ps_ - mix_warp_ps_) / GD_PS_PER_NS * insn_fj_[GD_INSN_CLASSES];
 }
 
 }  // namespace gd

@@ -20,10 +20,16 @@ class sm : public sc_core::sc_module, public fw_target {
 public:
     tlm::tlm_target_socket<> launch_in;  // from the GPC2SM distributor
 
-    sm(sc_core::sc_module_name name, uint32_t id, gd_stats *stats);
+    // insn_fj: power.insn_energy_fj (7 values), or null: no energy accounting. The SM
+    // with id 0 registers the report's power section (every SM's energy).
+    sm(sc_core::sc_module_name name, uint32_t id, gd_stats *stats, const uint32_t *insn_fj = nullptr);
 
     uint64_t ctas() const { return ctas_; }
     uint64_t warp_ps() const { return warp_ps_; }
+    uint64_t energy_fj() const { return energy_fj_; }
+    // After the run: the energy of the CTAs without an instruction mix (a generic rate
+    // per warp and ns) joins that of the others.
+    void finish();
 
 private:
     void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) override;
@@ -31,6 +37,9 @@ private:
     uint32_t id_;
     uint64_t ctas_ = 0;     // CTAs run
     uint64_t warp_ps_ = 0;  // resident warps integrated over time
+    uint64_t energy_fj_ = 0;  // energy of the CTAs run (power.insn_energy_fj), femtojoules (finish())
+    uint64_t mix_energy_fj_ = 0, mix_warp_ps_ = 0;  // of the CTAs whose kernel has an instruction mix
+    const uint32_t *insn_fj_;
 };
 
 }  // namespace gd

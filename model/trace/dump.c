@@ -95,9 +95,15 @@ int gd_trace_dump(FILE *out, const char *path, gd_err *err)
             fprintf(out, "kernel %u \"%s\": %u threads, %u registers, shared memory %u + %u B, ", k->id, k->name,
                     k->threads_per_cta, k->regs_per_thread, k->static_smem, k->dynamic_smem);
             if (k->exec_model == GD_EXEC_FIXED_CTA)
-                fprintf(out, "each CTA %" PRIu64 " ps\n", k->cta_duration_ps);
+                fprintf(out, "each CTA %" PRIu64 " ps", k->cta_duration_ps);
             else
-                fprintf(out, "CTA time per dispatch\n");
+                fprintf(out, "CTA time per dispatch");
+            if (k->has_insn) {
+                fprintf(out, "; warp instructions per CTA");
+                for (unsigned c = 0; c < GD_INSN_CLASSES; c++)
+                    fprintf(out, " %s %" PRIu64, gd_insn_class_name(c), k->insn[c]);
+            }
+            fputc('\n', out);
             break;
         }
         case GD_REC_DISPATCH:

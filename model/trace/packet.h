@@ -52,6 +52,7 @@ typedef struct gd_kernel_run {
     gd_cluster cluster;         /* kernels: the cluster shape (gd_cluster_none(): one-CTA CGAs) */
     uint64_t cgas_launched;     /* kernels, cwd.policy=cga: GPC-CGAs launched so far */
     uint32_t channel;           /* kernels, cwd.admission=channels: its task channel (distributor slot) */
+    uint64_t cta_energy_fj;     /* kernels with an instruction mix: one CTA's energy (the SM's, once computed) */
     gd_time_ps cta_ps;          /* each CTA runs this long (commands: the command's duration) */
     gd_time_ps wait_until;      /* kernels: each CTA runs at least until then (0: no such wait; exec.h) */
     uint64_t source_id;         /* GD_UNKNOWN fields: not known */

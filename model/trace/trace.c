@@ -14,6 +14,7 @@
 
 #define HEADER_FIXED 44   /* 11 u32 before the GPC list */
 #define KERNEL_FIXED 32
+#define INSN_MIX_SIZE (8 * GD_INSN_CLASSES)  /* v1.6: a descriptor's instruction mix, after its name */
 #define DISPATCH_SIZE 80
 #define LAUNCH_INFO_SIZE 32   /* v1.1 trailer of packet records */
 #define WAIT_UNTIL_SIZE 8     /* v1.3: a dispatch's launch info may end with wait_until_ns */
@@ -26,6 +27,12 @@
 #define DISPATCH_TENANT_SIZE (DISPATCH_CLUSTER_SIZE + TENANT_SIZE)
 #define BARRIER_TENANT_SIZE (BARRIER_SIZE + LAUNCH_INFO_SIZE + TENANT_SIZE)
 #define COMMAND_TENANT_SIZE (COMMAND_SIZE + LAUNCH_INFO_SIZE + TENANT_SIZE)
+
+const char *gd_insn_class_name(unsigned c)
+{
+    static const char *const names[GD_INSN_CLASSES] = {"fp32", "fp16", "int", "ldst", "sfu", "tensor"};
+    return c < GD_INSN_CLASSES ? names[c] : NULL;
+}
 
 const char *gd_record_type_name(unsigned type)
 {
@@ -512,9 +519,13 @@ static int parse_kernel(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint
         return rec_error(r, err, idx, off, "kernel descriptor is %u bytes, shorter than its fixed part (%u)", len,
                          KERNEL_FIXED + 2);
     uint32_t nl = gd_get16(p + KERNEL_FIXED);
-    if (len != KERNEL_FIXED + 2 + nl)
-        return rec_error(r, err, idx, off, "kernel descriptor length %u does not match its contents (%u)", len,
-                         KERNEL_FIXED + 2 + nl);
+    int mix = len == KERNEL_FIXED + 2 + nl + INSN_MIX_SIZE;
+    if (len != KERNEL_FIXED + 2 + nl && !mix)
+        return rec_error(r, err, idx, off, "kernel descriptor length %u does not match its contents (%u, or %u with "
+                         "an instruction mix)", len, KERNEL_FIXED + 2 + nl, KERNEL_FIXED + 2 + nl + INSN_MIX_SIZE);
+    if (mix && r->minor < 6)
+        return rec_error(r, err, idx, off, "kernel descriptor with an instruction mix in a version 1.%u trace (needs "
+                         "1.6)", r->minor);
     gd_kernel_desc k;
     memset(&k, 0, sizeof k);
     k.id = gd_get32(p);
@@ -525,6 +536,11 @@ static int parse_kernel(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint
     k.exec_model = gd_get32(p + 20);
     k.cta_duration_ps = gd_get64(p + 24);
     k.record = idx;
+    if (mix) {
+        k.has_insn = 1;
+        for (int c = 0; c < GD_INSN_CLASSES; c++)
+            k.insn[c] = gd_get64(p + KERNEL_FIXED + 2 + nl + 8 * c);
+    }
     char name[96];
     snprintf(name, sizeof name, "%.*s%s", nl > 60 ? 60 : (int)nl, (const char *)p + KERNEL_FIXED + 2,
              nl > 60 ? "..." : "");
@@ -1145,7 +1161,8 @@ int gd_trace_write_kernel(gd_trace_writer *w, const gd_kernel_desc *k, gd_err *e
     size_t nl = strlen(k->name);
     if (nl > GD_TRACE_MAX_NAME)
         return gd_err_set(err, GD_EINVAL, "kernel name of %zu bytes is longer than %d", nl, GD_TRACE_MAX_NAME);
-    uint8_t *p = malloc(KERNEL_FIXED + 2 + nl);
+    uint32_t mix = k->has_insn ? INSN_MIX_SIZE : 0;
+    uint8_t *p = malloc(KERNEL_FIXED + 2 + nl + mix);
     if (!p)
         return gd_err_set(err, GD_ENOMEM, "out of memory");
     gd_put32(p, k->id);
@@ -1157,7 +1174,9 @@ int gd_trace_write_kernel(gd_trace_writer *w, const gd_kernel_desc *k, gd_err *e
     gd_put64(p + 24, k->cta_duration_ps);
     gd_put16(p + KERNEL_FIXED, (uint16_t)nl);
     memcpy(p + KERNEL_FIXED + 2, k->name, nl);
-    int rc = gd_trace_write_raw(w, GD_REC_KERNEL, p, (uint32_t)(KERNEL_FIXED + 2 + nl), err);
+    for (int c = 0; mix && c < GD_INSN_CLASSES; c++)
+        gd_put64(p + KERNEL_FIXED + 2 + nl + 8 * c, k->insn[c]);
+    int rc = gd_trace_write_raw(w, GD_REC_KERNEL, p, (uint32_t)(KERNEL_FIXED + 2 + nl + mix), err);
     free(p);
     return rc;
 }

@@ -102,6 +102,14 @@ static inline gd_tenant gd_tenant_default(uint32_t queue, int barrier)
     return t;
 }
 
+/* Instruction classes of a kernel's instruction mix (format 1.6; seed 001 emb. 10's
+ * instruction classes): warp instructions per CTA. */
+enum gd_insn_class {
+    GD_INSN_FP32 = 0, GD_INSN_FP16, GD_INSN_INT, GD_INSN_LDST, GD_INSN_SFU, GD_INSN_TENSOR,
+    GD_INSN_CLASSES
+};
+const char *gd_insn_class_name(unsigned c);
+
 /* A kernel descriptor: one launch configuration of a kernel. */
 typedef struct gd_kernel_desc {
     uint32_t id;                /* referenced by a dispatch packet's kernel_object */
@@ -112,6 +120,8 @@ typedef struct gd_kernel_desc {
     uint32_t exec_model;        /* GD_EXEC_FIXED_CTA or GD_EXEC_PER_DISPATCH */
     gd_time_ps cta_duration_ps; /* GD_EXEC_FIXED_CTA: each CTA runs this long */
     char *name;
+    uint64_t insn[GD_INSN_CLASSES];  /* format 1.6: warp instructions per CTA by class (has_insn) */
+    uint8_t has_insn;                /* 0: no instruction mix (one generic class, power.insn_energy_fj) */
     /* Filled by the reader once device limits are known: */
     gd_occupancy occ;           /* with the opt-in shared memory limit */
     gd_occupancy occ_default;   /* with the per-CTA limit without opt-in (the profiler's convention) */
