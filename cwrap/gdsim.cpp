@@ -159,8 +159,7 @@ int replay(gd_sim *s, const char *path)
             sc_core::sc_start();
             top->cwd.flush();  // the GPCs retire what they still hold (statistics count every CTA)
             top->cs.finish();  // the scheduler's time accounts
-            for (auto &m : top->sms)
-                m->finish();   // the SMs' energy
+            top->finish();     // the SMs' energy, the last power windows
             if (gd_report_register_vids(&s->report, &s->stats)) {
                 gd_err_set(&s->err, GD_ENOMEM, "out of memory");
                 throw std::bad_alloc();

@@ -1,5 +1,7 @@
 #include "gpu_top.hpp"
 
+#include <cstring>
+#include <new>
 #include <string>
 
 namespace gd {
@@ -13,6 +15,9 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, host_env &e
       cwd("gpu2gpc", cfg, stats, &env.progress),
       selector("module_selector", cfg, stats)
 {
+    std::memset(&power, 0, sizeof power);
+    if (cfg.power_window_ns && gd_power_init(&power, cfg.sms, (gd_time_ps)cfg.power_window_ns * GD_PS_PER_NS))
+        throw std::bad_alloc();
     if (!time_layout_ok())
         SC_REPORT_FATAL("gdsim", "sc_time layout differs from the one gdsim was built for");
     env.progress.ctas_done = cwd.ctas_done_counter();
@@ -30,10 +35,21 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, host_env &e
         gpcs.emplace_back(new gpc2sm(("gpc2sm_" + std::to_string(g)).c_str(), g, sm_id, n, cfg, stats, env.cta_log));
         cwd.gpc_out[g]->bind(gpcs[g]->cwd_in);
         for (uint32_t i = 0; i < n; i++, sm_id++) {
-            sms.emplace_back(new sm(("sm_" + std::to_string(sm_id)).c_str(), sm_id, stats, cfg.power_insn_fj));
+            sms.emplace_back(new sm(("sm_" + std::to_string(sm_id)).c_str(), sm_id, stats, cfg.power_insn_fj,
+                                    cfg.power_window_ns ? &power : nullptr));
             gpcs[g]->sm_out[i]->bind(sms.back()->launch_in);
         }
     }
+}
+
+gpu_top::~gpu_top() { gd_power_free(&power); }
+
+void gpu_top::finish()
+{
+    for (auto &m : sms)
+        m->finish();
+    if (power.nsm)
+        gd_power_finish(&power);
 }
 
 }  // namespace gd

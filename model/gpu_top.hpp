@@ -40,6 +40,10 @@ public:
     module_selector selector;
     std::vector<std::unique_ptr<gpc2sm>> gpcs;
     std::vector<std::unique_ptr<sm>> sms;
+    gd_power_windows power;  // power.window_ns: the SMs' power over time (power.n == 0: off)
+    ~gpu_top() override;
+    // After the run: the SMs' energy, the last power windows.
+    void finish();
 };
 
 }  // namespace gd

@@ -5,6 +5,7 @@
 #include <check.h>
 #include <string.h>
 
+#include "power.h"
 #include "select.h"
 #include "tb_util.h"
 
@@ -86,6 +87,43 @@ START_TEST(power_choice)
 }
 END_TEST
 
+/* The SMs' power over time: windows of 100 ps, 2 SMs. Window 0: SM0 100 fJ, SM1 300
+ * (mean 200, std 100: CoV 0.5, max/mean 1.5). A CTA of 400 fJ over [150, 350) on SM0
+ * puts 100 in window 1, 200 in window 2, 100 in window 3; SM1's CTA over [100, 200) of
+ * 100 fJ: window 1 holds 100 and 100 (CoV 0), windows 2 and 3 only SM0 (CoV 1, max/mean
+ * 2). The first CTA starting at 150 closes window 0; the rest close at the end. */
+START_TEST(power_over_time)
+{
+    gd_power_windows p;
+    ck_assert_int_eq(gd_power_init(&p, 2, 100), 0);
+    gd_power_add(&p, 0, 0, 100, 100);
+    gd_power_add(&p, 1, 0, 100, 300);
+    gd_power_add(&p, 1, 100, 200, 100);
+    ck_assert_uint_eq(p.windows, 1);  /* window 0 closed when a CTA started at 100 */
+    gd_power_add(&p, 0, 150, 350, 400);
+    gd_power_finish(&p);
+    ck_assert_uint_eq(p.windows, 4);
+    ck_assert_uint_eq(p.cov_ppm.count, 4);
+    ck_assert_uint_eq(p.cov_ppm.min, 0);
+    ck_assert_uint_eq(p.cov_ppm.max, 1000000);
+    ck_assert_double_eq_tol(gd_hist_mean(&p.cov_ppm), (500000.0 + 0 + 1000000 + 1000000) / 4, 1e-6);
+    ck_assert_uint_eq(p.max_ratio_ppm, 2000000);
+    ck_assert_uint_eq(p.late, 0);
+    /* a CTA that starts in a closed window is counted late, into the first open one */
+    gd_power_add(&p, 0, 50, 60, 10);
+    ck_assert_uint_eq(p.late, 1);
+    gd_power_free(&p);
+    /* a long first CTA opens every window it covers: a CTA starting in one of them is
+     * not late */
+    ck_assert_int_eq(gd_power_init(&p, 2, 100), 0);
+    gd_power_add(&p, 0, 0, 350, 350);
+    gd_power_add(&p, 1, 120, 130, 10);
+    ck_assert_uint_eq(p.late, 0);
+    ck_assert_uint_eq(p.windows, 1);
+    gd_power_free(&p);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("select");
@@ -93,6 +131,7 @@ int main(void)
     tcase_add_test(tc, weighted_choice);
     tcase_add_test(tc, energy_window);
     tcase_add_test(tc, power_choice);
+    tcase_add_test(tc, power_over_time);
     suite_add_tcase(s, tc);
     return tb_run_suite(s);
 }

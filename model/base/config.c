@@ -281,6 +281,13 @@ static const key_def KEYS[] = {
      "FMA = FP add 0.9 + mult 3.7 pJ; fp16 0.4 + 1.1 pJ; int add 0.1 pJ; ldst 32 x 4 bytes from a "
      "32 KB SRAM at 20 pJ per 64 bits; sfu assumed 4 fp32 mults; tensor an HMMA.16816 (2048 fp16 "
      "MACs); generic = fp32 (assumption: one warp instruction per ns)"},
+    {"power.window_ns", T_UINT, OFF(power_window_ns), 0, 1000000000, 0, NULL, "0",
+     "The SMs' power over time: 0 (off), or the length of the windows over which every CTA's energy "
+     "is spread (evenly over its run); for each window the report gives how unevenly the SMs share "
+     "it (the coefficient of variation across the SMs: mean and p99 over the windows; the largest "
+     "max / mean), what gpc2sm.select=power is meant to even out. Costs some time per CTA.",
+     "0: off, so that a replay pays nothing for it unless asked; 10000 (10 us) resolves the waves of "
+     "most kernels"},
     {"sim.shortcuts", T_ENUM, OFF(sim_shortcuts), 0, 0, 0, "on|off", "on",
      "Simulation technique, not a model number. on: a GPC's CTA retirement and the next CTA "
      "launch share one step when nothing else happens at that time, and retirements nothing "

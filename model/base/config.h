@@ -89,7 +89,8 @@ typedef struct gd_config {
     uint32_t select_cycles;
     uint32_t select_window_cycles;
     uint32_t select_resource_weights[4];   /* warps, CTA slots, shared memory, registers */
-    uint32_t power_insn_fj[7];             /* energy per warp instruction by class (trace.h gd_insn_class), then
+    uint32_t power_insn_fj[7];
+    uint32_t power_window_ns;              /* 0: no power over time */             /* energy per warp instruction by class (trace.h gd_insn_class), then
                                               per warp and ns of a CTA without an instruction mix, fJ */
     char sim_shortcuts[16];                /* "on" | "off" */
 } gd_config;

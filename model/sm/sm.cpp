@@ -47,6 +47,12 @@ void power_text(FILE *f, const gd_section_ctx *c)
     std::fprintf(f, "  power               %.3f mJ, %.3f W over the busy span; per SM max/mean %.4f, CoV %.4f\n",
                  p.total / 1e12, span > 0 ? p.total / span / 1e6 : 0.0,
                  p.total > 0 ? p.max / (p.total / p.sms) : 0.0, p.cov);
+    const gd_stat *w = gd_stats_find(c->stats, c->block, "window_cov");
+    if (w)
+        std::fprintf(f, "  %-19s per %u ns window: CoV across SMs mean %.4f, p99 %.4f; max/mean at most %.4f (%" PRIu64
+                        " windows)\n", "", c->cfg->power_window_ns, w->dist.mean / 1e6, w->dist.p99 / 1e6,
+                     gd_stats_get(c->stats, c->block, "window_max_over_mean") / 1e6,
+                     gd_stats_get(c->stats, c->block, "windows"));
 }
 
 void power_json(FILE *f, const gd_section_ctx *c)
@@ -54,15 +60,23 @@ void power_json(FILE *f, const gd_section_ctx *c)
     power_figures p = figures(c->stats);
     double span = (double)c->summary->busy_span_ns;
     std::fprintf(f, "  \"power\": {\"energy_uj\": %.6f, \"mean_power_w\": %.6f, \"per_sm_max_over_mean\": %.6f, "
-                    "\"per_sm_cov\": %.6f},\n",
+                    "\"per_sm_cov\": %.6f",
                  p.total / 1e9, span > 0 ? p.total / span / 1e6 : 0.0, p.total > 0 ? p.max / (p.total / p.sms) : 0.0,
                  p.cov);
+    const gd_stat *w = gd_stats_find(c->stats, c->block, "window_cov");
+    if (w)
+        std::fprintf(f, ", \"window_ns\": %u, \"windows\": %" PRIu64 ", \"window_cov_mean\": %.6f, "
+                        "\"window_cov_p99\": %.6f, \"window_max_over_mean\": %.6f",
+                     c->cfg->power_window_ns, gd_stats_get(c->stats, c->block, "windows"), w->dist.mean / 1e6,
+                     w->dist.p99 / 1e6, gd_stats_get(c->stats, c->block, "window_max_over_mean") / 1e6);
+    std::fprintf(f, "},\n");
 }
 
 }  // namespace
 
-sm::sm(sc_core::sc_module_name name, uint32_t id, gd_stats *stats, const uint32_t *insn_fj)
-    : sc_module(name), launch_in("launch_in"), id_(id), insn_fj_(insn_fj)
+sm::sm(sc_core::sc_module_name name, uint32_t id, gd_stats *stats, const uint32_t *insn_fj,
+       gd_power_windows *windows)
+    : sc_module(name), launch_in("launch_in"), id_(id), insn_fj_(insn_fj), windows_(insn_fj ? windows : nullptr)
 {
     launch_in.bind(*this);
     if (stats) {
@@ -71,8 +85,20 @@ sm::sm(sc_core::sc_module_name name, uint32_t id, gd_stats *stats, const uint32_
         if (insn_fj_) {
             gd_stats_add(stats, basename(), "energy", "fJ",
                          "energy of the CTAs run here (power.insn_energy_fj x their instruction mix)", &energy_fj_);
-            if (id == 0)
+            if (id == 0) {
                 gd_stats_add_section(stats, "power", power_text, power_json);
+                if (windows_) {
+                    gd_stats_add(stats, "power", "windows", "windows", "windows of power.window_ns with energy",
+                                 &windows_->windows);
+                    gd_stats_add_dist(stats, "power", "window_cov", "ppm",
+                                      "per window: the coefficient of variation of the SMs' energy", &windows_->cov_ppm);
+                    gd_stats_add(stats, "power", "window_max_over_mean", "ppm",
+                                 "the largest max / mean of the SMs' energy in a window", &windows_->max_ratio_ppm);
+                    gd_stats_add(stats, "power", "late_ctas", "CTAs",
+                                 "CTAs that started in a window already closed (counted into the first open one)",
+                                 &windows_->late);
+                }
+            }
         }
     }
 }
@@ -103,6 +129,11 @@ void sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
         }
         mix_energy_fj_ += k->cta_energy_fj;
         mix_warp_ps_ += wd;
+    }
+    if (windows_) {
+        const gd_kernel_run *k = b->run;
+        uint64_t e = k->desc->has_insn ? k->cta_energy_fj : wd / GD_PS_PER_NS * insn_fj_[GD_INSN_CLASSES];
+        gd_power_add(windows_, id_, start, start + dur, e);
     }
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }

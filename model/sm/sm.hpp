@@ -12,6 +12,7 @@
 
 #include "gd_msg.hpp"
 #include "sm_msg.hpp"
+#include "power.h"
 #include "stats.h"
 
 namespace gd {
@@ -22,7 +23,9 @@ public:
 
     // insn_fj: power.insn_energy_fj (7 values), or null: no energy accounting. The SM
     // with id 0 registers the report's power section (every SM's energy).
-    sm(sc_core::sc_module_name name, uint32_t id, gd_stats *stats, const uint32_t *insn_fj = nullptr);
+    // windows: the SMs' shared power-over-time accounts (power.window_ns), or null.
+    sm(sc_core::sc_module_name name, uint32_t id, gd_stats *stats, const uint32_t *insn_fj = nullptr,
+       gd_power_windows *windows = nullptr);
 
     uint64_t ctas() const { return ctas_; }
     uint64_t warp_ps() const { return warp_ps_; }
@@ -40,6 +43,7 @@ private:
     uint64_t energy_fj_ = 0;  // energy of the CTAs run (power.insn_energy_fj), femtojoules (finish())
     uint64_t mix_energy_fj_ = 0, mix_warp_ps_ = 0;  // of the CTAs whose kernel has an instruction mix
     const uint32_t *insn_fj_;
+    gd_power_windows *windows_;
 };
 
 }  // namespace gd
