@@ -12,7 +12,7 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, host_env &e
       pp("pp", cfg, env.report, stats),
       rsb("rsb", cfg),
       cs("command_scheduler", cfg, stats),
-      cwd("gpu2gpc", cfg, stats, &env.progress),
+      cwd("gpu2gpc", cfg, stats, &env.progress, env.err),
       selector("module_selector", cfg, stats)
 {
     std::memset(&power, 0, sizeof power);

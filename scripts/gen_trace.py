@@ -3,7 +3,8 @@
 
 Every kernel has the same shape (one kernel descriptor): a grid of GRID CTAs (X, or
 X,Y or X,Y,Z) of BLOCK threads, REGS registers per thread, SMEM bytes of shared memory, each CTA
-running CTA_NS nanoseconds. Kernels are spread over QUEUES hardware queues (at
+running CTA_NS nanoseconds; several REGS, CTA_NS or --insn values (separated by ';') make
+several shapes, which the kernels take in turn. Kernels are spread over QUEUES hardware queues (at
 random, seeded) and submitted by the host every SUBMIT_NS nanoseconds on average
 (uniformly between half and one and a half times that, seeded). Each dispatch
 packet has the barrier bit set, as a CUDA stream serialises its kernels, unless
@@ -52,6 +53,17 @@ def nonnegative(text):
     return v
 
 
+def nonnegative_list(text):
+    """N or N1;N2;... (non-negative integers): one value, or one per kernel shape."""
+    try:
+        v = [int(x) for x in text.split(";")]
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected N or N1;N2;... (integers), got %s" % text)
+    if any(x < 0 for x in v):
+        raise argparse.ArgumentTypeError("must be zero or more, got %s" % text)
+    return v
+
+
 def dims(text):
     """X[,Y[,Z]] -> (x, y, z), each a positive integer."""
     parts = text.split(",")
@@ -68,9 +80,12 @@ def main(argv=None):
     ap.add_argument("--kernels", type=positive, default=None, help="number of kernel dispatches")
     ap.add_argument("--grid", type=dims, default=None, metavar="X[,Y[,Z]]", help="CTAs per kernel, per dimension")
     ap.add_argument("--block", type=positive, default=None, help="threads per CTA")
-    ap.add_argument("--regs", type=nonnegative, default=None, help="registers per thread")
+    ap.add_argument("--regs", type=nonnegative_list, default=None, metavar="R[;R...]",
+                    help="registers per thread; several values separated by ';' make one kernel shape each, "
+                         "given to the kernels in turn (as --insn's mixes)")
     ap.add_argument("--smem", type=nonnegative, default=None, help="shared memory per CTA, bytes")
-    ap.add_argument("--cta-ns", type=nonnegative, default=None, help="run time of each CTA, ns")
+    ap.add_argument("--cta-ns", type=nonnegative_list, default=None, metavar="NS[;NS...]",
+                    help="run time of each CTA, ns; several values separated by ';': per kernel shape, as --regs")
     ap.add_argument("--queues", type=positive, default=1, help="hardware queues (default 1)")
     ap.add_argument("--seed", type=int, default=1, help="seed for queue choice and submit jitter (default 1)")
     ap.add_argument("--device", choices=sorted(DEVICES), default="h100",
@@ -107,7 +122,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
 
     if a.seed_fig6:
-        for k, v in (("kernels", 7), ("grid", (1, 1, 1)), ("block", 32), ("regs", 16), ("smem", 0), ("cta_ns", 500)):
+        for k, v in (("kernels", 7), ("grid", (1, 1, 1)), ("block", 32), ("regs", [16]), ("smem", 0), ("cta_ns", [500])):
             if getattr(a, k) is None:
                 setattr(a, k, v)
     missing = [o for o in ("kernels", "grid", "block", "regs", "smem", "cta_ns") if getattr(a, o) is None]
@@ -154,6 +169,13 @@ def main(argv=None):
             mix[INSN_CLASSES.index(k)] = int(v)
         a.mixes.append(mix)
 
+    # kernel shapes: the i-th combines the i-th register count, CTA time and mix (each list
+    # repeating); dispatch i gets shape i mod their number
+    a.regs_list, a.cta_list = a.regs, a.cta_ns
+    a.shapes = max(len(a.regs_list), len(a.cta_list), len(a.mixes) or 1)
+    a.regs, a.cta_ns = a.regs_list[0], a.cta_list[0]
+    if a.shapes > 1 and (a.seed_fig6 or clustered_opts(a)):
+        ap.error("several --regs or --cta-ns values need plain kernels (no --seed-fig6, --cluster or --gpu-cga)")
     if a.block > 1024 or a.block > 65535:
         ap.error("--block %d: at most 1024 threads per CTA" % a.block)
     if a.grid[0] * a.block >= 2 ** 32:
@@ -174,7 +196,7 @@ def main(argv=None):
     name = a.name or "gen_kernel_b%d_r%d_s%d" % (a.block, a.regs, a.smem)
     if a.seed_fig6 or a.tenants:
         return tenants(a, name, chain, fails, rng)
-    if a.mixes:
+    if a.mixes or a.shapes > 1:
         return mixed(a, name, rng)
     # Format 1.0 without clusters: nothing of 1.1 is needed, so such traces stay
     # readable by every 1.x reader (and the sample trace keeps its bytes); 1.4 with.
@@ -191,16 +213,29 @@ def main(argv=None):
     return 0
 
 
+def clustered_opts(a):
+    return a.cluster is not None or a.gpu_cga > 1 or a.cluster_mode != "load_balance"
+
+
+def shape_of(a, m):
+    """Kernel shape m: (registers per thread, CTA ns, instruction mix or None)."""
+    return (a.regs_list[m % len(a.regs_list)], a.cta_list[m % len(a.cta_list)],
+            a.mixes[m % len(a.mixes)] if a.mixes else None)
+
+
 def mixed(a, name, rng):
-    """Kernels with instruction mixes (format 1.6): one descriptor per mix, dispatch i
-    naming mix i mod their number."""
+    """Several kernel shapes (format 1.6): instruction mixes, register counts, CTA times;
+    one descriptor per shape, dispatch i naming shape i mod their number."""
     w = TraceWriter(a.out, DEVICES[a.device], "gen_trace.py seed=%d" % a.seed, minor=6)
-    for m, mix in enumerate(a.mixes, 1):
-        w.kernel(m, "%s_mix%d" % (name, m), a.block, a.regs, a.smem, 0, cta_ps=a.cta_ns * 1000, insn=mix)
+    for m in range(a.shapes):
+        regs, cta_ns, mix = shape_of(a, m)
+        label = "_mix%d" % (m + 1) if a.mixes and a.shapes == len(a.mixes) and len(a.regs_list) == 1 and \
+            len(a.cta_list) == 1 else "_k%d_r%d_t%d" % (m + 1, regs, cta_ns)
+        w.kernel(m + 1, name + label, a.block, regs, a.smem, 0, cta_ps=cta_ns * 1000, insn=mix)
     t = 1000
     for i in range(a.kernels):
         q = rng.randrange(a.queues) if a.queues > 1 else 0
-        w.dispatch(q, t, 1 + i % len(a.mixes), (a.block, 1, 1), a.grid, a.smem, not a.no_barrier, i + 1)
+        w.dispatch(q, t, 1 + i % a.shapes, (a.block, 1, 1), a.grid, a.smem, not a.no_barrier, i + 1)
         t += rng.randint(a.submit_ns // 2, a.submit_ns + a.submit_ns // 2) if a.submit_ns else 0
     w.close()
     return 0
@@ -219,7 +254,13 @@ def tenants(a, name, chain, fails, rng):
             w.dispatch(0, 1000, kid, block, grid, a.smem, True, kid, tenant=(u, flags))
         w.close()
         return 0
-    w.kernel(1, name, a.block, a.regs, a.smem, 0, cta_ps=a.cta_ns * 1000)
+    if a.shapes > 1 or a.mixes:  # several kernel shapes: dispatch i gets shape i mod their number
+        for m in range(a.shapes):
+            regs, cta_ns, mix = shape_of(a, m)
+            w.kernel(m + 1, "%s_k%d_r%d_t%d" % (name, m + 1, regs, cta_ns), a.block, regs, a.smem, 0,
+                     cta_ps=cta_ns * 1000, insn=mix)
+    else:
+        w.kernel(1, name, a.block, a.regs, a.smem, 0, cta_ps=a.cta_ns * 1000)
     t = 1000
     count = [0] * a.tenants
     for i in range(a.kernels):
@@ -228,7 +269,7 @@ def tenants(a, name, chain, fails, rng):
         count[v] += 1
         mine = chain[v % len(chain)]
         flags = mine[k % len(mine)] | (CMD_FAILS if (v, k) in fails else 0)
-        w.dispatch(v % a.queues, t, 1, block, grid, a.smem, bool(flags & CMD_COND), i + 1,
+        w.dispatch(v % a.queues, t, 1 + i % a.shapes, block, grid, a.smem, bool(flags & CMD_COND), i + 1,
                    tenant=(v, flags, a.prio.get(v, 0)))
         t += rng.randint(a.submit_ns // 2, a.submit_ns + a.submit_ns // 2) if a.submit_ns else 0
     w.close()

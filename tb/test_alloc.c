@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "gdsim.h"
 #include "tb_util.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
@@ -168,6 +169,248 @@ START_TEST(first_fit_allocation)
 }
 END_TEST
 
+/* The model's word-wide finder results (gd_block_finder_max) equal the hardware
+ * algorithms' on random maps, up to the longest map (2048 units). */
+START_TEST(model_finders_match_the_hardware)
+{
+    static const uint32_t NS[] = {8, 64, 100, 256, 384, 1312, 1824, 2048};
+    gd_alloc_cfg a;
+    memset(&a, 0, sizeof a);
+    a.nsamples = 16;
+    memcpy(a.samples, SAMPLES_POW2, sizeof SAMPLES_POW2);
+    uint64_t bad_fast = 0, bad_groups = 0, bad_sampled = 0;
+    for (uint32_t iter = 0; iter < 40000; iter++) {
+        uint32_t n = NS[iter % (sizeof NS / sizeof NS[0])];
+        gd_umap m;
+        random_map(&m, n, 1 + (uint32_t)(rnd64() % 16));
+        if (iter % 7 == 0)  /* long free runs across words */
+            for (uint32_t i = 0; i < n; i++)
+                if (rnd64() % 64 == 0)
+                    gd_umap_release(&m, i, (uint32_t)(rnd64() % 200));
+        uint32_t exact = gd_maxrun_scan(&m);
+        a.finder = GD_FINDER_SHIFT;
+        bad_fast += gd_block_finder_max(&a, &m) != exact || gd_maxrun_fast(&m) != exact;
+        a.finder = GD_FINDER_GROUPS;
+        a.groups = n % 4 ? (n % 2 ? 1 : 2) : 4;
+        bad_groups += gd_block_finder_max(&a, &m) != groups_ref(&m, a.groups);
+        a.finder = GD_FINDER_SAMPLED;
+        bad_sampled += gd_block_finder_max(&a, &m) != sampled_ref(exact, SAMPLES_POW2, 16, n);
+        if (n <= 256) {
+            bad_groups += gd_block_finder_max(&(gd_alloc_cfg){.finder = GD_FINDER_GROUPS, .groups = a.groups}, &m) !=
+                          gd_maxrun_groups(&m, a.groups);
+            bad_sampled += gd_block_finder_max(&a, &m) != gd_maxrun_sampled(&m, SAMPLES_POW2, 16);
+        }
+    }
+    ck_assert_uint_eq(bad_fast, 0);
+    ck_assert_uint_eq(bad_groups, 0);
+    ck_assert_uint_eq(bad_sampled, 0);
+}
+END_TEST
+
+/* An h100 SM's placement state: 4 sub-partitions of 64 register units, 1824
+ * shared-memory units, 64 warp slots, 32 CTA slots. */
+static const gd_sm_limits H100 = {.cc_major = 9, .warp_size = 32, .max_warps = 64, .max_ctas = 32, .regs = 65536,
+                                   .reg_alloc_unit = 256, .reg_subpartitions = 4, .max_regs_per_thread = 255,
+                                   .smem = 233472, .smem_alloc_unit = 128, .smem_reserved_per_cta = 1024,
+                                   .smem_per_cta_default = 49152, .smem_per_cta_optin = 232448,
+                                   .max_threads_per_cta = 1024};
+
+static void h100_sm(gd_alloc_cfg *a, gd_sm_res *r, gd_sm_place *p, int contiguous, int placement)
+{
+    memset(a, 0, sizeof *a);
+    a->contiguous = contiguous;
+    a->placement = placement;
+    a->finder = GD_FINDER_SHIFT;
+    a->finder_cycles = 1;
+    a->scan_bits = 1;
+    a->width = 2048;
+    a->nsub = 4;
+    a->reg_unit = 256;
+    a->reg_units = 64;
+    a->smem_unit = 128;
+    a->smem_units = 1824;
+    a->max_warps = 64;
+    gd_sm_res_init(r, &H100);
+    gd_sm_place_init(p, a);
+    r->place = p;
+}
+
+static gd_cta_cost cost_of(uint32_t threads, uint32_t regs, uint32_t smem)
+{
+    gd_occupancy o;
+    gd_cta_shape sh = {threads, regs, smem};
+    gd_err err;
+    ck_assert_int_eq(gd_occupancy_compute(&o, &H100, &sh, H100.smem_per_cta_optin, &err), GD_OK);
+    return o.cost;
+}
+
+/* The cycles a refresh costs with each finder on the h100's maps. */
+START_TEST(finder_cycles)
+{
+    gd_alloc_cfg a;
+    gd_sm_res r;
+    gd_sm_place p;
+    h100_sm(&a, &r, &p, 1, GD_PLACE_POOLED);
+    ck_assert_uint_eq(gd_block_finder_cycles(&a), 1);
+    a.finder = GD_FINDER_SCAN;
+    ck_assert_uint_eq(gd_block_finder_cycles(&a), 1824);  /* the longest map, a unit per cycle */
+    a.scan_bits = 64;
+    ck_assert_uint_eq(gd_block_finder_cycles(&a), 29);
+    a.finder = GD_FINDER_SHARED;
+    ck_assert_uint_eq(gd_block_finder_cycles(&a), 2);  /* 4 x 64 + 1824 > 2048: two periods */
+    a.smem_units = 1792;
+    ck_assert_uint_eq(gd_block_finder_cycles(&a), 1);  /* 4 x 64 + 1792 = 2048: one */
+    a.finder_cycles = 3;
+    ck_assert_uint_eq(gd_block_finder_cycles(&a), 3);
+    a.width = 64;
+    a.smem_units = 64;
+    ck_assert_uint_eq(gd_block_finder_cycles(&a), 15);  /* five maps, a period each */
+    a.contiguous = 0;
+    ck_assert_uint_eq(gd_block_finder_cycles(&a), 0);
+}
+END_TEST
+
+/* Free slots under placement count what successive takes place: on an empty SM the
+ * occupancy rules' max CTAs (except under the head pointer, which as the seed writes it
+ * visits only some sub-partitions for some warp counts: see wave_placement_on_an_sm);
+ * each take lowers them by exactly one; a give returns exactly its blocks. Random mixes
+ * of CTA shapes, both allocations, every placement. */
+START_TEST(placement_free_slots_are_exact)
+{
+    static const uint32_t THREADS[] = {32, 64, 96, 128, 256, 384, 512, 1024};
+    static const uint32_t REGS[] = {16, 32, 40, 64, 96, 128, 168, 255};
+    static const uint32_t SMEM[] = {0, 100, 4096, 10000, 49152, 100000};
+    uint64_t bad = 0;
+    for (int mode = 0; mode < 6; mode++) {
+        gd_alloc_cfg a;
+        gd_sm_res r;
+        gd_sm_place p;
+        h100_sm(&a, &r, &p, mode & 1, mode / 2);
+        gd_cta_cost held[64];
+        gd_cta_alloc al[64];
+        uint32_t nheld = 0;
+        for (int iter = 0; iter < 3000; iter++) {
+            gd_cta_cost c = cost_of(THREADS[rnd64() % 8], REGS[rnd64() % 8], SMEM[rnd64() % 6]);
+            if (nheld == 0 && a.placement != GD_PLACE_HEAD)  /* empty: the occupancy rules' count */
+                bad += gd_sm_res_free_slots(&r, &c) != gd_sm_res_count_slots(&r, &c);
+            uint32_t f = gd_sm_res_free_slots(&r, &c);
+            bad += f > gd_sm_res_count_slots(&r, &c);
+            if (f && nheld < 64 && rnd64() % 3) {
+                gd_sm_res_take(&r, &c, &al[nheld]);
+                held[nheld++] = c;
+                bad += gd_sm_res_free_slots(&r, &c) != f - 1;
+            } else if (nheld) {
+                uint32_t i = (uint32_t)(rnd64() % nheld);
+                gd_sm_res_give(&r, &held[i], &al[i]);
+                held[i] = held[nheld - 1];
+                al[i] = al[nheld - 1];
+                nheld--;
+            }
+        }
+        while (nheld) {
+            nheld--;
+            gd_sm_res_give(&r, &held[nheld], &al[nheld]);
+        }
+        /* all given back: every unit and slot free again */
+        bad += r.warps != 64 || r.ctas != 32 || r.smem != 233472;
+        for (uint32_t t = 0; t < 4; t++) {
+            bad += r.regs[t] != 16384 || p.warps[t] != 16;
+            if (a.contiguous)
+                bad += gd_umap_free_units(&p.regs[t]) != 64;
+        }
+        if (a.contiguous)
+            bad += gd_umap_free_units(&p.smem) != 1824;
+    }
+    ck_assert_uint_eq(bad, 0);
+}
+END_TEST
+
+/* The hand case of tb/test_fragment.py on one SM: four 4-warp CTAs of 16 register
+ * units per sub-partition fill the register files; the second and fourth go: 32 units
+ * free per sub-partition in two blocks. A CTA of 32 units per sub-partition fits by the
+ * counted rules, not contiguously; once the first goes it fits at unit 0. */
+START_TEST(fragmentation_hand_case)
+{
+    gd_alloc_cfg a;
+    gd_sm_res r;
+    gd_sm_place p;
+    h100_sm(&a, &r, &p, 1, GD_PLACE_POOLED);
+    gd_cta_cost small = cost_of(128, 128, 0), big = cost_of(128, 255, 0);
+    ck_assert_uint_eq(small.regs_per_warp, 4096);
+    ck_assert_uint_eq(big.regs_per_warp, 8192);
+    gd_cta_alloc al[4], b;
+    for (int i = 0; i < 4; i++) {
+        gd_sm_res_take(&r, &small, &al[i]);
+        for (int t = 0; t < 4; t++) {
+            ck_assert_uint_eq(al[i].warps_in_sub[t], 1);
+            ck_assert_uint_eq(al[i].reg_start[t], 16 * i);
+        }
+        ck_assert_uint_eq(al[i].smem_start, 8 * i);  /* 1024 reserved bytes: 8 units */
+    }
+    ck_assert_uint_eq(gd_sm_res_free_slots(&r, &small), 0);
+    gd_sm_res_give(&r, &small, &al[1]);
+    gd_sm_res_give(&r, &small, &al[3]);
+    ck_assert_uint_eq(gd_sm_res_count_slots(&r, &big), 1);
+    ck_assert_uint_eq(gd_sm_res_free_slots(&r, &big), 0);
+    ck_assert_uint_eq(gd_sm_res_free_slots(&r, &small), 2);
+    gd_sm_res_give(&r, &small, &al[0]);
+    ck_assert_uint_eq(gd_sm_res_free_slots(&r, &big), 1);
+    gd_sm_res_take(&r, &big, &b);
+    for (int t = 0; t < 4; t++)
+        ck_assert_uint_eq(b.reg_start[t], 0);
+    ck_assert_uint_eq(b.smem_start, 0);
+    /* count mode: the same sequence fits the big CTA after the second and fourth go */
+    gd_sm_res c;
+    gd_sm_res_init(&c, &H100);
+    for (int i = 0; i < 4; i++)
+        gd_sm_res_take(&c, &small, &al[i]);
+    gd_sm_res_give(&c, &small, &al[1]);
+    gd_sm_res_give(&c, &small, &al[3]);
+    ck_assert_uint_eq(gd_sm_res_free_slots(&c, &big), 1);
+}
+END_TEST
+
+/* Emb. 8 on an SM: one-warp CTAs go to the sub-partitions in the order of the tail
+ * pointer (t = t1 + 1, su = t + 1: 2, 3, 0, 1, ...) or the head pointer (t = t1 + 2,
+ * su = t: 2, 0, 2, 0, ...: as [0233] writes it, the head pointer leaves sub-partitions 1
+ * and 3 idle for one-warp CTAs when q = 4, so the SM holds half as many);
+ * pooled puts each on the sub-partition with the largest free block (0, 1, 2, 3). A
+ * CTA whose rotated share finds no room in its sub-partition does not fit even when
+ * others have room (h4). */
+START_TEST(wave_placement_on_an_sm)
+{
+    static const uint32_t TAIL[] = {2, 3, 0, 1, 2, 3, 0, 1}, HEAD[] = {2, 0, 2, 0, 2, 0, 2, 0},
+                          POOLED[] = {0, 1, 2, 3, 0, 1, 2, 3};
+    const uint32_t *want[3] = {POOLED, TAIL, HEAD};
+    for (int pl = 0; pl < 3; pl++) {
+        gd_alloc_cfg a;
+        gd_sm_res r;
+        gd_sm_place p;
+        h100_sm(&a, &r, &p, pl == 0, pl);
+        gd_cta_cost one = cost_of(32, 32, 0);
+        for (int i = 0; i < 8; i++) {
+            gd_cta_alloc al;
+            gd_sm_res_take(&r, &one, &al);
+            uint32_t sub = 0;
+            for (uint32_t t = 0; t < 4; t++)
+                if (al.warps_in_sub[t])
+                    sub = t;
+            ck_assert_msg(sub == want[pl][i], "placement %d, CTA %d: sub-partition %u, want %u", pl, i, sub,
+                          want[pl][i]);
+        }
+    }
+    /* tail: fill sub-partition 2's registers; the next one-warp CTA is due there */
+    gd_alloc_cfg a;
+    gd_sm_res r;
+    gd_sm_place p;
+    h100_sm(&a, &r, &p, 0, GD_PLACE_TAIL);
+    r.regs[2] = 0;
+    gd_cta_cost one = cost_of(32, 32, 0);
+    ck_assert_uint_eq(gd_sm_res_count_slots(&r, &one), 32);
+    ck_assert_uint_eq(gd_sm_res_free_slots(&r, &one), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("alloc");
@@ -177,6 +420,11 @@ int main(void)
     tcase_add_test(tc, shared_unit);
     tcase_add_test(tc, hand_cases);
     tcase_add_test(tc, first_fit_allocation);
+    tcase_add_test(tc, model_finders_match_the_hardware);
+    tcase_add_test(tc, finder_cycles);
+    tcase_add_test(tc, placement_free_slots_are_exact);
+    tcase_add_test(tc, fragmentation_hand_case);
+    tcase_add_test(tc, wave_placement_on_an_sm);
     suite_add_tcase(s, tc);
     return tb_run_suite(s);
 }

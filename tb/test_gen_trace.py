@@ -48,6 +48,18 @@ def main():
         r = subprocess.run(GEN + [os.path.join(d, "x.gdt.gz")] + args, capture_output=True, text=True)
         assert r.returncode == 2, (bad, r.returncode)
         assert "error" in r.stderr, r.stderr
+    # several kernel shapes: --regs and --cta-ns lists, taken in turn by the kernels
+    sh = os.path.join(d, "sh.gdt.gz")
+    assert gen(sh, "--regs", "32;96;255", "--cta-ns", "1000;3000").returncode == 0
+    r = subprocess.run([os.path.join(BUILD, "gdsim"), "replay", sh, "--quiet", "--kernels-csv", out],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(open(out)))
+    assert [row["regs_per_thread"] for row in rows] == ["32", "96", "255"] * 2, rows
+    assert [row["name"].split("_")[-1] for row in rows] == ["t1000", "t3000", "t1000"] * 2, rows
+    for bad in ("32;x", "32;-4"):
+        r = gen(os.path.join(d, "x.gdt.gz"), "--regs", bad)
+        assert r.returncode == 2 and "--regs" in r.stderr, r.stderr
     # clusters (format 1.4): a 3-D grid of 2x2x1 multicast clusters, 3 per GPU-CGA
     sys.path.insert(0, "scripts")
     import gdtrace

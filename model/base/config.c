@@ -20,7 +20,7 @@ typedef struct key_def {
     const char *name;
     key_type type;
     size_t offset;        /* into gd_config; for T_CC: offset of sm.cc_major */
-    uint32_t min, max;    /* T_UINT, each T_LIST element */
+    uint32_t min, max;    /* T_UINT, each T_LIST element; T_STRING: max is the field's size (0: 64) */
     uint32_t list_fixed;  /* T_LIST: exact number of elements (0: 1..GD_MAX_GPCS) */
     const char *choices;  /* T_ENUM: "a|b|c" */
     const char *def;      /* NULL: the preset gives it */
@@ -72,6 +72,59 @@ static const key_def KEYS[] = {
      "Per-CTA shared memory limit with opt-in, bytes; a kernel above it is an error.", "preset"},
     {"sm.max_threads_per_cta", T_UINT, OFF(sm.max_threads_per_cta), 1, 1u << 16, 0, NULL, NULL,
      "Threads per CTA; a kernel above it is an error.", "preset"},
+    {"sm.alloc", T_ENUM, OFF(sm_alloc), 0, 0, 0, "count|contiguous", "count",
+     "How an SM hands out registers and shared memory. count: as counts (the occupancy rules: a "
+     "CTA fits when enough registers and bytes are free, wherever they lie). contiguous: seed 001's "
+     "first-class resources (emb. 1 a41-a45): each sub-partition's register file and the SM's "
+     "shared memory are rows of allocation units (sm.reg_alloc_unit registers, sm.smem_alloc_unit "
+     "bytes); a CTA's warps in one sub-partition take one free block of units, its shared memory "
+     "another, the first that fits; a CTA fits only where such blocks are free (as "
+     "sm.block_finder sees them), so free units scattered between resident CTAs can leave it "
+     "waiting (the report's fragmentation lines).",
+     "count: the behaviour before seed 001's allocation existed; contiguous: seed 001 [0041]-[0064]"},
+    {"sm.wave_placement", T_ENUM, OFF(sm_wave_placement), 0, 0, 0, "pooled|tail|head", "pooled",
+     "How a CTA's warps are split over the SM's sub-partitions. pooled: as evenly as they go, the "
+     "extra warps to the sub-partitions with the most free registers (the occupancy calculator's "
+     "pooled rule; under sm.alloc=contiguous, the largest free blocks). tail, head: seed 001 emb. "
+     "8: the even split of a table, rotated by the SM's tail or head pointer, which the SM moves "
+     "after each CTA it takes, so the sub-partitions stay balanced over many CTAs; the CTA fits "
+     "only if every sub-partition has room for its share (warp slots and registers).",
+     "pooled: cuda_occupancy.h's rule (shared/data/kineto/README.md); tail, head: seed 001 "
+     "[0218]-[0234]"},
+    {"sm.block_finder", T_ENUM, OFF(sm_block_finder), 0, 0, 0, "scan|shift|groups|sampled|shared", "shift",
+     "sm.alloc=contiguous: the circuit that finds each map's largest free block before a match "
+     "(charged on every launch step, see sm.finder_cycles). scan: the prior art, one unit after "
+     "another. shift: emb. 4's shift-and-reduce, exact. groups: emb. 5, sm.finder_groups groups "
+     "of units ANDed first (smaller; sees only blocks of whole groups). sampled: emb. 6, only "
+     "the shifts of sm.finder_samples (sees only blocks of a sampled length). shared: emb. 7, "
+     "one unit of sm.finder_width bits serving every map in turn. A finder that sees less "
+     "makes CTAs wait for blocks it cannot see.",
+     "seed 001 [0089]-[0199]; shift because it is exact in one cycle"},
+    {"sm.finder_cycles", T_UINT, OFF(sm_finder_cycles), 1, 1000000, 0, NULL, "1",
+     "sm.alloc=contiguous: cycles of one pass of the shift, groups or sampled finder (and of each "
+     "period of the shared one), added to every launch step.",
+     "seed 001 [0120], [0147], [0171]: the shifts, the AND and the read-out in one clock cycle as "
+     "combinational logic (3 when registered between steps)"},
+    {"sm.scan_bits_per_cycle", T_UINT, OFF(sm_scan_bits_per_cycle), 1, 1u << 16, 0, NULL, "1",
+     "sm.block_finder=scan: units the prior-art scan examines per cycle; a pass over the longest "
+     "map costs its units / this.",
+     "seed 001 [0029], [0089]: the prior art finds a block bit by bit over many cycles"},
+    {"sm.finder_groups", T_UINT, OFF(sm_finder_groups), 1, GD_MAX_ALLOC_UNITS, 0, NULL, "4",
+     "sm.block_finder=groups: z, the groups each map is cut into (it must divide the units of every "
+     "map).",
+     "seed 001 [0127]-[0135]; 4 divides the register and shared-memory maps of every preset"},
+    {"sm.finder_samples", T_STRING, OFF(sm_finder_samples), 0, sizeof(((gd_config *)0)->sm_finder_samples), 0, NULL,
+     "0,1,2,3,5,7,11,15,23,31,47,63,95,127,191,255,383,511,767,1023,1535,2047",
+     "sm.block_finder=sampled: the shift amounts k the finder computes (comma-separated, ascending, "
+     "each step no shorter than the one before, at most 32); it reports the largest k + 1 not "
+     "above the true largest block. Shifts at or beyond a map's length are ignored.",
+     "seed 001 [0162], [0169]: steps that never shrink, preferably powers of two; here two "
+     "samples per power of two, so the finder sees within a factor of 1.5"},
+    {"sm.finder_width", T_UINT, OFF(sm_finder_width), 1, GD_MAX_ALLOC_UNITS, 0, NULL, "2048",
+     "sm.block_finder=shared: bits of the one time-multiplexed unit (at least the longest map); "
+     "the maps are packed into periods of this many bits, each period one pass.",
+     "seed 001 [0203]-[0216] (its example: 128 bits for maps of 128, 64 and 48 units); 2048 holds "
+     "the longest map of every preset"},
     {"frontend.clock_mhz", T_UINT, OFF(clock_mhz), 1, 100000, 0, NULL, NULL,
      "Clock of the front-end (packet processor and work distributors) in MHz; every *_cycles key "
      "counts cycles of this clock.", "preset"},
@@ -546,7 +599,7 @@ static void accepted_text(char *buf, size_t size, const key_def *d)
         snprintf(buf, size, "one of %s", d->choices);
         break;
     case T_STRING:
-        snprintf(buf, size, "text of at most %zu characters", (size_t)63);
+        snprintf(buf, size, "text of at most %zu characters", (size_t)(d->max ? d->max : 64) - 1);
         break;
     case T_CC:
         snprintf(buf, size, "major.minor, e.g. 8.0");
@@ -605,12 +658,14 @@ static int parse_value(const key_def *d, const char *value, gd_config *cfg, uint
         }
         return -1;
     }
-    case T_STRING:
-        if (strlen(value) > 63)
+    case T_STRING: {
+        const size_t cap = d->max ? d->max : 64;  /* the field's size */
+        if (strlen(value) > cap - 1)
             return -1;
         if (cfg)
-            snprintf((char *)cfg + d->offset, 64, "%s", value);
+            snprintf((char *)cfg + d->offset, cap, "%s", value);
         return 0;
+    }
     case T_CC: {
         unsigned maj, min;
         char extra;
@@ -947,6 +1002,52 @@ int gd_config_resolve(gd_config *out, const gd_settings *s, const gd_trace_devic
                 break;
             p = end + 1;
         }
+    }
+    out->sm_finder_nsamples = 0;
+    {
+        const char *p = out->sm_finder_samples;
+        for (;;) {
+            char *end;
+            errno = 0;
+            unsigned long v = strtoul(p, &end, 10);
+            if (end == p || errno || v >= GD_MAX_ALLOC_UNITS || out->sm_finder_nsamples == 32 || *p == '-' ||
+                *p == '+' || (*end && *end != ','))
+                return gd_err_set(err, GD_ECONFIG, "bad value '%s' for configuration key 'sm.finder_samples': "
+                                  "expected 1 to 32 comma-separated shift amounts (0 to %u)",
+                                  out->sm_finder_samples, GD_MAX_ALLOC_UNITS - 1);
+            out->sm_finder_k[out->sm_finder_nsamples++] = (uint32_t)v;
+            if (!*end)
+                break;
+            p = end + 1;
+        }
+        const uint32_t *k = out->sm_finder_k;
+        for (uint32_t i = 1; i < out->sm_finder_nsamples; i++)
+            if (k[i] <= k[i - 1] || (i >= 2 && k[i] - k[i - 1] < k[i - 1] - k[i - 2]))
+                return gd_err_set(err, GD_ECONFIG, "sm.finder_samples '%s': the shifts must ascend with steps that "
+                                  "never shrink (seed 001 [0169]); %u, %u breaks that", out->sm_finder_samples,
+                                  k[i - 1], k[i]);
+    }
+    if (!strcmp(out->sm_alloc, "contiguous")) {
+        const uint32_t reg_units = sm->regs / sm->reg_subpartitions / sm->reg_alloc_unit,
+                       smem_units = sm->smem / sm->smem_alloc_unit;
+        if (reg_units > GD_MAX_ALLOC_UNITS || !reg_units)
+            return gd_err_set(err, GD_ECONFIG, "sm.alloc=contiguous: a sub-partition's register file is %u units of "
+                              "sm.reg_alloc_unit (sm.regs / sm.reg_subpartitions / sm.reg_alloc_unit); it must be 1 "
+                              "to %u", reg_units, GD_MAX_ALLOC_UNITS);
+        if (smem_units > GD_MAX_ALLOC_UNITS)
+            return gd_err_set(err, GD_ECONFIG, "sm.alloc=contiguous: the shared memory is %u units of "
+                              "sm.smem_alloc_unit (sm.smem_bytes / sm.smem_alloc_unit); it must be at most %u: raise "
+                              "sm.smem_alloc_unit", smem_units, GD_MAX_ALLOC_UNITS);
+        if (!strcmp(out->sm_block_finder, "groups") &&
+            (reg_units % out->sm_finder_groups || (smem_units && smem_units % out->sm_finder_groups)))
+            return gd_err_set(err, GD_ECONFIG, "sm.finder_groups (%u) must divide the units of every map: %u "
+                              "register units per sub-partition, %u shared-memory units", out->sm_finder_groups,
+                              reg_units, smem_units);
+        if (!strcmp(out->sm_block_finder, "shared") &&
+            (out->sm_finder_width < reg_units || out->sm_finder_width < smem_units))
+            return gd_err_set(err, GD_ECONFIG, "sm.finder_width (%u) must be at least the longest map: %u register "
+                              "units per sub-partition, %u shared-memory units", out->sm_finder_width, reg_units,
+                              smem_units);
     }
     if (out->select_window_cycles & (out->select_window_cycles - 1))
         return gd_err_set(err, GD_ECONFIG, "select.window_cycles (%u) must be a power of two (seed 001 [0279])",

@@ -20,6 +20,7 @@ extern "C" {
 #define GD_MAX_SMS_PER_GPC 64
 #define GD_MAX_SMS (GD_MAX_GPCS * GD_MAX_SMS_PER_GPC)
 #define GD_MAX_SUBPARTITIONS 8   /* register-file sub-partitions per SM */
+#define GD_MAX_ALLOC_UNITS 2048  /* sm.alloc=contiguous: allocation units of one register file or shared memory */
 
 /* Per-SM limits of a device (one compute capability): the device description the
  * SM's occupancy rules (sm/occupancy.h) and the trace reader work from. */
@@ -92,6 +93,16 @@ typedef struct gd_config {
     uint32_t power_insn_fj[7];
     uint32_t power_window_ns;              /* 0: no power over time */             /* energy per warp instruction by class (trace.h gd_insn_class), then
                                               per warp and ns of a CTA without an instruction mix, fJ */
+    char sm_alloc[16];                     /* "count" | "contiguous" */
+    char sm_wave_placement[16];            /* "pooled" | "tail" | "head" */
+    char sm_block_finder[16];              /* "scan" | "shift" | "groups" | "sampled" | "shared" */
+    uint32_t sm_finder_cycles;
+    uint32_t sm_scan_bits_per_cycle;
+    uint32_t sm_finder_groups;
+    char sm_finder_samples[192];           /* comma-separated shift amounts, parsed below */
+    uint32_t sm_finder_nsamples;           /* derived */
+    uint32_t sm_finder_k[32];              /* derived */
+    uint32_t sm_finder_width;
     char sim_shortcuts[16];                /* "on" | "off" */
 } gd_config;
 

@@ -12,20 +12,56 @@ static uint64_t lake_volume(const uint32_t *free_slots, uint32_t n, uint32_t lev
     return v;
 }
 
-void gd_lake_fill(const uint32_t *free_slots, uint32_t n, uint32_t k, uint32_t scan_limit, uint32_t *take,
-                  gd_lake_result *res)
+/* The lake's volume at each level from a histogram of the SMs' free slots: vol(level) =
+ * S1 - level x S0 over the SMs above the level (S0 their count, S1 their free slots),
+ * suffix sums over the levels; the same numbers as lake_volume, in O(1) per probe. */
+typedef struct lake_hist {
+    uint32_t top;                 /* the deepest SM's free slots (<= 256) */
+    uint64_t s0[258], s1[258];    /* over the SMs with more than `level` free slots */
+} lake_hist;
+
+/* The histogram and the deepest SM in one pass; 0 if some SM has more than 256 free
+ * slots (then lake_volume serves). */
+static int lake_hist_init(lake_hist *h, const uint32_t *restrict free_slots, uint32_t n, uint32_t *deepest_out)
 {
-    uint32_t deepest = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (free_slots[i] > deepest)
-            deepest = free_slots[i];
+    uint32_t cnt[257], deepest = 0;
+    memset(cnt, 0, sizeof cnt);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t f = free_slots[i];
+        cnt[f < 256 ? f : 256]++;
+        deepest = f > deepest ? f : deepest;
+    }
+    *deepest_out = deepest;
+    h->top = deepest;
+    if (deepest > 256)
+        return 0;
+    h->s0[deepest] = h->s1[deepest] = 0;
+    for (uint32_t v = deepest; v-- > 0;) {
+        h->s0[v] = h->s0[v + 1] + cnt[v + 1];
+        h->s1[v] = h->s1[v + 1] + (uint64_t)cnt[v + 1] * (v + 1);
+    }
+    return 1;
+}
+
+static uint64_t lake_hist_volume(const lake_hist *h, uint32_t level)
+{
+    return level >= h->top ? 0 : h->s1[level] - (uint64_t)level * h->s0[level];
+}
+
+void gd_lake_fill(const uint32_t *restrict free_slots, uint32_t n, uint32_t k, uint32_t scan_limit,
+                  uint32_t *restrict take, gd_lake_result *res)
+{
+    uint32_t deepest;
     memset(res, 0, sizeof *res);
+    lake_hist h;
+    const int hist = lake_hist_init(&h, free_slots, n, &deepest);
+#define VOLUME(l) (hist ? lake_hist_volume(&h, (l)) : lake_volume(free_slots, n, (l)))
     uint32_t level;
     if (deepest <= scan_limit) {
         /* scan down from the deepest SM while the next level still holds no more than k */
         level = deepest;
         res->probes = 1;
-        while (level > 0 && lake_volume(free_slots, n, level - 1) <= k) {
+        while (level > 0 && VOLUME(level - 1) <= k) {
             level--;
             res->probes++;
         }
@@ -35,14 +71,15 @@ void gd_lake_fill(const uint32_t *free_slots, uint32_t n, uint32_t k, uint32_t s
         while (lo < hi) {
             uint32_t mid = lo + (hi - lo) / 2;
             res->probes++;
-            if (lake_volume(free_slots, n, mid) <= k)
+            if (VOLUME(mid) <= k)
                 hi = mid;
             else
                 lo = mid + 1;
         }
         level = lo;
     }
-    uint64_t filled = lake_volume(free_slots, n, level);
+    uint64_t filled = VOLUME(level);
+#undef VOLUME
     for (uint32_t i = 0; i < n; i++)
         take[i] = free_slots[i] > level ? free_slots[i] - level : 0;
     /* The CTAs left go to the SMs at the water line, highest priority first: those

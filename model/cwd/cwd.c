@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "alloc.h"
+
 static inline void set_level(gd_gpc_tracker *g, uint32_t sm, uint32_t slots)
 {
     g->level[g->free_slots[sm]] &= ~(1ull << sm);
@@ -16,6 +18,14 @@ void gd_gpc_init(gd_gpc_tracker *g, uint32_t nsm, const gd_sm_limits *sm)
     for (uint32_t i = 0; i < nsm; i++)
         gd_sm_res_init(&g->res[i], sm);
     g->level[0] = nsm == 64 ? ~0ull : (1ull << nsm) - 1;  /* until a kernel is selected */
+}
+
+void gd_gpc_set_placement(gd_gpc_tracker *g, const gd_alloc_cfg *cfg, gd_sm_place *place)
+{
+    for (uint32_t i = 0; i < g->nsm; i++) {
+        gd_sm_place_init(&place[i], cfg);
+        g->res[i].place = &place[i];
+    }
 }
 
 uint32_t gd_gpc_select(gd_gpc_tracker *g, const gd_cta_cost *cost)
@@ -60,8 +70,8 @@ void gd_gpc_release(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, con
 {
     gd_sm_res_give(&g->res[sm], cost, alloc);
     uint32_t f;
-    if (gd_cta_cost_equal(cost, &g->cost))
-        f = g->free_slots[sm] + 1;  /* exactly one more CTA of the same cost fits */
+    if (!g->res[sm].place && gd_cta_cost_equal(cost, &g->cost))
+        f = g->free_slots[sm] + 1;  /* counted: exactly one more CTA of the same cost fits */
     else
         f = gd_sm_res_free_slots(&g->res[sm], &g->cost);
     if (f >= GD_MAX_FREE_LEVELS)

@@ -22,6 +22,9 @@
 extern "C" {
 #endif
 
+struct gd_alloc_cfg;  /* sm/alloc.h */
+struct gd_sm_place;
+
 #define GD_MAX_FREE_LEVELS 257  /* free slots 0..256 (sm.max_ctas is at most 256) */
 
 typedef struct gd_gpc_tracker {
@@ -72,6 +75,11 @@ uint32_t gd_gpc_view_best(const gd_gpc_view *v, uint32_t except);
 /* An empty GPC of nsm SMs; free slots are counted for a one-warp kernel until the
  * first gd_gpc_select. */
 void gd_gpc_init(gd_gpc_tracker *g, uint32_t nsm, const gd_sm_limits *sm);
+
+/* Give the SMs placement state (sm.alloc=contiguous or emb. 8's wave placement):
+ * place[0..nsm) become theirs (the caller keeps the array; gd_sm_place_init is done
+ * here). Call before the first CTA. */
+void gd_gpc_set_placement(gd_gpc_tracker *g, const struct gd_alloc_cfg *cfg, struct gd_sm_place *place);
 
 /* Count free slots for a kernel of this cost from now on; returns max_free. */
 uint32_t gd_gpc_select(gd_gpc_tracker *g, const gd_cta_cost *cost);

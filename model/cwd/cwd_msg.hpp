@@ -31,6 +31,9 @@ constexpr op_code gpc_wait = op_code_of('c', 'w', 7);    // GPU2GPC -> GPC2SM: a
                                                          // waits (or stops waiting) for room
 constexpr op_code gpc_fits = op_code_of('c', 'w', 8);    // GPU2GPC -> GPC2SM: how many CTAs of this cost fit
     // on the GPC's SM with the most room (any kernel, not only the selected one; cwd.admission=channels)
+constexpr op_code gpc_fragment = op_code_of('c', 'w', 9);  // GPU2GPC -> GPC2SM: a CTA of this cost waits
+    // for contiguous room that the counted rules would find (sm.alloc=contiguous), or stops waiting: the
+    // GPC integrates what the fragmentation strands
 }  // namespace op
 
 struct dispatch_body { gd_kernel_run *run; bool accepted; };
@@ -68,7 +71,9 @@ struct gpc_launch_body {
     uint32_t max_free; gd_time_ps next_retire;  // result, as for gpc_step
 };
 struct gpc_wait_body { gd_time_ps at; bool waiting; };
-struct gpc_fits_body { const gd_cta_cost *cost; uint32_t max_free; };
+// counted: by the counted rules alone (gd_sm_res_count_slots), as sm.alloc=count would see it
+struct gpc_fits_body { const gd_cta_cost *cost; uint32_t max_free; bool counted = false; };
+struct gpc_fragment_body { gd_time_ps at; const gd_cta_cost *cost; };  // cost null: the wait ended
 
 }  // namespace gd
 

@@ -17,6 +17,11 @@ gpc2sm::gpc2sm(sc_core::sc_module_name name, uint32_t gpc, uint32_t first_sm, ui
     for (uint32_t i = 0; i < nsm; i++)
         sm_out.emplace_back(new tlm_utils::simple_initiator_socket<gpc2sm>(("sm_out_" + std::to_string(i)).c_str()));
     gd_gpc_init(&trk_, nsm, &cfg.sm);
+    gd_alloc_cfg_init(&alloc_cfg_, &cfg);
+    if (gd_alloc_cfg_placed(&alloc_cfg_)) {
+        place_.resize(nsm);
+        gd_gpc_set_placement(&trk_, &alloc_cfg_, place_.data());
+    }
     gd_cal_init(&calendar_);
     uint32_t cap = nsm * cfg.sm.max_ctas;
     ctas_.resize(cap);
@@ -28,6 +33,17 @@ gpc2sm::gpc2sm(sc_core::sc_module_name name, uint32_t gpc, uint32_t first_sm, ui
         gd_stats_add(stats, basename(), "ctas_retired", "CTAs", "CTAs retired from this GPC's SMs", &retired_);
         gd_stats_add(stats, basename(), "peak_resident_ctas", "CTAs", "most CTAs resident in this GPC at once",
                      &peak_resident_);
+        if (alloc_cfg_.contiguous) {
+            gd_stats_add(stats, basename(), "frag_stranded_slot_ns", "slot x ns",
+                         "sm.alloc=contiguous: CTA slots the counted rules had free on this GPC's SMs for a CTA "
+                         "that waited for contiguous room, integrated over the wait", &frag_slot_ns_);
+            gd_stats_add(stats, basename(), "frag_stranded_reg_unit_ns", "unit x ns",
+                         "free register units (sm.reg_alloc_unit) on those SMs, integrated over the wait",
+                         &frag_reg_unit_ns_);
+            gd_stats_add(stats, basename(), "frag_stranded_smem_unit_ns", "unit x ns",
+                         "free shared-memory units (sm.smem_alloc_unit) on those SMs, integrated over the wait",
+                         &frag_smem_unit_ns_);
+        }
         if (std::string(cfg.cwd_policy) == "cga") {
             gd_stats_add(stats, basename(), "cgas_launched", "CGAs", "GPC-CGAs (clusters) launched on this GPC",
                          &cgas_);
@@ -76,10 +92,18 @@ void gpc2sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
         auto *b = static_cast<gpc_fits_body *>(m.body);
         b->max_free = 0;
         for (uint32_t i = 0; i < trk_.nsm; i++) {
-            uint32_t f = gd_sm_res_free_slots(&trk_.res[i], b->cost);
+            uint32_t f = b->counted ? gd_sm_res_count_slots(&trk_.res[i], b->cost)
+                                    : gd_sm_res_free_slots(&trk_.res[i], b->cost);
             if (f > b->max_free)
                 b->max_free = f;
         }
+        break;
+    }
+    case op::gpc_fragment: {
+        auto *b = static_cast<gpc_fragment_body *>(m.body);
+        account_fragment(b->at);
+        frag_cost_ = b->cost;
+        measure_fragment();
         break;
     }
     case op::gpc_launch:
@@ -151,6 +175,41 @@ void gpc2sm::account_wait(gd_time_ps t)
     wait_t_ = t;
 }
 
+// What a CTA of frag_cost_ that waits for contiguous room strands now: on every SM where
+// the counted rules would fit it, the slots they count and the free units.
+void gpc2sm::measure_fragment()
+{
+    frag_slots_ = frag_reg_units_ = frag_smem_units_ = 0;
+    if (!frag_cost_)
+        return;
+    for (uint32_t i = 0; i < trk_.nsm; i++) {
+        const gd_sm_res &r = trk_.res[i];
+        uint32_t c = gd_sm_res_count_slots(&r, frag_cost_);
+        if (!c)
+            continue;
+        frag_slots_ += c;
+        for (uint32_t t = 0; t < r.nsub; t++)
+            frag_reg_units_ += r.regs[t] / alloc_cfg_.reg_unit;
+        frag_smem_units_ += r.smem / alloc_cfg_.smem_unit;
+    }
+}
+
+void gpc2sm::account_fragment(gd_time_ps t)
+{
+    if (t == GD_TIME_NEVER)
+        return;  // the end-of-run flush: no wait is open then
+    if (frag_cost_ && t > frag_t_) {
+        const uint64_t now[3] = {frag_slots_, frag_reg_units_, frag_smem_units_};
+        uint64_t *sum[3] = {&frag_slot_ns_, &frag_reg_unit_ns_, &frag_smem_unit_ns_};
+        for (int i = 0; i < 3; i++) {
+            uint64_t ps = now[i] * (t - frag_t_) + frag_rem_ps_[i];
+            *sum[i] += ps / GD_PS_PER_NS;
+            frag_rem_ps_[i] = ps % GD_PS_PER_NS;
+        }
+    }
+    frag_t_ = t;
+}
+
 gd_time_ps gpc2sm::next_retire() const
 {
     gd_time_ps t = gd_cal_top_time(&calendar_);
@@ -167,6 +226,8 @@ gd_time_ps gpc2sm::next_retire() const
 uint64_t gpc2sm::retire(gd_time_ps t)
 {
     account_wait(t);
+    if (frag_cost_)
+        account_fragment(t);
     uint64_t n = 0;
     while (gd_cal_size(&calendar_) && gd_cal_top(&calendar_)->time <= t) {
         uint32_t idx = (uint32_t)(gd_cal_top(&calendar_)->key & 0xffff);
@@ -184,6 +245,8 @@ uint64_t gpc2sm::retire(gd_time_ps t)
     retired_ += n;
     if (waiting_)
         wait_free_ = free_total();
+    if (frag_cost_ && n)
+        measure_fragment();
     return n;
 }
 

@@ -13,6 +13,7 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include "alloc.h"
 #include "calendar.h"
 #include "cga.h"
 #include "cta_log.h"
@@ -46,6 +47,8 @@ private:
     uint64_t retire(gd_time_ps t);                       // CTA-complete messages and CGA releases due by t
     void launch_mask(gpc_launch_body *b, sc_core::sc_time &delay);
     void account_wait(gd_time_ps t);                     // stranded free slots while a CGA waits
+    void account_fragment(gd_time_ps t);                 // stranded by fragmentation while a CTA waits
+    void measure_fragment();
     // A CTA's ids (seed 003 [0172]-[0191], [0228]): the SM rasterizes the position of its
     // CGA (unit) in the grid of CGAs from the launch sequence; cga_cta_id is the CTA's
     // index inside it. Logged and/or checked against the direct computation.
@@ -55,6 +58,14 @@ private:
     uint32_t free_total() const;
 
     gd_gpc_tracker trk_;
+    gd_alloc_cfg alloc_cfg_;             // sm.alloc, sm.wave_placement, the block finder
+    std::vector<gd_sm_place> place_;     // per SM, when placed (gd_alloc_cfg_placed)
+    // sm.alloc=contiguous: while a CTA (of frag_cost_) waits for contiguous room, the SMs where
+    // the counted rules fit it strand their free slots and units
+    const gd_cta_cost *frag_cost_ = nullptr;
+    gd_time_ps frag_t_ = 0;
+    uint64_t frag_slots_ = 0, frag_reg_units_ = 0, frag_smem_units_ = 0;   // now
+    uint64_t frag_slot_ns_ = 0, frag_reg_unit_ns_ = 0, frag_smem_unit_ns_ = 0, frag_rem_ps_[3] = {0, 0, 0};
     gd_calendar calendar_;        // CTA-complete messages: (end time, seq << 16 | cta index)
     std::vector<cta> ctas_;       // resident CTAs, indexed by the calendar key's low bits
     std::vector<uint32_t> free_;  // unused indices of ctas_

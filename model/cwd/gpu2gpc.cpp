@@ -1,5 +1,6 @@
 #include "gpu2gpc.hpp"
 
+#include "alloc.h"
 #include "exec.h"
 
 #include <algorithm>
@@ -11,6 +12,52 @@
 namespace gd {
 
 namespace {
+
+uint32_t finder_cycles_of(const gd_config &cfg)
+{
+    gd_alloc_cfg a;
+    gd_alloc_cfg_init(&a, &cfg);
+    return gd_block_finder_cycles(&a);
+}
+
+// What fragmentation stranded, summed over the GPC2SM distributors.
+struct fragment {
+    uint64_t slot_ns = 0, reg_ns = 0, smem_ns = 0;
+};
+
+fragment fragment_of(const gd_stats *st)
+{
+    fragment r;
+    for (size_t i = 0; i < st->n; i++) {
+        if (std::strcmp(st->v[i].name, "frag_stranded_slot_ns"))
+            continue;
+        const char *gpc = st->v[i].block;
+        r.slot_ns += gd_stats_get(st, gpc, "frag_stranded_slot_ns");
+        r.reg_ns += gd_stats_get(st, gpc, "frag_stranded_reg_unit_ns");
+        r.smem_ns += gd_stats_get(st, gpc, "frag_stranded_smem_unit_ns");
+    }
+    return r;
+}
+
+// The JSON "admission" object: which kernel a step serves and how CTAs are placed.
+void distributor_json(FILE *f, const gd_section_ctx *c)
+{
+    const gd_stats *st = c->stats;
+    const gd_config *cfg = c->cfg;
+    const char *b = c->block;
+    fragment fr = fragment_of(st);
+    std::fprintf(f, "  \"admission\": {\"policy\": \"%s\", \"rounds\": %" PRIu64 ", \"failed_rounds\": %" PRIu64
+                    ", \"ties\": %" PRIu64 ", \"window_lifts\": %" PRIu64 ", \"switches\": %" PRIu64
+                    ", \"alloc\": \"%s\", \"wave_placement\": \"%s\", \"block_finder\": \"%s\", \"finder_cycles\": %" PRIu64
+                    ", \"frag_delayed_ctas\": %" PRIu64 ", \"frag_wait_ns\": %" PRIu64 ", \"frag_stranded_slot_ns\": %" PRIu64
+                    ", \"frag_stranded_reg_unit_ns\": %" PRIu64 ", \"frag_stranded_smem_unit_ns\": %" PRIu64 "},\n",
+                 cfg->cwd_admission, gd_stats_get(st, b, "admission_rounds"), gd_stats_get(st, b, "admission_failed_rounds"),
+                 gd_stats_get(st, b, "admission_ties"), gd_stats_get(st, b, "admission_lifts"),
+                 gd_stats_get(st, b, "admission_switches"), cfg->sm_alloc, cfg->sm_wave_placement,
+                 !std::strcmp(cfg->sm_alloc, "contiguous") ? cfg->sm_block_finder : "none",
+                 gd_stats_get(st, b, "finder_cycles"), gd_stats_get(st, b, "frag_delayed_ctas"),
+                 gd_stats_get(st, b, "frag_wait_ns"), fr.slot_ns, fr.reg_ns, fr.smem_ns);
+}
 
 // The distributor's line in the text summary (CTAs per front-end cycle) and, for
 // traces with clusters, the per-GPC table of the GPC2SM distributors' CGA
@@ -30,6 +77,25 @@ void distributor_text(FILE *f, const gd_section_ctx *c)
     if (cycles)
         std::fprintf(f, " (%.2f CTAs per cycle)", (double)ctas / (double)cycles);
     std::fputc('\n', f);
+    const gd_config *cfg = c->cfg;
+    if (!std::strcmp(cfg->cwd_admission, "channels"))
+        std::fprintf(f, "  admission           channels: %" PRIu64 " rounds (%" PRIu64 " fitted nobody), %" PRIu64
+                        " decided by a42's marks, %" PRIu64 " by a priority window; %" PRIu64
+                        " steps served another kernel than the oldest\n",
+                     gd_stats_get(st, c->block, "admission_rounds"), gd_stats_get(st, c->block, "admission_failed_rounds"),
+                     gd_stats_get(st, c->block, "admission_ties"), gd_stats_get(st, c->block, "admission_lifts"),
+                     gd_stats_get(st, c->block, "admission_switches"));
+    if (!std::strcmp(cfg->sm_alloc, "contiguous")) {
+        fragment f3 = fragment_of(st);
+        std::fprintf(f, "  allocation          contiguous, %s finder (%u cycle%s per launch step), %s wave placement: %" PRIu64
+                        " CTAs waited %.3f us for contiguous room; stranded %.3f slot x us, %.3f register-unit x us, "
+                        "%.3f shared-memory-unit x us\n",
+                     cfg->sm_block_finder, finder_cycles_of(*cfg), finder_cycles_of(*cfg) == 1 ? "" : "s", cfg->sm_wave_placement,
+                     gd_stats_get(st, c->block, "frag_delayed_ctas"), gd_stats_get(st, c->block, "frag_wait_ns") / 1000.0,
+                     f3.slot_ns / 1000.0, f3.reg_ns / 1000.0, f3.smem_ns / 1000.0);
+    } else if (std::strcmp(cfg->sm_wave_placement, "pooled")) {
+        std::fprintf(f, "  allocation          counted, %s wave placement\n", cfg->sm_wave_placement);
+    }
     uint64_t cga_activity = 0;
     for (size_t i = 0; i < st->n; i++)
         if (!std::strcmp(st->v[i].name, "cgas_launched"))
@@ -49,7 +115,8 @@ void distributor_text(FILE *f, const gd_section_ctx *c)
 
 }  // namespace
 
-gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats, progress_meter *progress)
+gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats, progress_meter *progress,
+                 gd_err *err)
     : sc_module(name),
       dispatch_in("dispatch_in"),
       done_out("done_out"),
@@ -72,7 +139,12 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
       broadcast_cycles_(cfg.cwd_id_broadcast_cycles),
       channels_(cga_ && std::string(cfg.cwd_admission) == "channels"),
       select_(cga_ && std::string(cfg.gpc2sm_select) != "lake"),
-      cycle_ps_(gd_cycles_to_ps(1, cfg.clock_mhz))
+      cycle_ps_(gd_cycles_to_ps(1, cfg.clock_mhz)),
+      finder_ps_(gd_cycles_to_ps(finder_cycles_of(cfg), cfg.clock_mhz)),
+      finder_cycles_(finder_cycles_of(cfg)),
+      contiguous_(std::string(cfg.sm_alloc) == "contiguous"),
+      finder_name_(cfg.sm_block_finder),
+      err_(err)
 {
     std::memset(&adm_, 0, sizeof adm_);
     if (channels_) {
@@ -129,10 +201,19 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
             gd_stats_add(stats, basename(), "admission_lifts", "rounds",
                          "rounds a priority window decided (its level won over a higher one)", &adm_.lifts);
         }
+        if (contiguous_) {
+            gd_stats_add(stats, basename(), "frag_delayed_ctas", "CTAs",
+                         "sm.alloc=contiguous: CTAs that waited to launch while the counted rules had room for "
+                         "them (their blocks were not contiguous)", &frag_ctas_);
+            gd_stats_add(stats, basename(), "frag_wait_ns", "ns", "the time those CTAs waited", &frag_wait_ns_);
+            gd_stats_add(stats, basename(), "finder_cycles", "cycles",
+                         "front-end cycles the block finder took (sm.block_finder, before each launch step)",
+                         &finder_total_);
+        }
         gd_stats_add(stats, basename(), "frontend_cycles", "cycles",
                      "front-end cycles spent launching CTAs (baseline: cwd.cta_launch_cycles per CTA; cga: "
                      "cwd.query_cycles per step and cwd.mask_launch_cycles per SM mask)", &frontend_cycles_);
-        gd_stats_add_section(stats, basename(), distributor_text, nullptr);
+        gd_stats_add_section(stats, basename(), distributor_text, distributor_json);
     }
 }
 
@@ -208,6 +289,62 @@ void gpu2gpc::admit(gd_time_ps now, gd_time_ps t)
         gd_gpc_view_set_free(&view_, g, b.max_free);
     }
     best_gpc_ = gd_gpc_view_best(&view_, UINT32_MAX);
+}
+
+// sm.alloc=contiguous, after every event: does the head kernel's next CTA wait for room
+// that the counted rules would find (fragmentation)? Such a wait opens once it is set
+// up and there is no room, and closes when it launches or another kernel becomes the
+// head; the GPCs integrate what it strands meanwhile.
+void gpu2gpc::fragment_close(gd_time_ps now, gd_time_ps t)
+{
+    if (t > frag_since_) {
+        frag_ctas_++;
+        uint64_t ps = (t - frag_since_) + frag_rem_ps_;
+        frag_wait_ns_ += ps / GD_PS_PER_NS;
+        frag_rem_ps_ = ps % GD_PS_PER_NS;
+    }
+    frag_head_ = nullptr;
+    gpc_fragment_body b{t, nullptr};
+    sc_core::sc_time d = ps_time(t - now);
+    for (uint32_t g = 0; g < ngpc_; g++)
+        gpc_ch_.call(*gpc_out[g], op::gpc_fragment, &b, d);
+}
+
+void gpu2gpc::fragment_update(gd_time_ps now, gd_time_ps t)
+{
+    const bool wait = head_ && (cga_ ? stalled_ : best_gpc_ == UINT32_MAX);
+    if (frag_head_ && (!wait || frag_head_ != head_))
+        fragment_close(now, t);
+    if (wait && view_.retire[gd_gpc_view_first(&view_)] == GD_TIME_NEVER) {
+        // no CTA resident anywhere and still no room: this kernel can never launch
+        gd_kernel_run *k = head_;
+        if (err_ && err_->code == GD_OK)
+            gd_err_set(err_, GD_ECONFIG,
+                       "kernel %" PRIu64 " (%s): its CTA fits no SM even when the GPU is empty: sm.alloc=contiguous "
+                       "with sm.block_finder=%s sees no free block large enough (%u warps, %u registers per warp, %u "
+                       "bytes of shared memory); choose a finder that sees larger blocks (shift is exact)",
+                       k->index, k->desc->name ? k->desc->name : "?", finder_name_.c_str(), k->desc->occ.cost.warps,
+                       k->desc->occ.cost.regs_per_warp, k->desc->occ.cost.smem);
+        SC_REPORT_ERROR("gdsim/gpu2gpc", "a kernel's CTA fits no SM of the empty GPU");
+    }
+    if (!wait || frag_head_)
+        return;
+    const gd_cta_cost *cost = &head_->desc->occ.cost;
+    gpc_fits_body fb{cost, 0, true};
+    sc_core::sc_time d = ps_time(t - now);
+    bool counted = false;
+    for (uint32_t g = 0; g < ngpc_ && !counted; g++) {
+        gpc_ch_.call(*gpc_out[g], op::gpc_fits, &fb, d);
+        counted = fb.max_free > 0;
+    }
+    if (!counted)
+        return;  // a wait for room the counted rules would not find either
+    frag_head_ = head_;
+    frag_since_ = cga_ ? t : std::max(t, launch_ready());
+    gpc_fragment_body b{frag_since_, cost};
+    d = ps_time(frag_since_ - now);
+    for (uint32_t g = 0; g < ngpc_; g++)
+        gpc_ch_.call(*gpc_out[g], op::gpc_fragment, &b, d);
 }
 
 gd_time_ps gpu2gpc::launch_ready() const
@@ -286,7 +423,9 @@ void gpu2gpc::launched(gd_time_ps now, gd_time_ps t, gd_time_ps end)
     k->warp_ps += (uint64_t)k->desc->occ.cost.warps * (end - t);
     ctas_launched_++;
     frontend_cycles_ += cta_launch_cycles_;
-    next_launch_ = t + cta_launch_ps_;
+    frontend_cycles_ += finder_cycles_;
+    finder_total_ += finder_cycles_;
+    next_launch_ = t + cta_launch_ps_ + finder_ps_;
     if (k->ctas_launched == k->ctas) {
         completions_.push(completion{k->end, k->index, k});  // its last CTA ends then
         launch_q_.pop_front();
@@ -363,6 +502,8 @@ void gpu2gpc::advance(gd_time_ps now, gd_time_ps limit, bool inclusive)
                 SC_REPORT_ERROR("gdsim/gpu2gpc", "a GPC with free slots refused a CTA launch");
             launched(now, t, body_.end);
         }
+        if (contiguous_)
+            fragment_update(now, t);
     }
 }
 
@@ -405,6 +546,8 @@ void gpu2gpc::advance_cga(gd_time_ps now, gd_time_ps limit, bool inclusive)
             out_t = kernel_completes(t);
         else
             cga_step(now, t);
+        if (contiguous_)
+            fragment_update(now, t);
     }
 }
 
@@ -424,6 +567,8 @@ void gpu2gpc::launch_mask(gd_time_ps now, gd_time_ps at, uint32_t g, const uint3
 {
     gd_kernel_run *k = head_;
     set_waiting(now, step_t_, false);  // room was found at the step's time
+    if (frag_head_)
+        fragment_close(now, step_t_);
     gpc_launch_body &b = launch_body_;
     b.at = at;
     b.run = k;
@@ -493,8 +638,11 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
             sc_core::sc_time d = ps_time(t - now);
             gpc_ch_.call(*gpc_out[g], op::gpc_free, &fb, d);
             std::copy(fb.free_slots, fb.free_slots + fb.nsm, all_free_.begin() + off);
-            if (select_)
+            if (select_) {  // counts only: the selector weighs them; the SMs' placement stays theirs
                 std::copy(fb.res, fb.res + fb.nsm, res_.begin() + off);
+                for (uint32_t i = 0; i < fb.nsm; i++)
+                    res_[off + i].place = nullptr;
+            }
             start[g] = off;
             off += fb.nsm;
         }
@@ -514,7 +662,7 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
                             [](uint32_t n) { return n != 0; }))
                 receive |= 1ull << g;
         masks = (uint32_t)__builtin_popcountll(receive);
-        at = t + query_ps_ + mask_ps_ * masks + broadcast_ps_ + select_ps_;
+        at = t + finder_ps_ + query_ps_ + mask_ps_ * masks + broadcast_ps_ + select_ps_;
         for (uint64_t m = receive; m; m &= m - 1) {
             uint32_t g = (uint32_t)__builtin_ctzll(m);
             launch_mask(now, at, g, all_take_.data() + start[g], false);
@@ -549,7 +697,7 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
             m++;
         if (m) {
             masks = (uint32_t)m;
-            at = t + query_ps_ + mask_ps_ * masks + broadcast_ps_;
+            at = t + finder_ps_ + query_ps_ + mask_ps_ * masks + broadcast_ps_;
             uint64_t n = 0;
             for (uint64_t p = pick; p && n < m; p &= p - 1, n++)
                 launch_mask(now, at, (uint32_t)__builtin_ctzll(p), q[__builtin_ctzll(p)].take, true);
@@ -571,7 +719,8 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
         if (gd_gpu_cga_place(sh.data(), ngpc_, c.gpu_cga, per_cga, (gd_cga_mode)c.mode, sms_per_tpc_, scan_limit_,
                              part_gpc_.data(), part_take_.data())) {
             masks = c.gpu_cga;
-            at = t + 2 * query_ps_ + mask_ps_ * masks + broadcast_ps_;  // pass 1 (query), pass 2 (query + launch)
+            // pass 1 (query), pass 2 (query + launch)
+            at = t + finder_ps_ + 2 * query_ps_ + mask_ps_ * masks + broadcast_ps_;
             for (uint32_t p = 0; p < c.gpu_cga; p++)
                 launch_mask(now, at, part_gpc_[p], part_take_.data() + (size_t)p * GD_MAX_SMS_PER_GPC, true);
         }
@@ -585,8 +734,9 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
     }
     steps_cga_++;
     stalled_ = false;
-    frontend_cycles_ += (uint64_t)query_cycles_ * (c.gpu_cga > 1 ? 2 : 1) + (uint64_t)mask_cycles_ * masks +
-                        broadcast_cycles_;
+    finder_total_ += finder_cycles_;
+    frontend_cycles_ += finder_cycles_ + (uint64_t)query_cycles_ * (c.gpu_cga > 1 ? 2 : 1) +
+                        (uint64_t)mask_cycles_ * masks + broadcast_cycles_;
     next_step_ = at;
     complete_launch(now, t);
 }
@@ -652,8 +802,11 @@ void gpu2gpc::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
     if (++resident_ > peak_resident_)
         peak_resident_ = resident_;
     kernels_++;
-    if (!head_)
+    if (!head_) {
         select_head(now, t);
+        if (contiguous_)
+            fragment_update(now, t);
+    }
     b->accepted = true;
     schedule(now);
     p.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -36,6 +36,7 @@
 #include <memory>
 #include <queue>
 #include <utility>
+#include <string>
 #include <vector>
 
 #include <systemc>
@@ -64,8 +65,9 @@ public:
     tlm_utils::simple_initiator_socket_optional<gpu2gpc> select_out;
 
     SC_HAS_PROCESS(gpu2gpc);
+    // err (may be null): where a replay that cannot go on says why
     gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats,
-            progress_meter *progress = nullptr);
+            progress_meter *progress = nullptr, gd_err *err = nullptr);
     ~gpu2gpc() override;
 
     uint64_t peak_resident_kernels() const { return peak_resident_; }
@@ -158,6 +160,19 @@ private:
     uint64_t switches_ = 0;                  // steps that served another kernel than the oldest
     gd_time_ps arrival_ = GD_TIME_NEVER;     // a kernel arrived after a step found no room: its setup time
     gd_time_ps cycle_ps_;
+
+    // sm.alloc=contiguous: the block finder's refresh before each launch step, and the
+    // waits of the head CTA for contiguous room that the counted rules would have found
+    const gd_time_ps finder_ps_;
+    const uint32_t finder_cycles_;
+    const bool contiguous_;
+    const std::string finder_name_;
+    gd_err *err_;
+    void fragment_update(gd_time_ps now, gd_time_ps t);
+    void fragment_close(gd_time_ps now, gd_time_ps t);
+    gd_kernel_run *frag_head_ = nullptr;     // the kernel whose CTA waits, or null
+    gd_time_ps frag_since_ = 0;
+    uint64_t frag_ctas_ = 0, frag_wait_ns_ = 0, frag_rem_ps_ = 0, finder_total_ = 0;
 
     uint64_t resident_ = 0, peak_resident_ = 0;
     uint64_t kernels_ = 0, ctas_launched_ = 0, ctas_done_ = 0, rejected_ = 0, wakes_ = 0, steps_ = 0;

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "alloc.h"
 #include "gdsim.h"
 
 const char *gd_limiter_name(gd_limiter l)
@@ -96,6 +97,13 @@ void gd_sm_res_init(gd_sm_res *res, const gd_sm_limits *sm)
 
 uint32_t gd_sm_res_free_slots(const gd_sm_res *res, const gd_cta_cost *cost)
 {
+    if (res->place)
+        return gd_sm_place_free_slots(res, cost);
+    return gd_sm_res_count_slots(res, cost);
+}
+
+uint32_t gd_sm_res_count_slots(const gd_sm_res *res, const gd_cta_cost *cost)
+{
     uint32_t n = res->warps / cost->warps;
     if (res->ctas < n)
         n = res->ctas;
@@ -117,12 +125,16 @@ uint32_t gd_sm_res_free_slots(const gd_sm_res *res, const gd_cta_cost *cost)
 
 void gd_sm_res_take(gd_sm_res *res, const gd_cta_cost *cost, gd_cta_alloc *alloc)
 {
+    if (res->place) {
+        gd_sm_place_take(res, cost, alloc);  /* the caller has checked free_slots > 0 */
+        return;
+    }
     res->warps -= cost->warps;
     res->ctas -= 1;
     res->smem -= cost->smem;
     /* nsub <= GD_MAX_SUBPARTITIONS (configuration check); said here for the compiler */
     const uint32_t rpw = cost->regs_per_warp, n = res->nsub < GD_MAX_SUBPARTITIONS ? res->nsub : GD_MAX_SUBPARTITIONS;
-    memset(alloc, 0, sizeof *alloc);
+    memset(alloc->warps_in_sub, 0, sizeof alloc->warps_in_sub);
     if (!rpw)
         return;
     uint8_t *a = alloc->warps_in_sub;
@@ -163,6 +175,10 @@ void gd_sm_res_take(gd_sm_res *res, const gd_cta_cost *cost, gd_cta_alloc *alloc
 
 void gd_sm_res_give(gd_sm_res *res, const gd_cta_cost *cost, const gd_cta_alloc *alloc)
 {
+    if (res->place) {
+        gd_sm_place_give(res, cost, alloc);
+        return;
+    }
     res->warps += cost->warps;
     res->ctas += 1;
     res->smem += cost->smem;

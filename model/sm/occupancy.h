@@ -75,6 +75,8 @@ float gd_kineto_occupancy(const gd_sm_limits *sm, uint32_t sms, uint64_t ctas, u
 int gd_kineto_occupancy_pct(const gd_sm_limits *sm, uint32_t sms, uint64_t ctas, uint32_t threads,
                             uint32_t active_ctas);
 
+struct gd_sm_place;  /* alloc.h */
+
 /* Free resources of one SM, maintained as CTAs launch and retire. */
 typedef struct gd_sm_res {
     uint32_t warps;                        /* free warp slots */
@@ -82,18 +84,28 @@ typedef struct gd_sm_res {
     uint32_t smem;                         /* free shared memory bytes */
     uint32_t nsub;                         /* register sub-partitions */
     uint32_t regs[GD_MAX_SUBPARTITIONS];   /* free registers per sub-partition */
+    struct gd_sm_place *place;             /* placement state (alloc.h); NULL: counts only */
+    uint32_t spare_[2];                    /* to 64 bytes: one cache line, a shift to index */
 } gd_sm_res;
 
-/* Which sub-partitions a launched CTA's warps took registers from. */
+/* Which sub-partitions a launched CTA's warps took registers from; under
+ * sm.alloc=contiguous also where its blocks start (in allocation units). */
 typedef struct gd_cta_alloc {
     uint8_t warps_in_sub[GD_MAX_SUBPARTITIONS];
+    uint16_t reg_start[GD_MAX_SUBPARTITIONS];
+    uint16_t smem_start;
 } gd_cta_alloc;
 
+/* An empty SM, counts only (place = NULL; a caller that wants placement sets it). */
 void gd_sm_res_init(gd_sm_res *res, const gd_sm_limits *sm);
 
 /* How many more CTAs of this cost fit in the SM's free resources ("free slots").
  * On an empty SM this equals gd_occupancy_compute's max_ctas. */
 uint32_t gd_sm_res_free_slots(const gd_sm_res *res, const gd_cta_cost *cost);
+
+/* How many more CTAs of this cost the counted rules alone (the pooled rule above)
+ * admit: gd_sm_res_free_slots without placement state; with it, an upper bound. */
+uint32_t gd_sm_res_count_slots(const gd_sm_res *res, const gd_cta_cost *cost);
 
 /* Take one CTA's resources (the caller has checked free_slots > 0). Warps spread
  * over the register sub-partitions round-robin (see occupancy.c); every warp lands

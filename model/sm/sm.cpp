@@ -106,7 +106,7 @@ sm::sm(sc_core::sc_module_name name, uint32_t id, gd_stats *stats, const uint32_
 void sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
 {
     msg &m = msg_of(p);
-    if (m.code != op::sm_launch) {
+    if (__builtin_expect(m.code != op::sm_launch, 0)) {
         p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;
     }
@@ -118,10 +118,17 @@ void sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
     ctas_++;
     uint64_t wd = (uint64_t)b->run->desc->occ.cost.warps * dur;
     warp_ps_ += wd;
-    if (__builtin_expect(b->run->desc->has_insn, 0) && insn_fj_) {
-        // a kernel with an instruction mix: its CTAs' energy (computed once per dispatch);
-        // the others' follows from their warps x time (finish())
-        gd_kernel_run *k = b->run;
+    // the energy of a kernel with an instruction mix, and power over time: off the
+    // common path (a CTA without a mix needs only its warps x time, finish())
+    if (__builtin_expect(b->run->desc->has_insn || windows_, 0))
+        energy(b->run, start, dur, wd);
+    p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void sm::energy(gd_kernel_run *k, gd_time_ps start, gd_time_ps dur, uint64_t wd)
+{
+    if (k->desc->has_insn && insn_fj_) {
+        // a kernel with an instruction mix: its CTAs' energy (computed once per dispatch)
         if (!k->cta_energy_fj) {
             for (int c = 0; c < GD_INSN_CLASSES; c++)
                 k->cta_energy_fj += k->desc->insn[c] * insn_fj_[c];
@@ -131,11 +138,9 @@ void sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
         mix_warp_ps_ += wd;
     }
     if (windows_) {
-        const gd_kernel_run *k = b->run;
         uint64_t e = k->desc->has_insn ? k->cta_energy_fj : wd / GD_PS_PER_NS * insn_fj_[GD_INSN_CLASSES];
         gd_power_add(windows_, id_, start, start + dur, e);
     }
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 void sm::finish()
