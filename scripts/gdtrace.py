@@ -15,6 +15,7 @@ AQL_FENCES = (2 << 9) | (2 << 11)
 EXEC_FIXED_CTA, EXEC_PER_DISPATCH = 1, 2
 UNKNOWN = 0xFFFFFFFFFFFFFFFF
 CMD_SYNC, CMD_COND, CMD_FAILS = 1, 2, 4  # a multi-tenant command's flags (format 1.6; seed 004)
+CMD_INDEPENDENT = 8  # a kernel whose CTAs' warps are independent (format 1.7; seed 001 emb. 3)
 INSN_CLASSES = ("fp32", "fp16", "int", "ldst", "sfu", "tensor")  # a kernel's instruction mix (format 1.6)
 NONKERNEL_KINDS = {"other": 0, "memcpy_htod": 1, "memcpy_dtoh": 2, "memcpy_dtod": 3, "memcpy_htoh": 4,
                    "memcpy_peer": 5, "memset": 6}
@@ -82,9 +83,11 @@ class TraceWriter:
 
     def _tenant(self, tenant):
         """A tenant field (format 1.6): (vid, flags[, priority]) with flags CMD_SYNC | CMD_COND |
-        CMD_FAILS and priority 0 (highest) .. 7."""
+        CMD_FAILS (| CMD_INDEPENDENT, format 1.7) and priority 0 (highest) .. 7."""
         if self.minor < 6:
             raise ValueError("a tenant field (VID and flags) needs format 1.6 (TraceWriter(minor=6))")
+        if tenant[1] & CMD_INDEPENDENT and self.minor < 7:
+            raise ValueError("the independent flag needs format 1.7 (TraceWriter(minor=7))")
         return struct.pack("<IBB2x", tenant[0], tenant[1], tenant[2] if len(tenant) > 2 else 0)
 
     def dispatch(self, queue, submit_ns, kid, block, grid, smem, barrier=True, signal=0, info=None,

@@ -26,7 +26,7 @@ import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gdtrace import CMD_COND, CMD_FAILS, CMD_SYNC, INSN_CLASSES, Device, TraceWriter  # noqa: E402
+from gdtrace import CMD_COND, CMD_FAILS, CMD_INDEPENDENT, CMD_SYNC, INSN_CLASSES, Device, TraceWriter  # noqa: E402
 
 # Device descriptions as the PyTorch profiler's deviceProperties would give them.
 DEVICES = {
@@ -115,6 +115,10 @@ def main(argv=None):
     ap.add_argument("--priority", action="append", default=[], metavar="VID:LEVEL",
                     help="with --tenants: tenant VID's kernels have priority LEVEL, 0 (highest, the default) to 7 "
                          "(seed 001; used by cwd.admission=channels) (repeatable)")
+    ap.add_argument("--independent", action="append", default=[], metavar="VID", type=nonnegative,
+                    help="with --tenants: tenant VID's kernels are independent: their CTAs' warps do not depend on "
+                         "each other, so cwd.split_after may split a CTA into one-warp sub-workgroups (seed 001 "
+                         "emb. 3; format 1.7) (repeatable)")
     ap.add_argument("--seed-fig6", action="store_true",
                     help="seed 004 fig 6's queue: user 1: u1_1s u1_2c u1_3c, user 2: u2_1s u2_2s u2_3c u2_4c, on one "
                          "queue in the order u1_1s u2_1s u1_2c u2_2s u2_3c u2_4c u1_3c, all submitted at once "
@@ -158,6 +162,8 @@ def main(argv=None):
         prio[v] = lv
     if a.priority and not a.tenants:
         ap.error("--priority needs --tenants")
+    if a.independent and not a.tenants:
+        ap.error("--independent needs --tenants")
     a.prio = prio
     a.mixes = []
     for spec in (a.insn.split(";") if a.insn else []):
@@ -243,7 +249,7 @@ def mixed(a, name, rng):
 
 def tenants(a, name, chain, fails, rng):
     """Multi-tenant commands (format 1.6): seed 004 fig 6, or N tenants' chains."""
-    w = TraceWriter(a.out, DEVICES[a.device], "gen_trace.py seed=%d" % a.seed, minor=6)
+    w = TraceWriter(a.out, DEVICES[a.device], "gen_trace.py seed=%d" % a.seed, minor=7 if a.independent else 6)
     grid, block = a.grid, (a.block, 1, 1)
     if a.seed_fig6:
         order = [(1, 1, "s"), (2, 1, "s"), (1, 2, "c"), (2, 2, "s"), (2, 3, "c"), (2, 4, "c"), (1, 3, "c")]
@@ -268,7 +274,8 @@ def tenants(a, name, chain, fails, rng):
         k = count[v]
         count[v] += 1
         mine = chain[v % len(chain)]
-        flags = mine[k % len(mine)] | (CMD_FAILS if (v, k) in fails else 0)
+        flags = mine[k % len(mine)] | (CMD_FAILS if (v, k) in fails else 0) | \
+            (CMD_INDEPENDENT if v in a.independent else 0)
         w.dispatch(v % a.queues, t, 1 + i % a.shapes, block, grid, a.smem, bool(flags & CMD_COND), i + 1,
                    tenant=(v, flags, a.prio.get(v, 0)))
         t += rng.randint(a.submit_ns // 2, a.submit_ns + a.submit_ns // 2) if a.submit_ns else 0

@@ -96,7 +96,7 @@ START_TEST(sm_runs_cta)
     driver d("d");
     gd::sm s("sm", 0, nullptr);
     d.out.bind(s.launch_in);
-    gd::sm_launch_body b{7000, &run, 0};
+    gd::sm_launch_body b{7000, &run, &k.occ.cost, 0};
     sc_time delay = gd::ps_time(7000);
     d.ch.call(d.out, gd::op::sm_launch, &b, delay);
     ck_assert_uint_eq(b.end, 7000 + 1500000);
@@ -216,6 +216,7 @@ START_TEST(gpc2sm_cga_query_and_launch)
     std::memset(&l, 0, sizeof l);
     l.at = 500;
     l.run = &run;
+    l.cost = &k.occ.cost;
     l.take = q.take;
     l.cga = true;
     sc_time d = gd::ps_time(500);

@@ -263,7 +263,8 @@ def check_bad_tenant():
 
     cases = [
         (6, (70000, 1, 0), "VID 70000 is too large"),
-        (6, (3, 8, 0), "command flags 0x08"),
+        (6, (3, 8, 0), "command flag 3 (independent) in a version 1.6 trace (needs 1.7)"),
+        (7, (3, 16, 0), "command flags 0x10"),
         (6, (3, 1, 9 << 8), "priority 9 (levels are 0, the highest, to 7)"),
         (6, (3, 1, 1), "tenant field reserved bytes 6-7 are not zero"),
         (5, (3, 1, 0), "tenant field (VID and flags) in a version 1.5 trace (needs 1.6)"),
@@ -273,7 +274,7 @@ def check_bad_tenant():
         w = gdtrace.TraceWriter(path, gdtrace.Device("dev", (9, 0), 132, 2048, 65536, 233472, 49152, 232448, 1024,
                                                      32, [18, 18, 16, 16, 16, 16, 16, 16]), "test", minor=minor)
         w.kernel(1, "k", 128, 32, 0, 0, cta_ps=1000000)
-        w.minor = 6
+        w.minor = max(minor, 6)
         w.dispatch(0, 1000, 1, (128, 1, 1), (4, 1, 1), 0, True, 0, tenant=(0, 0))
         # patch the last record's tenant field in place: rewrite the file from the records
         w.close()

@@ -226,6 +226,14 @@ static const key_def KEYS[] = {
      "above the others, which keep their order, so a low priority is not starved.",
      "off: no windows (seed 001 emb. 1's fixed priorities); the seed suggests 2 to 8 windows, 4 in "
      "its example, without lengths"},
+    {"cwd.split_after", T_UINT, OFF(cwd_split_after), 0, 1000000000, 0, NULL, "256",
+     "cwd.admission=channels: seed 001 emb. 3: after this many matching rounds in a row that fitted no "
+     "channel's next CTA (the distributor repeats a round every cwd.query_cycles while it waits), "
+     "the next CTA of an independent kernel (trace format 1.7's independent flag; gen_trace.py "
+     "--independent VID) is split into one-warp sub-workgroups of the lowest priority, which launch "
+     "as room appears; 0: never split.",
+     "seed 001 [0088]: 256 in its example; [0095], [0097]: one sub-workgroup per warp, at the lowest "
+     "priority"},
     {"cwd.query_cycles", T_UINT, OFF(cwd_query_cycles), 0, 1000000, 0, NULL, "8",
      "cwd.policy=cga: one speculative query of the distributor's model of the GPCs (the round trip "
      "inside the compute work distributor, all GPCs in parallel), per launch step.",

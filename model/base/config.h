@@ -73,6 +73,7 @@ typedef struct gd_config {
     char cwd_priority_windows[64];         /* "off" | "L0,L1,..." (cycles), parsed below */
     uint32_t cwd_windows;                  /* derived: how many windows (0: none) */
     uint32_t cwd_window_cycles[8];         /* derived: the windows' lengths, levels 0, 1, ... */
+    uint32_t cwd_split_after;
     uint32_t cwd_query_cycles;
     uint32_t cwd_mask_launch_cycles;
     uint32_t cwd_id_broadcast_cycles;

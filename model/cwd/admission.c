@@ -108,6 +108,8 @@ int32_t gd_adm_round(gd_adm *a, const uint8_t *candidate, const uint8_t *level, 
 
 int gd_adm_should_split(const gd_adm *a) { return a->split_after && a->failed_rounds > a->split_after; }
 
+void gd_adm_set_failed_rounds(gd_adm *a, uint64_t n) { a->failed_rounds = n; }
+
 void gd_adm_split_done(gd_adm *a)
 {
     a->failed_rounds = 0;

@@ -58,6 +58,9 @@ int32_t gd_adm_round(gd_adm *a, const uint8_t *candidate, const uint8_t *level, 
 /* Whether the failed rounds have passed the threshold (c2-c3): then the caller splits
  * an independent head and calls gd_adm_split_done. */
 int gd_adm_should_split(const gd_adm *a);
+/* The failed rounds in a row are n: a caller that evaluates rounds only at events
+ * counts the ones the hardware repeated in between (nothing changed: they failed too). */
+void gd_adm_set_failed_rounds(gd_adm *a, uint64_t n);
 void gd_adm_split_done(gd_adm *a);
 
 #ifdef __cplusplus

@@ -62,6 +62,8 @@ struct gpc_free_body {
 struct gpc_launch_body {
     gd_time_ps at;                   // == sc_time_stamp() + delay: when every CTA of the mask starts
     gd_kernel_run *run;              // the selected kernel
+    const gd_cta_cost *cost;         // what each CTA takes (the kernel's, or one warp's of a split CTA)
+    bool sub;                        // one-warp sub-workgroups of the kernel's next CTA (seed 001 emb. 3)
     const uint32_t *take;            // CTAs per SM of this GPC
     bool cga;                        // one GPC-CGA: take a gpc_local_cga_id, release it after the flush
     uint64_t cga_seq;                // its sequence number in the kernel (the SMs derive CTA ids from it)

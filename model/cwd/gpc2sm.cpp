@@ -265,10 +265,10 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
             uint32_t idx = free_.back();
             free_.pop_back();
             cta &c = ctas_[idx];
-            c.cost = &b->run->desc->occ.cost;
+            c.cost = b->cost;
             c.sm = i;
             gd_gpc_place_on(&trk_, i, &c.alloc);
-            sm_launch_body sb{t, b->run, 0};
+            sm_launch_body sb{t, b->run, c.cost, 0};
             ch_.call(*sm_out[i], op::sm_launch, &sb, delay);
             if (gd_cal_push(&calendar_, b->run, sb.end, (seq_++ << 16) | idx))
                 throw std::bad_alloc();
@@ -278,8 +278,8 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
             if (rasterize_) {
                 if (b->cga)
                     note_cta(i, b->run, b->cga_seq, b->launched, t, sb.end);
-                else
-                    note_cta(i, b->run, base + b->launched, 0, t, sb.end);
+                else  // a split CTA's sub-workgroups all carry its id
+                    note_cta(i, b->run, base + (b->sub ? 0 : b->launched), 0, t, sb.end);
             }
             b->launched++;
         }
@@ -317,7 +317,7 @@ void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
         cta &c = ctas_[idx];
         c.cost = &b->launch->desc->occ.cost;
         c.sm = gd_gpc_place(&trk_, &c.alloc);
-        sm_launch_body sb{t, b->launch, 0};
+        sm_launch_body sb{t, b->launch, c.cost, 0};
         ch_.call(*sm_out[c.sm], op::sm_launch, &sb, delay);
         if (gd_cal_push(&calendar_, b->launch, sb.end, (seq_++ << 16) | idx))
             throw std::bad_alloc();

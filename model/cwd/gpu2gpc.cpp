@@ -48,12 +48,14 @@ void distributor_json(FILE *f, const gd_section_ctx *c)
     fragment fr = fragment_of(st);
     std::fprintf(f, "  \"admission\": {\"policy\": \"%s\", \"rounds\": %" PRIu64 ", \"failed_rounds\": %" PRIu64
                     ", \"ties\": %" PRIu64 ", \"window_lifts\": %" PRIu64 ", \"switches\": %" PRIu64
+                    ", \"split_ctas\": %" PRIu64
                     ", \"alloc\": \"%s\", \"wave_placement\": \"%s\", \"block_finder\": \"%s\", \"finder_cycles\": %" PRIu64
                     ", \"frag_delayed_ctas\": %" PRIu64 ", \"frag_wait_ns\": %" PRIu64 ", \"frag_stranded_slot_ns\": %" PRIu64
                     ", \"frag_stranded_reg_unit_ns\": %" PRIu64 ", \"frag_stranded_smem_unit_ns\": %" PRIu64 "},\n",
                  cfg->cwd_admission, gd_stats_get(st, b, "admission_rounds"), gd_stats_get(st, b, "admission_failed_rounds"),
                  gd_stats_get(st, b, "admission_ties"), gd_stats_get(st, b, "admission_lifts"),
-                 gd_stats_get(st, b, "admission_switches"), cfg->sm_alloc, cfg->sm_wave_placement,
+                 gd_stats_get(st, b, "admission_switches"), gd_stats_get(st, b, "admission_splits"), cfg->sm_alloc,
+                 cfg->sm_wave_placement,
                  !std::strcmp(cfg->sm_alloc, "contiguous") ? cfg->sm_block_finder : "none",
                  gd_stats_get(st, b, "finder_cycles"), gd_stats_get(st, b, "frag_delayed_ctas"),
                  gd_stats_get(st, b, "frag_wait_ns"), fr.slot_ns, fr.reg_ns, fr.smem_ns);
@@ -81,10 +83,10 @@ void distributor_text(FILE *f, const gd_section_ctx *c)
     if (!std::strcmp(cfg->cwd_admission, "channels"))
         std::fprintf(f, "  admission           channels: %" PRIu64 " rounds (%" PRIu64 " fitted nobody), %" PRIu64
                         " decided by a42's marks, %" PRIu64 " by a priority window; %" PRIu64
-                        " steps served another kernel than the oldest\n",
+                        " steps served another kernel than the oldest; %" PRIu64 " CTAs split\n",
                      gd_stats_get(st, c->block, "admission_rounds"), gd_stats_get(st, c->block, "admission_failed_rounds"),
                      gd_stats_get(st, c->block, "admission_ties"), gd_stats_get(st, c->block, "admission_lifts"),
-                     gd_stats_get(st, c->block, "admission_switches"));
+                     gd_stats_get(st, c->block, "admission_switches"), gd_stats_get(st, c->block, "admission_splits"));
     if (!std::strcmp(cfg->sm_alloc, "contiguous")) {
         fragment f3 = fragment_of(st);
         std::fprintf(f, "  allocation          contiguous, %s finder (%u cycle%s per launch step), %s wave placement: %" PRIu64
@@ -144,14 +146,16 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
       finder_cycles_(finder_cycles_of(cfg)),
       contiguous_(std::string(cfg.sm_alloc) == "contiguous"),
       finder_name_(cfg.sm_block_finder),
-      err_(err)
+      err_(err),
+      split_after_(cga_ && std::string(cfg.cwd_admission) == "channels" ? cfg.cwd_split_after : 0),
+      round_ps_(gd_cycles_to_ps(cfg.cwd_query_cycles ? cfg.cwd_query_cycles : 1, cfg.clock_mhz))
 {
     std::memset(&adm_, 0, sizeof adm_);
     if (channels_) {
         uint64_t win[8];
         for (uint32_t i = 0; i < cfg.cwd_windows; i++)
             win[i] = cfg.cwd_window_cycles[i];
-        if (gd_adm_init(&adm_, max_resident_, win, cfg.cwd_windows, 0))
+        if (gd_adm_init(&adm_, max_resident_, win, cfg.cwd_windows, split_after_))
             throw std::bad_alloc();
         channel_.assign(max_resident_, nullptr);
         cand_.assign(max_resident_, 0);
@@ -200,6 +204,9 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
                          "steps that served another kernel than the oldest with CTAs left", &switches_);
             gd_stats_add(stats, basename(), "admission_lifts", "rounds",
                          "rounds a priority window decided (its level won over a higher one)", &adm_.lifts);
+            gd_stats_add(stats, basename(), "admission_splits", "CTAs",
+                         "CTAs of independent kernels split into one-warp sub-workgroups after cwd.split_after "
+                         "rounds that fitted nobody (seed 001 emb. 3)", &split_ctas_);
         }
         if (contiguous_) {
             gd_stats_add(stats, basename(), "frag_delayed_ctas", "CTAs",
@@ -244,7 +251,7 @@ uint32_t gpu2gpc::select_picks(gd_time_ps now, gd_time_ps t, gd_kernel_run *k, u
         uint32_t s = (uint32_t)b.sm;
         all_take_[s]++;
         all_free_[s]--;
-        gd_sm_res_take(&res_[s], &k->desc->occ.cost, &alloc);
+        gd_sm_res_take(&res_[s], cost_of(k), &alloc);
     }
     return placed;
 }
@@ -257,32 +264,78 @@ uint32_t gpu2gpc::select_picks(gd_time_ps now, gd_time_ps t, gd_kernel_run *k, u
 void gpu2gpc::admit(gd_time_ps now, gd_time_ps t)
 {
     arrival_ = GD_TIME_NEVER;
-    if (launch_q_.size() < 2)
-        return;
+    if (launch_q_.size() < 2 && !splittable(launch_q_.front()))
+        return;  // one kernel, and no split to count rounds for
     std::fill(cand_.begin(), cand_.end(), 0);
     for (gd_kernel_run *k : launch_q_) {
         if (k->dispatched + grid_launch_ps_ > t)
             continue;
-        bool fits = k == head_ ? best_gpc_ != UINT32_MAX : false;
-        if (k != head_) {
-            gpc_fits_body fb{&k->desc->occ.cost, 0};
-            sc_core::sc_time d = ps_time(t - now);
-            for (uint32_t g = 0; g < ngpc_ && !fits; g++) {
-                gpc_ch_.call(*gpc_out[g], op::gpc_fits, &fb, d);
-                fits = fb.max_free > 0;
-            }
-        }
-        cand_[k->channel] = fits;
-        level_[k->channel] = k->priority;
+        cand_[k->channel] = fits(now, t, k);
+        level_[k->channel] = k->split_left ? GD_ADM_LEVELS - 1 : k->priority;
     }
     int32_t win = gd_adm_round(&adm_, cand_.data(), level_.data(), t / cycle_ps_);
+    if (win < 0 && split_after_) {
+        // c2: the rounds since the first of those in a row that fitted nobody; the hardware
+        // repeats a round every cwd.query_cycles while nothing changes, the model evaluates
+        // the ones at which something may have changed
+        if (fail_since_ == GD_TIME_NEVER)
+            fail_since_ = t;
+        gd_adm_set_failed_rounds(&adm_, 1 + (t - fail_since_) / round_ps_);
+        gd_kernel_run *s = nullptr;  // c3: the independent head of the highest priority, the oldest on a tie
+        if (gd_adm_should_split(&adm_))
+            for (gd_kernel_run *k : launch_q_)
+                if (k->dispatched + grid_launch_ps_ <= t && splittable(k) && (!s || k->priority < s->priority))
+                    s = k;
+        if (s) {
+            // c3, c95-c99: its head CTA becomes one-warp sub-workgroups of the lowest priority,
+            // the channel's heads from now on; the counter restarts and a new round begins
+            s->split_left = s->desc->occ.cost.warps;
+            split_ctas_++;
+            gd_adm_split_done(&adm_);
+            if (s == head_)
+                reselect(now, t);
+            cand_[s->channel] = fits(now, t, s);
+            level_[s->channel] = GD_ADM_LEVELS - 1;
+            win = gd_adm_round(&adm_, cand_.data(), level_.data(), t / cycle_ps_);
+            fail_since_ = win < 0 ? t : GD_TIME_NEVER;
+        }
+    }
+    split_at_ = GD_TIME_NEVER;
+    if (win >= 0) {
+        fail_since_ = GD_TIME_NEVER;
+    } else if (split_after_) {
+        for (gd_kernel_run *k : launch_q_)
+            if (splittable(k))  // the failed rounds will pass the threshold then
+                split_at_ = fail_since_ + split_after_ * round_ps_;
+    }
     if (win < 0 || channel_[win] == head_)
         return;
     switches_++;
     set_waiting(now, t, false);
     head_ = channel_[win];
     stalled_ = false;
-    gpc_select_body b{&head_->desc->occ.cost, 0};
+    reselect(now, t);
+}
+
+// Whether kernel k's next CTA (or sub-workgroup) fits some SM now (the head's: from the
+// GPCs' counts for it).
+bool gpu2gpc::fits(gd_time_ps now, gd_time_ps t, gd_kernel_run *k)
+{
+    if (k == head_)
+        return best_gpc_ != UINT32_MAX;
+    gpc_fits_body fb{cost_of(k), 0};
+    sc_core::sc_time d = ps_time(t - now);
+    for (uint32_t g = 0; g < ngpc_; g++) {
+        gpc_ch_.call(*gpc_out[g], op::gpc_fits, &fb, d);
+        if (fb.max_free > 0)
+            return true;
+    }
+    return false;
+}
+
+void gpu2gpc::reselect(gd_time_ps now, gd_time_ps t)
+{
+    gpc_select_body b{cost_of(head_), 0};
     sc_core::sc_time d = ps_time(t - now);
     for (uint32_t g = 0; g < ngpc_; g++) {
         gpc_ch_.call(*gpc_out[g], op::gpc_select, &b, d);
@@ -329,7 +382,7 @@ void gpu2gpc::fragment_update(gd_time_ps now, gd_time_ps t)
     }
     if (!wait || frag_head_)
         return;
-    const gd_cta_cost *cost = &head_->desc->occ.cost;
+    const gd_cta_cost *cost = cost_of(head_);
     gpc_fits_body fb{cost, 0, true};
     sc_core::sc_time d = ps_time(t - now);
     bool counted = false;
@@ -403,7 +456,7 @@ void gpu2gpc::select_head(gd_time_ps now, gd_time_ps t)
             set_gpc_state(g, body_.max_free, body_.next_retire);
         }
     }
-    gpc_select_body b{&head_->desc->occ.cost, 0};
+    gpc_select_body b{cost_of(head_), 0};
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
     for (uint32_t g = 0; g < ngpc_; g++) {
         gpc_ch_.call(*gpc_out[g], op::gpc_select, &b, d);
@@ -520,6 +573,8 @@ gd_time_ps gpu2gpc::step_time() const
         gd_time_ps r = view_.retire[gd_gpc_view_first(&view_)];
         if (arrival_ < r)  // channels: a kernel that arrived since may fit
             r = std::max(arrival_, t_cur_);
+        if (split_at_ < r)  // channels: the failed rounds pass cwd.split_after
+            r = std::max(split_at_, t_cur_);
         if (r == GD_TIME_NEVER)
             return GD_TIME_NEVER;
         t = std::max(t, r);
@@ -572,6 +627,8 @@ void gpu2gpc::launch_mask(gd_time_ps now, gd_time_ps at, uint32_t g, const uint3
     gpc_launch_body &b = launch_body_;
     b.at = at;
     b.run = k;
+    b.cost = cost_of(k);
+    b.sub = k->split_left != 0;
     b.take = take;
     b.cga = cga;
     b.cga_seq = k->cgas_launched;
@@ -580,14 +637,24 @@ void gpu2gpc::launch_mask(gd_time_ps now, gd_time_ps at, uint32_t g, const uint3
     set_gpc_state(g, b.max_free, b.next_retire);
     if (!b.launched)
         return;
-    if (k->ctas_launched == 0)
+    if (!k->launching) {
         k->first_cta = at;
-    k->ctas_launched += b.launched;
+        k->launching = 1;
+    }
+    if (b.sub) {  // a split CTA has launched when its last sub-workgroup has
+        k->split_left -= b.launched;
+        if (!k->split_left) {
+            k->ctas_launched++;
+            ctas_launched_++;
+        }
+    } else {
+        k->ctas_launched += b.launched;
+        ctas_launched_ += b.launched;
+    }
     k->last_cta = at;
     if (b.end > k->end)
         k->end = b.end;
     k->warp_ps += b.warp_ps;
-    ctas_launched_ += b.launched;
     if (cga)
         k->cgas_launched++;
     masks_++;
@@ -647,7 +714,8 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
             off += fb.nsm;
         }
         start[ngpc_] = off;
-        uint64_t left = k->ctas - k->ctas_launched;
+        const bool sub = k->split_left != 0;  // a split CTA's one-warp sub-workgroups
+        uint64_t left = sub ? k->split_left : k->ctas - k->ctas_launched;
         gd_lake_result r;
         select_ps_ = 0;
         if (select_) {  // seed 001's module selector, CTA by CTA
@@ -667,6 +735,8 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
             uint32_t g = (uint32_t)__builtin_ctzll(m);
             launch_mask(now, at, g, all_take_.data() + start[g], false);
         }
+        if (sub && !k->split_left && k->ctas_launched < k->ctas)
+            reselect(now, t);  // the split CTA is out: its next CTAs launch whole
         if (select_ && masks) {  // the selector keeps each SM's energy history
             gd_time_ps end = at + gd_cta_exec_time(k, at);
             for (uint32_t i = 0; i < off; i++) {

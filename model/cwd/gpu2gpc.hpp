@@ -174,6 +174,25 @@ private:
     gd_time_ps frag_since_ = 0;
     uint64_t frag_ctas_ = 0, frag_wait_ns_ = 0, frag_rem_ps_ = 0, finder_total_ = 0;
 
+    // cwd.split_after (seed 001 emb. 3): a kernel's CTA cost, or one warp's while its
+    // head CTA is split; rounds repeat every cwd.query_cycles while nothing fits
+    static const gd_cta_cost *cost_of(const gd_kernel_run *k)
+    {
+        return k->split_left ? &k->desc->sub_cost : &k->desc->occ.cost;
+    }
+    bool splittable(const gd_kernel_run *k) const
+    {
+        return split_after_ && !k->split_left && (k->cmd_flags & GD_CMD_INDEPENDENT) && k->desc->occ.cost.warps > 1 &&
+               !gd_cluster_is_cga(&k->cluster);
+    }
+    void reselect(gd_time_ps now, gd_time_ps t);  // the GPCs count free slots for cost_of(head_)
+    bool fits(gd_time_ps now, gd_time_ps t, gd_kernel_run *k);
+    const uint64_t split_after_;
+    const gd_time_ps round_ps_;
+    gd_time_ps fail_since_ = GD_TIME_NEVER;  // the first of the rounds in a row that fitted nobody
+    gd_time_ps split_at_ = GD_TIME_NEVER;    // when the failed rounds pass cwd.split_after (a splittable head waits)
+    uint64_t split_ctas_ = 0;                 // CTAs split
+
     uint64_t resident_ = 0, peak_resident_ = 0;
     uint64_t kernels_ = 0, ctas_launched_ = 0, ctas_done_ = 0, rejected_ = 0, wakes_ = 0, steps_ = 0;
 };

@@ -116,17 +116,18 @@ void sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
     gd_time_ps dur = gd_cta_exec_time(b->run, start);
     b->end = start + dur;
     ctas_++;
-    uint64_t wd = (uint64_t)b->run->desc->occ.cost.warps * dur;
+    uint64_t wd = (uint64_t)b->cost->warps * dur;
     warp_ps_ += wd;
     // the energy of a kernel with an instruction mix, and power over time: off the
     // common path (a CTA without a mix needs only its warps x time, finish())
     if (__builtin_expect(b->run->desc->has_insn || windows_, 0))
-        energy(b->run, start, dur, wd);
+        energy(b->run, b->cost->warps, start, dur, wd);
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void sm::energy(gd_kernel_run *k, gd_time_ps start, gd_time_ps dur, uint64_t wd)
+void sm::energy(gd_kernel_run *k, uint32_t warps, gd_time_ps start, gd_time_ps dur, uint64_t wd)
 {
+    uint64_t e = 0;  // a CTA with a mix: its energy (a sub-workgroup: its warps' share)
     if (k->desc->has_insn && insn_fj_) {
         // a kernel with an instruction mix: its CTAs' energy (computed once per dispatch)
         if (!k->cta_energy_fj) {
@@ -134,11 +135,15 @@ void sm::energy(gd_kernel_run *k, gd_time_ps start, gd_time_ps dur, uint64_t wd)
                 k->cta_energy_fj += k->desc->insn[c] * insn_fj_[c];
             k->cta_energy_fj += !k->cta_energy_fj;  // computed (a mix of no instructions: 1 fJ)
         }
-        mix_energy_fj_ += k->cta_energy_fj;
+        e = k->cta_energy_fj;
+        if (warps != k->desc->occ.cost.warps)
+            e = e * warps / k->desc->occ.cost.warps;
+        mix_energy_fj_ += e;
         mix_warp_ps_ += wd;
     }
     if (windows_) {
-        uint64_t e = k->desc->has_insn ? k->cta_energy_fj : wd / GD_PS_PER_NS * insn_fj_[GD_INSN_CLASSES];
+        if (!k->desc->has_insn)
+            e = wd / GD_PS_PER_NS * insn_fj_[GD_INSN_CLASSES];
         gd_power_add(windows_, id_, start, start + dur, e);
     }
 }

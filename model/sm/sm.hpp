@@ -35,7 +35,8 @@ public:
     void finish();
 
 private:
-    __attribute__((noinline, cold)) void energy(gd_kernel_run *k, gd_time_ps start, gd_time_ps dur, uint64_t wd);
+    __attribute__((noinline, cold)) void energy(gd_kernel_run *k, uint32_t warps, gd_time_ps start, gd_time_ps dur,
+                                                uint64_t wd);
     void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) override;
 
     uint32_t id_;

@@ -44,6 +44,8 @@ static void tenant_fields(FILE *f, const gd_tenant *t)
         fprintf(f, " conditional");
     if (t->flags & GD_CMD_FAILS)
         fprintf(f, " fails");
+    if (t->flags & GD_CMD_INDEPENDENT)
+        fprintf(f, " independent");
     if (t->priority)
         fprintf(f, " priority %u", t->priority);
 }

@@ -52,6 +52,9 @@ typedef struct gd_kernel_run {
     gd_cluster cluster;         /* kernels: the cluster shape (gd_cluster_none(): one-CTA CGAs) */
     uint64_t cgas_launched;     /* kernels, cwd.policy=cga: GPC-CGAs launched so far */
     uint32_t channel;           /* kernels, cwd.admission=channels: its task channel (distributor slot) */
+    uint32_t split_left;        /* kernels, cwd.split_after: one-warp sub-workgroups of its next CTA (split by
+                                   seed 001 emb. 3) still to launch; 0: its CTAs launch whole */
+    uint8_t launching;          /* kernels: its first CTA (or sub-workgroup) has launched */
     uint64_t cta_energy_fj;     /* kernels with an instruction mix: one CTA's energy (the SM's, once computed) */
     gd_time_ps cta_ps;          /* each CTA runs this long (commands: the command's duration) */
     gd_time_ps wait_until;      /* kernels: each CTA runs at least until then (0: no such wait; exec.h) */
@@ -66,7 +69,7 @@ typedef struct gd_kernel_run {
     /* multi-tenant command (seed 004): from the trace, or derived (trace.h gd_tenant_default) */
     uint32_t vid;               /* virtual queue (tenant) */
     uint32_t trace_queue;       /* the trace's queue (queue is the hardware queue it was mapped to) */
-    uint8_t cmd_flags;          /* GD_CMD_SYNC | GD_CMD_COND | GD_CMD_FAILS */
+    uint8_t cmd_flags;          /* GD_CMD_SYNC | GD_CMD_COND | GD_CMD_FAILS | GD_CMD_INDEPENDENT */
     uint8_t priority;           /* kernels: seed 001's priority level, 0 (highest) .. 7 (cwd.admission=channels) */
     uint8_t status;             /* enum gd_cmd_status, once completed */
     /* the command scheduler's bookkeeping (sched/cs.h) */

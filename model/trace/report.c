@@ -13,7 +13,7 @@ const char GD_KERNELS_CSV_HEADER[] =
 
 static const char *const STATUS_NAMES[] = {"ok", "failed", "noop"};
 
-/* s, c, f for sync, conditional, fails; "-" for none. */
+/* s, c, f, i for sync, conditional, fails, independent; "-" for none. */
 static void flags_text(char *buf, uint8_t f)
 {
     char *p = buf;
@@ -23,6 +23,8 @@ static void flags_text(char *buf, uint8_t f)
         *p++ = 'c';
     if (f & GD_CMD_FAILS)
         *p++ = 'f';
+    if (f & GD_CMD_INDEPENDENT)
+        *p++ = 'i';
     if (p == buf)
         *p++ = '-';
     *p = '\0';

@@ -573,6 +573,17 @@ static int parse_kernel(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint
         return rec_error(r, err, idx, off, "kernel '%s' cannot run on this device: no CTA fits in an SM (limited by %s)",
                          name, gd_limiter_name(k.occ.limiter));
     gd_occupancy_compute(&k.occ_default, l, &shape, l->smem_per_cta_default, NULL);
+    /* one warp of a CTA split by seed 001 emb. 3: its registers and its share of the
+     * shared memory (an assumption: the seed does not say; at least what one warp of
+     * a CTA that splits evenly would use) */
+    gd_occupancy sub;
+    gd_cta_shape sub_shape = {l->warp_size, k.regs_per_thread,
+                              (uint32_t)((smem + k.occ.cost.warps - 1) / k.occ.cost.warps)};
+    if (k.threads_per_cta > l->warp_size &&
+        gd_occupancy_compute(&sub, l, &sub_shape, l->smem_per_cta_optin, NULL) == GD_OK)
+        k.sub_cost = sub.cost;
+    else
+        k.sub_cost = k.occ.cost;  /* a one-warp CTA: nothing to split */
 
     gd_kernel_desc *d = malloc(sizeof *d);
     if (!d || !(k.name = malloc(nl + 1))) {
@@ -634,8 +645,11 @@ static int get_tenant(gd_trace_reader *r, gd_tenant *t, const uint8_t *p, const 
     if (t->vid >= GD_MAX_VIDS)
         return rec_error(r, err, idx, off, "%s: VID %u is too large (VIDs are 0 to %u)", what, t->vid, GD_MAX_VIDS - 1);
     if (t->flags & ~GD_CMD_FLAGS)
-        return rec_error(r, err, idx, off, "%s: command flags 0x%02x (bits 0 sync, 1 conditional, 2 fails are "
-                         "defined)", what, t->flags);
+        return rec_error(r, err, idx, off, "%s: command flags 0x%02x (bits 0 sync, 1 conditional, 2 fails, 3 "
+                         "independent are defined)", what, t->flags);
+    if ((t->flags & GD_CMD_INDEPENDENT) && r->minor < 7)
+        return rec_error(r, err, idx, off, "%s: command flag 3 (independent) in a version 1.%u trace (needs 1.7)",
+                         what, r->minor);
     if (t->priority >= GD_PRIORITY_LEVELS)
         return rec_error(r, err, idx, off, "%s: priority %u (levels are 0, the highest, to %u)", what, t->priority,
                          GD_PRIORITY_LEVELS - 1);

@@ -22,7 +22,7 @@ extern "C" {
 
 #define GD_TRACE_MAGIC "\x89GDT\r\n\x1a\n"
 #define GD_TRACE_VERSION_MAJOR 1
-#define GD_TRACE_VERSION_MINOR 6
+#define GD_TRACE_VERSION_MINOR 7
 #define GD_TRACE_FILE_HEADER_SIZE 16
 #define GD_TRACE_FRAME_SIZE 8
 #define GD_TRACE_MAX_RECORD (1u << 20)  /* largest payload accepted, bytes */
@@ -84,7 +84,9 @@ static inline int gd_launch_info_waits(const gd_launch_info *i)
 #define GD_CMD_SYNC 1u   /* starts a dependency chain: later conditional commands of its VID wait for it */
 #define GD_CMD_COND 2u   /* waits for the latest sync command of its VID */
 #define GD_CMD_FAILS 4u  /* its engine reports an error when it completes (failure injection) */
-#define GD_CMD_FLAGS 7u
+#define GD_CMD_INDEPENDENT 8u  /* 1.7, kernels: its CTAs' warps are independent: a CTA may be split into
+                                  one-warp sub-workgroups (seed 001 emb. 3) */
+#define GD_CMD_FLAGS 15u
 #define GD_MAX_VIDS 65536u
 
 #define GD_PRIORITY_LEVELS 8u  /* priority levels 0 (highest) .. 7 (seed 001's task-group priority) */
@@ -125,6 +127,7 @@ typedef struct gd_kernel_desc {
     /* Filled by the reader once device limits are known: */
     gd_occupancy occ;           /* with the opt-in shared memory limit */
     gd_occupancy occ_default;   /* with the per-CTA limit without opt-in (the profiler's convention) */
+    gd_cta_cost sub_cost;       /* one warp of a split CTA (seed 001 emb. 3; cwd.split_after) */
     uint64_t record;            /* record index that defined it */
 } gd_kernel_desc;
 
