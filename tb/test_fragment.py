@@ -137,6 +137,28 @@ def main():
                        (["sm.smem_alloc_unit=64"], "sm.smem_alloc_unit")]:
         err = replay(t, "sm.alloc=contiguous", *bad, ok=False)
         assert words in err, (bad, err)
+    # Wave placement (emb. 8) and the per-sub-partition occupancy: three one-warp CTAs of
+    # 10 us at once on one SM (16 warp slots per sub-partition, a 10 us busy span: one warp
+    # for the whole span is 6.25 %). tail: sub-partitions 2, 3, 0; head (as [0233] writes
+    # it): 2, 0, 2; pooled under contiguous: the largest free block, lowest first: 0, 1, 2.
+    one = os.path.join(TMP, "one.gdt.gz")
+    dev = gdtrace.Device("NVIDIA H100 80GB HBM3", (9, 0), 132, 2048, 65536, 233472, 49152, 232448, 1024, 32,
+                         [18, 18, 16, 16, 16, 16, 16, 16])
+    w = gdtrace.TraceWriter(one, dev, "test_fragment", minor=6)
+    w.kernel(1, "warp", 32, 32, 0, 0, cta_ps=10000 * 1000)
+    w.dispatch(0, 1000, 1, (32, 1, 1), (3, 1, 1), 0, True, 0)
+    w.close()
+    for sets, pct in ((["sm.wave_placement=tail"], [6.25, 0, 6.25, 6.25]),
+                      (["sm.wave_placement=head"], [6.25, 0, 12.5, 0]),
+                      (["sm.alloc=contiguous"], [6.25, 6.25, 6.25, 0])):
+        _, js, text = replay(one, *sets)
+        occ = js["occupancy"]
+        assert occ["per_sub_partition_pct"] == [pct], (sets, occ)
+        assert occ["per_sm_pct"] == [3 / 64 * 100], occ  # 3 of 64 warp slots
+        assert [l for l in text.splitlines() if l.startswith("  occupancy spread")], text
+    _, js, text = replay(one)
+    assert "per_sub_partition_pct" not in js["occupancy"] and "occupancy spread" not in text, js["occupancy"]
+
     # A mixed-register workload from gen_trace (docs/MODEL.md's, smaller): CTAs wait for
     # contiguous room under contiguous, never under count.
     mix = os.path.join(TMP, "mix.gdt.gz")

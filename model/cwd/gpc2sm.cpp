@@ -268,7 +268,7 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
             c.cost = b->cost;
             c.sm = i;
             gd_gpc_place_on(&trk_, i, &c.alloc);
-            sm_launch_body sb{t, b->run, c.cost, 0};
+            sm_launch_body sb{t, b->run, c.cost, 0, &c.alloc};
             ch_.call(*sm_out[i], op::sm_launch, &sb, delay);
             if (gd_cal_push(&calendar_, b->run, sb.end, (seq_++ << 16) | idx))
                 throw std::bad_alloc();
@@ -317,7 +317,7 @@ void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
         cta &c = ctas_[idx];
         c.cost = &b->launch->desc->occ.cost;
         c.sm = gd_gpc_place(&trk_, &c.alloc);
-        sm_launch_body sb{t, b->launch, c.cost, 0};
+        sm_launch_body sb{t, b->launch, c.cost, 0, &c.alloc};
         ch_.call(*sm_out[c.sm], op::sm_launch, &sb, delay);
         if (gd_cal_push(&calendar_, b->launch, sb.end, (seq_++ << 16) | idx))
             throw std::bad_alloc();

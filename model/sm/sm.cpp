@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "exec.h"
 
@@ -72,16 +73,105 @@ void power_json(FILE *f, const gd_section_ctx *c)
     std::fprintf(f, "},\n");
 }
 
+// The SMs' occupancy over the busy span (blocks "sm_N": warp_ps, and subK_warp_ps
+// when sub-partitions are accounted), and how evenly it is spread.
+struct spread {
+    std::vector<double> v;  // occupancy, % of the warp slots
+    double max_over_mean = 0, cov = 0;
+    void finish()
+    {
+        double sum = 0, sum2 = 0, mx = 0;
+        for (double x : v) {
+            sum += x;
+            sum2 += x * x;
+            mx = x > mx ? x : mx;
+        }
+        if (v.empty() || sum <= 0)
+            return;
+        double mean = sum / (double)v.size(), var = sum2 / (double)v.size() - mean * mean;
+        max_over_mean = mx / mean;
+        cov = var > 0 ? std::sqrt(var) / mean : 0.0;
+    }
+};
+
+void occupancy_of(const gd_section_ctx *c, spread *per_sm, spread *per_sub, uint32_t *subs)
+{
+    const gd_stats *st = c->stats;
+    const double span = (double)c->summary->busy_span_ns * GD_PS_PER_NS;
+    const uint32_t warps = c->cfg->sm.max_warps, nsub = c->cfg->sm.reg_subpartitions;
+    *subs = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        const char *b = st->v[i].block;
+        if (std::strncmp(b, "sm_", 3) || std::strcmp(st->v[i].name, "warp_ps"))
+            continue;
+        per_sm->v.push_back(span > 0 ? (double)gd_stats_get(st, b, "warp_ps") / (warps * span) * 100.0 : 0.0);
+        static const char *const names[] = {"sub0_warp_ps", "sub1_warp_ps", "sub2_warp_ps", "sub3_warp_ps",
+                                            "sub4_warp_ps", "sub5_warp_ps", "sub6_warp_ps", "sub7_warp_ps"};
+        for (uint32_t t = 0; t < nsub && t < GD_MAX_SUBPARTITIONS; t++) {
+            if (!gd_stats_find(st, b, names[t]))
+                break;
+            *subs = t + 1;
+            double cap = (double)warps / nsub * span;  // a sub-partition's share of the warp slots
+            per_sub->v.push_back(cap > 0 ? (double)gd_stats_get(st, b, names[t]) / cap * 100.0 : 0.0);
+        }
+    }
+    per_sm->finish();
+    per_sub->finish();
+}
+
+// Text: only when sub-partitions are accounted (placed warps).
+void occupancy_text(FILE *f, const gd_section_ctx *c)
+{
+    spread sm_s, sub_s;
+    uint32_t subs;
+    occupancy_of(c, &sm_s, &sub_s, &subs);
+    if (!subs)
+        return;
+    std::fprintf(f, "  occupancy spread    per SM max/mean %.4f, CoV %.4f; per sub-partition max/mean %.4f, CoV %.4f\n",
+                 sm_s.max_over_mean, sm_s.cov, sub_s.max_over_mean, sub_s.cov);
+}
+
+void occupancy_json(FILE *f, const gd_section_ctx *c)
+{
+    spread sm_s, sub_s;
+    uint32_t subs;
+    occupancy_of(c, &sm_s, &sub_s, &subs);
+    std::fprintf(f, "  \"occupancy\": {\"per_sm_max_over_mean\": %.6f, \"per_sm_cov\": %.6f, \"per_sm_pct\": [",
+                 sm_s.max_over_mean, sm_s.cov);
+    for (size_t i = 0; i < sm_s.v.size(); i++)
+        std::fprintf(f, "%s%.4f", i ? ", " : "", sm_s.v[i]);
+    std::fprintf(f, "]");
+    if (subs) {
+        std::fprintf(f, ", \"per_sub_partition_max_over_mean\": %.6f, \"per_sub_partition_cov\": %.6f, "
+                        "\"per_sub_partition_pct\": [", sub_s.max_over_mean, sub_s.cov);
+        for (size_t i = 0; i < sub_s.v.size(); i++) {  // one array per SM
+            const char *open = i % subs ? ", " : i ? ", [" : "[";
+            std::fprintf(f, "%s%.4f%s", open, sub_s.v[i], i % subs == subs - 1 ? "]" : "");
+        }
+        std::fprintf(f, "]");
+    }
+    std::fprintf(f, "},\n");
+}
+
 }  // namespace
 
 sm::sm(sc_core::sc_module_name name, uint32_t id, gd_stats *stats, const uint32_t *insn_fj,
-       gd_power_windows *windows)
-    : sc_module(name), launch_in("launch_in"), id_(id), insn_fj_(insn_fj), windows_(insn_fj ? windows : nullptr)
+       gd_power_windows *windows, uint32_t subs)
+    : sc_module(name), launch_in("launch_in"), id_(id), insn_fj_(insn_fj), windows_(insn_fj ? windows : nullptr),
+      subs_(subs > GD_MAX_SUBPARTITIONS ? GD_MAX_SUBPARTITIONS : subs), slow_(windows_ || subs_)
 {
     launch_in.bind(*this);
     if (stats) {
         gd_stats_add(stats, basename(), "ctas", "CTAs", "CTAs run on this SM", &ctas_);
         gd_stats_add(stats, basename(), "warp_ps", "warp x ps", "resident warps integrated over time", &warp_ps_);
+        static const char *const sub_names[GD_MAX_SUBPARTITIONS] = {
+            "sub0_warp_ps", "sub1_warp_ps", "sub2_warp_ps", "sub3_warp_ps",
+            "sub4_warp_ps", "sub5_warp_ps", "sub6_warp_ps", "sub7_warp_ps"};
+        for (uint32_t t = 0; t < subs_; t++)
+            gd_stats_add(stats, basename(), sub_names[t], "warp x ps",
+                         "warps resident in this register sub-partition integrated over time", &sub_warp_ps_[t]);
+        if (id == 0)
+            gd_stats_add_section(stats, "occupancy", occupancy_text, occupancy_json);
         if (insn_fj_) {
             gd_stats_add(stats, basename(), "energy", "fJ",
                          "energy of the CTAs run here (power.insn_energy_fj x their instruction mix)", &energy_fj_);
@@ -120,13 +210,19 @@ void sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
     warp_ps_ += wd;
     // the energy of a kernel with an instruction mix, and power over time: off the
     // common path (a CTA without a mix needs only its warps x time, finish())
-    if (__builtin_expect(b->run->desc->has_insn || windows_, 0))
-        energy(b->run, b->cost->warps, start, dur, wd);
+    if (__builtin_expect(b->run->desc->has_insn || slow_, 0))
+        account(b, dur, wd);
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void sm::energy(gd_kernel_run *k, uint32_t warps, gd_time_ps start, gd_time_ps dur, uint64_t wd)
+void sm::account(const sm_launch_body *b, gd_time_ps dur, uint64_t wd)
 {
+    gd_kernel_run *k = b->run;
+    const uint32_t warps = b->cost->warps;
+    const gd_time_ps start = b->at;
+    if (subs_ && b->alloc)
+        for (uint32_t t = 0; t < subs_; t++)
+            sub_warp_ps_[t] += (uint64_t)b->alloc->warps_in_sub[t] * dur;
     uint64_t e = 0;  // a CTA with a mix: its energy (a sub-workgroup: its warps' share)
     if (k->desc->has_insn && insn_fj_) {
         // a kernel with an instruction mix: its CTAs' energy (computed once per dispatch)

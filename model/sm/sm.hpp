@@ -24,8 +24,11 @@ public:
     // insn_fj: power.insn_energy_fj (7 values), or null: no energy accounting. The SM
     // with id 0 registers the report's power section (every SM's energy).
     // windows: the SMs' shared power-over-time accounts (power.window_ns), or null.
+    // subs: register sub-partitions whose warps x time to account (placed warps:
+    // sm.alloc=contiguous or sm.wave_placement=tail|head), or 0. The SM with id 0 also
+    // registers the report's occupancy section (every SM's warp_ps).
     sm(sc_core::sc_module_name name, uint32_t id, gd_stats *stats, const uint32_t *insn_fj = nullptr,
-       gd_power_windows *windows = nullptr);
+       gd_power_windows *windows = nullptr, uint32_t subs = 0);
 
     uint64_t ctas() const { return ctas_; }
     uint64_t warp_ps() const { return warp_ps_; }
@@ -35,8 +38,8 @@ public:
     void finish();
 
 private:
-    __attribute__((noinline, cold)) void energy(gd_kernel_run *k, uint32_t warps, gd_time_ps start, gd_time_ps dur,
-                                                uint64_t wd);
+    // the CTA's energy, power windows and sub-partitions: off the common path
+    __attribute__((noinline, cold)) void account(const sm_launch_body *b, gd_time_ps dur, uint64_t wd);
     void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) override;
 
     uint32_t id_;
@@ -46,6 +49,9 @@ private:
     uint64_t mix_energy_fj_ = 0, mix_warp_ps_ = 0;  // of the CTAs whose kernel has an instruction mix
     const uint32_t *insn_fj_;
     gd_power_windows *windows_;
+    const uint32_t subs_;
+    uint64_t sub_warp_ps_[GD_MAX_SUBPARTITIONS] = {};  // per sub-partition (subs_ of them)
+    const bool slow_;                                // windows_ or subs_
 };
 
 }  // namespace gd
