@@ -28,12 +28,13 @@ struct gd_sm_place;
 #define GD_MAX_FREE_LEVELS 257  /* free slots 0..256 (sm.max_ctas is at most 256) */
 
 typedef struct gd_gpc_tracker {
+    gd_sm_res res[GD_MAX_SMS_PER_GPC];          /* first: where the tracker is 64-byte aligned (gpc2sm.hpp),
+                                                   every SM's entry is one cache line */
     uint32_t nsm;
     gd_cta_cost cost;                           /* the kernel free slots are counted for */
     uint32_t max_free;                          /* most free slots of any SM */
     uint32_t free_slots[GD_MAX_SMS_PER_GPC];
     uint64_t level[GD_MAX_FREE_LEVELS];         /* bit i: SM i has exactly this many free slots */
-    gd_sm_res res[GD_MAX_SMS_PER_GPC];
 } gd_gpc_tracker;
 
 static inline int gd_cta_cost_equal(const gd_cta_cost *a, const gd_cta_cost *b)

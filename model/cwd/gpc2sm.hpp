@@ -57,7 +57,7 @@ private:
     gd_time_ps next_retire() const;
     uint32_t free_total() const;
 
-    gd_gpc_tracker trk_;
+    alignas(64) gd_gpc_tracker trk_;  // each SM's gd_sm_res in one cache line
     gd_alloc_cfg alloc_cfg_;             // sm.alloc, sm.wave_placement, the block finder
     std::vector<gd_sm_place> place_;     // per SM, when placed (gd_alloc_cfg_placed)
     // sm.alloc=contiguous: while a CTA (of frag_cost_) waits for contiguous room, the SMs where

@@ -157,8 +157,8 @@ void occupancy_json(FILE *f, const gd_section_ctx *c)
 
 sm::sm(sc_core::sc_module_name name, uint32_t id, gd_stats *stats, const uint32_t *insn_fj,
        gd_power_windows *windows, uint32_t subs)
-    : sc_module(name), launch_in("launch_in"), id_(id), insn_fj_(insn_fj), windows_(insn_fj ? windows : nullptr),
-      subs_(subs > GD_MAX_SUBPARTITIONS ? GD_MAX_SUBPARTITIONS : subs), slow_(windows_ || subs_)
+    : sc_module(name), launch_in("launch_in"), id_(id), slow_((insn_fj && windows) || subs), insn_fj_(insn_fj),
+      windows_(insn_fj ? windows : nullptr), subs_(subs > GD_MAX_SUBPARTITIONS ? GD_MAX_SUBPARTITIONS : subs)
 {
     launch_in.bind(*this);
     if (stats) {
@@ -210,7 +210,7 @@ void sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
     warp_ps_ += wd;
     // the energy of a kernel with an instruction mix, and power over time: off the
     // common path (a CTA without a mix needs only its warps x time, finish())
-    if (__builtin_expect(b->run->desc->has_insn || slow_, 0))
+    if (__builtin_expect(b->run->has_insn || slow_, 0))
         account(b, dur, wd);
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }

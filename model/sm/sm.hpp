@@ -45,13 +45,13 @@ private:
     uint32_t id_;
     uint64_t ctas_ = 0;     // CTAs run
     uint64_t warp_ps_ = 0;  // resident warps integrated over time
+    const bool slow_;       // windows_ or subs_ (beside the counters every CTA updates)
     uint64_t energy_fj_ = 0;  // energy of the CTAs run (power.insn_energy_fj), femtojoules (finish())
     uint64_t mix_energy_fj_ = 0, mix_warp_ps_ = 0;  // of the CTAs whose kernel has an instruction mix
     const uint32_t *insn_fj_;
     gd_power_windows *windows_;
     const uint32_t subs_;
     uint64_t sub_warp_ps_[GD_MAX_SUBPARTITIONS] = {};  // per sub-partition (subs_ of them)
-    const bool slow_;                                // windows_ or subs_
 };
 
 }  // namespace gd

@@ -58,6 +58,7 @@ typedef struct gd_kernel_run {
     uint64_t cta_energy_fj;     /* kernels with an instruction mix: one CTA's energy (the SM's, once computed) */
     gd_time_ps cta_ps;          /* each CTA runs this long (commands: the command's duration) */
     gd_time_ps wait_until;      /* kernels: each CTA runs at least until then (0: no such wait; exec.h) */
+    uint8_t has_insn;           /* kernels: desc->has_insn, here beside cta_ps, which the SM reads per CTA */
     uint64_t source_id;         /* GD_UNKNOWN fields: not known */
     uint64_t measured_start_ns, measured_dur_ns;
     gd_time_ps submit, fetched, decoded, ready, dispatched;

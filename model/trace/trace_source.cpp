@@ -47,6 +47,7 @@ void trace_source::fill_dispatch(gd_kernel_run *r, const gd_trace_dispatch &d)
     r->ctas = d.ctas;
     r->cluster = d.cluster;
     r->cta_ps = d.cta_ps;
+    r->has_insn = d.kernel->has_insn;
     if (d.ref_num >= 0) {  // a reference packet installs its RSB entry
         r->rsb_access = 1;
         r->ref_num = (uint8_t)d.ref_num;
