@@ -52,7 +52,7 @@ LIB_SO := $(BUILD)/libgdsim.so
 LIB_A := $(BUILD)/libgdsim.a
 CLI := $(BUILD)/gdsim
 
-.PHONY: all demo check bench install deps docs clean check-header
+.PHONY: all demo check bench fuzz install deps docs clean check-header
 all: $(LIB_SO) $(LIB_A) $(CLI)
 
 $(BUILD)/obj/%.o: %.c
@@ -109,6 +109,18 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/bench.sh $(BUILD)
+
+# make fuzz: the libFuzzer harnesses (tb/fuzz_*.c, clang), FUZZ_SECONDS each, on a
+# corpus seeded from the examples; a crash leaves its input in $(BUILD)/fuzz/.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@command -v clang >/dev/null || { echo "make fuzz needs clang (Debian package clang)"; exit 1; }
+	@mkdir -p $(BUILD)/fuzz/corpus_topology
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -Iinclude \
+	    -Imodel/base -Imodel/trace tb/fuzz_topology.c model/trace/topology.c model/base/gd_util.c \
+	    -o $(BUILD)/fuzz/fuzz_topology -lm
+	cp traces/topologies/*.topo $(BUILD)/fuzz/corpus_topology/
+	cd $(BUILD)/fuzz && ./fuzz_topology -max_total_time=$(FUZZ_SECONDS) corpus_topology
 
 docs: $(BUILD)/gen_config_doc
 	$(BUILD)/gen_config_doc > docs/CONFIG.md

@@ -19,6 +19,9 @@ static const char USAGE[] =
     "  gdsim dump TRACE [-o FILE]     print every record of a trace, AQL packets field by field\n"
     "  gdsim condense IN OUT [--rsb-entries N] [--window-ns NS] [--replacement lru|fifo]\n"
     "                                 rewrite a trace with reference and condensed packets (seed 000)\n"
+    "  gdsim check-topology FILE [--preset NAME] [--set KEY=VALUE] [-o FILE]\n"
+    "                                 check a pipeline topology (traces/TOPOLOGY.md) before it runs:\n"
+    "                                 a line per broken rule naming the kernel or buffer; exit 1 if any\n"
     "  gdsim --help | --version\n"
     "\n"
     "Replay options:\n"
@@ -277,6 +280,60 @@ static int cmd_dump(int argc, char **argv)
     return rc == GD_OK ? 0 : 1;
 }
 
+static int cmd_check_topology(int argc, char **argv)
+{
+    const char *file = NULL, *out = "-";
+    gd_sim *sim = NULL;
+    if (gd_sim_new(&sim, NULL) != GD_OK) {
+        fprintf(stderr, "gdsim: out of memory\n");
+        return 1;
+    }
+    int rc = GD_OK;
+    for (int i = 2; i < argc; i++) {
+        if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc) {
+            out = argv[++i];
+        } else if (strcmp(argv[i], "--preset") == 0 && i + 1 < argc) {
+            rc = gd_sim_set(sim, "gpu.preset", argv[++i]);
+        } else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
+            const char *kv = argv[++i], *eq = strchr(kv, '=');
+            if (!eq) {
+                fprintf(stderr, "gdsim: check-topology: --set '%s': KEY=VALUE\n", kv);
+                gd_sim_free(sim);
+                return 2;
+            }
+            char key[128];
+            snprintf(key, sizeof key, "%.*s", (int)(eq - kv), kv);
+            rc = gd_sim_set(sim, key, eq + 1);
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "gdsim: check-topology: unknown option or missing value: '%s' (see gdsim --help)\n",
+                    argv[i]);
+            gd_sim_free(sim);
+            return 2;
+        } else if (!file) {
+            file = argv[i];
+        } else {
+            fprintf(stderr, "gdsim: check-topology: more than one topology given ('%s' and '%s')\n", file, argv[i]);
+            gd_sim_free(sim);
+            return 2;
+        }
+        if (rc != GD_OK) {
+            fprintf(stderr, "gdsim: check-topology: %s\n", gd_sim_errmsg(sim));
+            gd_sim_free(sim);
+            return 2;
+        }
+    }
+    if (!file) {
+        fprintf(stderr, "gdsim: check-topology: no topology given (usage: gdsim check-topology FILE)\n");
+        gd_sim_free(sim);
+        return 2;
+    }
+    rc = gd_sim_check_topology(sim, file, out);
+    if (rc != GD_OK && rc != GD_EMODEL)  /* a broken rule is in the verdicts already */
+        fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
+    gd_sim_free(sim);
+    return rc == GD_OK ? 0 : 1;
+}
+
 static int cmd_condense(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
@@ -364,6 +421,8 @@ int main(int argc, char **argv)
         return cmd_dump(argc, argv);
     if (strcmp(argv[1], "condense") == 0)
         return cmd_condense(argc, argv);
+    if (strcmp(argv[1], "check-topology") == 0)
+        return cmd_check_topology(argc, argv);
     if (strcmp(argv[1], "keys") == 0)
         return cmd_keys(argc, argv);
     fprintf(stderr, "gdsim: unknown command '%s' (see gdsim --help)\n", argv[1]);

@@ -6,6 +6,7 @@
 #include "gdsim.h"
 #include "condense.h"
 #include "dump.h"
+#include "topology.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -318,6 +319,65 @@ int gd_sim_dump_trace(gd_sim *sim, const char *trace_path, const char *out_path)
         return rc;
     rc = gd_trace_dump(f, trace_path, &sim->err);
     return close_out(sim, f, out_path, rc);
+}
+
+int gd_sim_check_topology(gd_sim *sim, const char *topology_path, const char *out_path)
+{
+    if (!sim)
+        return GD_EINVAL;
+    gd_err_clear(&sim->err);
+    if (!topology_path || !out_path)
+        return fail(sim, GD_EINVAL, "%s", "gd_sim_check_topology: a path is NULL");
+    /* meta.simd_width, or the preset's warp size (32 without a preset) */
+    char val[64];
+    gd_topo_limits lim{0};
+    if (gd_settings_effective(val, sizeof val, sim->settings, "meta.simd_width", &sim->err) != GD_OK)
+        return sim->err.code;
+    lim.simd_width = (uint32_t)std::strtoul(val, nullptr, 10);
+    if (!lim.simd_width) {
+        if (gd_settings_effective(val, sizeof val, sim->settings, "sm.warp_size", &sim->err) != GD_OK)
+            return sim->err.code;
+        lim.simd_width = (uint32_t)std::strtoul(val, nullptr, 10);  /* 0 if it comes from a trace */
+        if (!lim.simd_width)
+            lim.simd_width = 32;
+    }
+    gd_topology *t = static_cast<gd_topology *>(std::malloc(sizeof *t));
+    if (!t)
+        return fail(sim, GD_ENOMEM, "%s", "out of memory");
+    int rc = gd_topology_load(t, topology_path, &sim->err);
+    if (rc != GD_OK) {
+        std::free(t);
+        return rc;
+    }
+    enum { CAP = 256 };
+    gd_topo_verdict *v = static_cast<gd_topo_verdict *>(std::calloc(CAP, sizeof *v));
+    if (!v) {
+        std::free(t);
+        return fail(sim, GD_ENOMEM, "%s", "out of memory");
+    }
+    size_t n = gd_topology_validate(t, &lim, v, CAP);
+    FILE *f = open_out(sim, out_path, &rc);
+    if (f) {
+        for (size_t i = 0; i < n && i < CAP; i++)
+            std::fprintf(f, "%s:%u: %s: %s: %s\n", t->source, v[i].line, v[i].part, gd_topo_rule_name(v[i].rule),
+                         v[i].text);
+        if (n > CAP)
+            std::fprintf(f, "%s: %zu more errors not shown\n", t->source, n - CAP);
+        if (n)
+            std::fprintf(f, "%s: invalid: %zu error%s (traces/TOPOLOGY.md explains each rule)\n", t->source, n,
+                         n == 1 ? "" : "s");
+        else
+            std::fprintf(f, "%s: valid: %u kernels, %u buffers, policy %s, meta.simd_width %u\n", t->source,
+                         t->nkernels, t->nbuffers, t->policy < 0 ? "round_robin (none given)" :
+                         gd_meta_policy_name(t->policy), lim.simd_width);
+        rc = close_out(sim, f, out_path, rc);
+    }
+    if (rc == GD_OK && n)
+        rc = gd_err_set(&sim->err, GD_EMODEL, "%s:%u: %s: %s: %s", t->source, v[0].line, v[0].part,
+                        gd_topo_rule_name(v[0].rule), v[0].text);
+    std::free(v);
+    std::free(t);
+    return rc;
 }
 
 int gd_sim_condense_trace(gd_condense_result *out, gd_sim *sim, const char *in_path, const char *out_path,

@@ -141,6 +141,16 @@ int gd_sim_set_cta_log(gd_sim *sim, const char *path);
  * (naming the file, record and offset) is returned. */
 int gd_sim_dump_trace(gd_sim *sim, const char *trace_path, const char *out_path);
 
+/* Check a pipeline topology (traces/TOPOLOGY.md) before anything runs, as the
+ * meta-scheduler's compiler does (seed 002 [0057]-[0064], [0099]), and write the
+ * verdicts to out_path ("-": standard output): a line per broken rule ("FILE:LINE:
+ * kernel K2: starved: ..."), then "FILE: valid: ..." or "FILE: invalid: N errors"
+ * (what `gdsim check-topology` prints). Returns GD_OK if the topology is valid,
+ * GD_EFORMAT if it cannot be parsed (the message names the line), GD_EMODEL if it
+ * breaks a rule (the message is the first verdict), GD_EIO if a file cannot be read
+ * or written. Uses meta.simd_width (0: sm.warp_size of the preset, 32 without one). */
+int gd_sim_check_topology(gd_sim *sim, const char *topology_path, const char *out_path);
+
 /* What gd_sim_condense_trace did. */
 typedef struct gd_condense_result {
     uint64_t dispatches;         /* kernel dispatches in the input */

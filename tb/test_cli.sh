@@ -149,5 +149,41 @@ assert c["bytes_fetched"] == 25 * 64 and abs(c["rst_hit_rate"] - 114 / 120) < 1e
 assert c["frontend_overhead_ns"] < p["frontend_overhead_ns"]
 PY
 
+# gdsim check-topology: seed 002 fig 1 is valid (exit 0); a topology that breaks rules
+# gets a line per rule naming the kernel or buffer (exit 1); a syntax error names its
+# line on stderr (exit 1); a usage error exits 2.
+grep -q "gdsim check-topology FILE" "$T/help" || fail "--help lacks check-topology"
+$G check-topology traces/topologies/fig1.topo >"$T/topo" || fail "fig1: $(cat "$T/topo")"
+grep -q "^traces/topologies/fig1.topo: valid: 3 kernels, 4 buffers, policy round_robin, meta.simd_width 32$" "$T/topo" ||
+    fail "fig1 verdict: $(cat "$T/topo")"
+$G check-topology traces/topologies/fig1.topo --preset mi250 | grep -q "meta.simd_width 64$" || fail "mi250 wave64"
+$G check-topology traces/topologies/fig1.topo --set meta.simd_width=200 >"$T/topo" && fail "simd 200 accepted"
+grep -q "^traces/topologies/fig1.topo:7: buffer F2: deadlock: 128 entries can deadlock" "$T/topo" ||
+    fail "simd 200: $(cat "$T/topo")"
+printf 'buffer A width=4 length=8 initial=9\nkernel K in=A,Q items=1 threads=32 cta_ns=10\n' >"$T/bad.topo"
+$G check-topology "$T/bad.topo" >"$T/topo" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] || fail "bad topology: exit $rc"
+[ ! -s "$T/err" ] || fail "bad topology: stderr $(cat "$T/err")"
+{
+    echo "$T/bad.topo:2: kernel K: unknown-buffer: reads Q, which is not a buffer of the topology"
+    echo "$T/bad.topo:1: buffer A: overflow: initial=9 is more than its 8 entries"
+    echo "$T/bad.topo: invalid: 2 errors (traces/TOPOLOGY.md explains each rule)"
+} >"$T/want"
+cmp -s "$T/topo" "$T/want" || { diff "$T/want" "$T/topo"; fail "bad topology verdicts"; }
+printf 'buffer A width=4 length=8\nkernel K in=A items=one threads=32 cta_ns=10\n' >"$T/syn.topo"
+$G check-topology "$T/syn.topo" >/dev/null 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] || fail "syntax error: exit $rc"
+grep -q "^gdsim: $T/syn.topo:2: items='one': not a whole number" "$T/err" || fail "syntax error: $(cat "$T/err")"
+$G check-topology /nonexistent.topo 2>"$T/err" && fail "missing topology accepted"
+grep -q "^gdsim: /nonexistent.topo: cannot read: No such file or directory" "$T/err" || fail "missing: $(cat "$T/err")"
+$G check-topology 2>/dev/null
+[ $? -eq 2 ] || fail "check-topology without a file: not a usage error"
+$G check-topology a b 2>/dev/null
+[ $? -eq 2 ] || fail "check-topology with two files: not a usage error"
+$G check-topology "$T/bad.topo" --set nosuch.key=1 2>/dev/null
+[ $? -eq 2 ] || fail "bad key: not a usage error"
+
 $G keys | grep -q "^cwd.max_resident_kernels = 128" || fail "gdsim keys"
 echo "cli: ok"

@@ -309,6 +309,18 @@ static const key_def KEYS[] = {
      "completed as a no-op (fig 8 steps 802, 805/809).",
      "assumption: seed 004 gives no latency; two cycles for the flag decode and an associative "
      "lookup of the status table (one entry per engine)"},
+    {"meta.policy", T_ENUM, OFF(meta_policy), 0, 0, 0, "topology|round_robin|priority|most_data", "topology",
+     "Meta-scheduler execution policy (seed 002 [0106]-[0109], traces/TOPOLOGY.md). round_robin: "
+     "buffers checked in turn, every consumer of one with data runs; priority: the most important "
+     "kernel with data first; most_data: the consumer of the fullest buffer first. topology: the "
+     "topology's own policy line (round_robin if it has none).",
+     "seed 002 [0110]-[0113]: the compiler, or the developer, chooses the policy"},
+    {"meta.simd_width", T_UINT, OFF(meta_simd_width), 0, 65536, 0, NULL, "0",
+     "Meta-scheduler: items a consumer kernel's input buffer must hold before it is launched, unless "
+     "its producers are done (seed 002 [0097]); the validation of a topology counts it too (a buffer "
+     "must hold a producer's CTA while its consumer waits for this many). 0: the device's warp size.",
+     "seed 002 [0097]: an 8-lane SIMD GPU waits for 8 entries; a GPU's SIMD width is its warp (32) or "
+     "wavefront (64) size"},
     {"gpc2sm.select", T_ENUM, OFF(gpc2sm_select), 0, 0, 0, "lake|weighted|power", "lake",
      "cwd.policy=cga, plain grids: which SMs take a launch step's CTAs. lake: seed 003's fill of the "
      "lake (most free slots first, SM priority on ties). weighted: the module selector (seed 001 emb. "

@@ -87,6 +87,8 @@ typedef struct gd_config {
     uint32_t cs_wq_depth;
     uint32_t cs_pick_cycles;
     uint32_t cs_decode_cycles;
+    char meta_policy[16];                  /* "topology" | "round_robin" | "priority" | "most_data" */
+    uint32_t meta_simd_width;              /* 0: the device's warp size */
     char gpc2sm_select[16];                /* "lake" | "weighted" | "power" */
     uint32_t select_cycles;
     uint32_t select_window_cycles;
