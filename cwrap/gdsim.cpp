@@ -341,6 +341,9 @@ int gd_sim_check_topology(gd_sim *sim, const char *topology_path, const char *ou
         if (!lim.simd_width)
             lim.simd_width = 32;
     }
+    char policy[32];  /* meta.policy, or the topology's own (round_robin if none) */
+    if (gd_settings_effective(policy, sizeof policy, sim->settings, "meta.policy", &sim->err) != GD_OK)
+        return sim->err.code;
     gd_topology *t = static_cast<gd_topology *>(std::malloc(sizeof *t));
     if (!t)
         return fail(sim, GD_ENOMEM, "%s", "out of memory");
@@ -368,8 +371,11 @@ int gd_sim_check_topology(gd_sim *sim, const char *topology_path, const char *ou
                          n == 1 ? "" : "s");
         else
             std::fprintf(f, "%s: valid: %u kernels, %u buffers, policy %s, meta.simd_width %u\n", t->source,
-                         t->nkernels, t->nbuffers, t->policy < 0 ? "round_robin (none given)" :
-                         gd_meta_policy_name(t->policy), lim.simd_width);
+                         t->nkernels, t->nbuffers,
+                         std::strcmp(policy, "topology")
+                             ? (std::string(policy) + " (meta.policy)").c_str()
+                             : t->policy < 0 ? "round_robin (none given)" : gd_meta_policy_name(t->policy),
+                         lim.simd_width);
         rc = close_out(sim, f, out_path, rc);
     }
     if (rc == GD_OK && n)

@@ -157,6 +157,9 @@ $G check-topology traces/topologies/fig1.topo >"$T/topo" || fail "fig1: $(cat "$
 grep -q "^traces/topologies/fig1.topo: valid: 3 kernels, 4 buffers, policy round_robin, meta.simd_width 32$" "$T/topo" ||
     fail "fig1 verdict: $(cat "$T/topo")"
 $G check-topology traces/topologies/fig1.topo --preset mi250 | grep -q "meta.simd_width 64$" || fail "mi250 wave64"
+$G check-topology traces/topologies/fig1.topo --set meta.policy=most_data | grep -q "policy most_data (meta.policy)," ||
+    fail "meta.policy"
+
 $G check-topology traces/topologies/fig1.topo --set meta.simd_width=200 >"$T/topo" && fail "simd 200 accepted"
 grep -q "^traces/topologies/fig1.topo:7: buffer F2: deadlock: 128 entries can deadlock" "$T/topo" ||
     fail "simd 200: $(cat "$T/topo")"
