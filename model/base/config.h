@@ -93,9 +93,9 @@ typedef struct gd_config {
     uint32_t select_cycles;
     uint32_t select_window_cycles;
     uint32_t select_resource_weights[4];   /* warps, CTA slots, shared memory, registers */
-    uint32_t power_insn_fj[7];
-    uint32_t power_window_ns;              /* 0: no power over time */             /* energy per warp instruction by class (trace.h gd_insn_class), then
+    uint32_t power_insn_fj[7];             /* energy per warp instruction by class (trace.h gd_insn_class), then
                                               per warp and ns of a CTA without an instruction mix, fJ */
+    uint32_t power_window_ns;              /* 0: no power over time */
     char sm_alloc[16];                     /* "count" | "contiguous" */
     char sm_wave_placement[16];            /* "pooled" | "tail" | "head" */
     char sm_block_finder[16];              /* "scan" | "shift" | "groups" | "sampled" | "shared" */
