@@ -288,22 +288,16 @@ static int cmd_check_topology(int argc, char **argv)
         fprintf(stderr, "gdsim: out of memory\n");
         return 1;
     }
-    int rc = GD_OK;
+    int rc = 0;
     for (int i = 2; i < argc; i++) {
         if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc) {
             out = argv[++i];
         } else if (strcmp(argv[i], "--preset") == 0 && i + 1 < argc) {
-            rc = gd_sim_set(sim, "gpu.preset", argv[++i]);
+            char kv[128];
+            snprintf(kv, sizeof kv, "gpu.preset=%s", argv[++i]);
+            rc = set_kv(sim, kv, "--preset");
         } else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
-            const char *kv = argv[++i], *eq = strchr(kv, '=');
-            if (!eq) {
-                fprintf(stderr, "gdsim: check-topology: --set '%s': KEY=VALUE\n", kv);
-                gd_sim_free(sim);
-                return 2;
-            }
-            char key[128];
-            snprintf(key, sizeof key, "%.*s", (int)(eq - kv), kv);
-            rc = gd_sim_set(sim, key, eq + 1);
+            rc = set_kv(sim, argv[++i], "--set");
         } else if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "gdsim: check-topology: unknown option or missing value: '%s' (see gdsim --help)\n",
                     argv[i]);
@@ -316,10 +310,9 @@ static int cmd_check_topology(int argc, char **argv)
             gd_sim_free(sim);
             return 2;
         }
-        if (rc != GD_OK) {
-            fprintf(stderr, "gdsim: check-topology: %s\n", gd_sim_errmsg(sim));
+        if (rc) {  /* set_kv said why */
             gd_sim_free(sim);
-            return 2;
+            return rc;
         }
     }
     if (!file) {

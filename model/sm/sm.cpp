@@ -73,6 +73,10 @@ void power_json(FILE *f, const gd_section_ctx *c)
     std::fprintf(f, "},\n");
 }
 
+// each sub-partition's statistic: warps resident there integrated over time
+const char *const sub_names[GD_MAX_SUBPARTITIONS] = {"sub0_warp_ps", "sub1_warp_ps", "sub2_warp_ps", "sub3_warp_ps",
+                                                     "sub4_warp_ps", "sub5_warp_ps", "sub6_warp_ps", "sub7_warp_ps"};
+
 // The SMs' occupancy over the busy span (blocks "sm_N": warp_ps, and subK_warp_ps
 // when sub-partitions are accounted), and how evenly it is spread.
 struct spread {
@@ -105,14 +109,12 @@ void occupancy_of(const gd_section_ctx *c, spread *per_sm, spread *per_sub, uint
         if (std::strncmp(b, "sm_", 3) || std::strcmp(st->v[i].name, "warp_ps"))
             continue;
         per_sm->v.push_back(span > 0 ? (double)gd_stats_get(st, b, "warp_ps") / (warps * span) * 100.0 : 0.0);
-        static const char *const names[] = {"sub0_warp_ps", "sub1_warp_ps", "sub2_warp_ps", "sub3_warp_ps",
-                                            "sub4_warp_ps", "sub5_warp_ps", "sub6_warp_ps", "sub7_warp_ps"};
         for (uint32_t t = 0; t < nsub && t < GD_MAX_SUBPARTITIONS; t++) {
-            if (!gd_stats_find(st, b, names[t]))
+            if (!gd_stats_find(st, b, sub_names[t]))
                 break;
             *subs = t + 1;
             double cap = (double)warps / nsub * span;  // a sub-partition's share of the warp slots
-            per_sub->v.push_back(cap > 0 ? (double)gd_stats_get(st, b, names[t]) / cap * 100.0 : 0.0);
+            per_sub->v.push_back(cap > 0 ? (double)gd_stats_get(st, b, sub_names[t]) / cap * 100.0 : 0.0);
         }
     }
     per_sm->finish();
@@ -164,9 +166,6 @@ sm::sm(sc_core::sc_module_name name, uint32_t id, gd_stats *stats, const uint32_
     if (stats) {
         gd_stats_add(stats, basename(), "ctas", "CTAs", "CTAs run on this SM", &ctas_);
         gd_stats_add(stats, basename(), "warp_ps", "warp x ps", "resident warps integrated over time", &warp_ps_);
-        static const char *const sub_names[GD_MAX_SUBPARTITIONS] = {
-            "sub0_warp_ps", "sub1_warp_ps", "sub2_warp_ps", "sub3_warp_ps",
-            "sub4_warp_ps", "sub5_warp_ps", "sub6_warp_ps", "sub7_warp_ps"};
         for (uint32_t t = 0; t < subs_; t++)
             gd_stats_add(stats, basename(), sub_names[t], "warp x ps",
                          "warps resident in this register sub-partition integrated over time", &sub_warp_ps_[t]);

@@ -531,8 +531,8 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
 
 /* Graph facts the rules share. */
 typedef struct graph {
-    uint64_t writes[GD_META_MAX_KERNELS];  /* bit j: buffer j... (buffers <= 64) */
-    uint64_t reads[GD_META_MAX_KERNELS];
+    uint64_t writes[GD_META_MAX_KERNELS];  /* bit b: the kernel writes buffer b (at most 64 buffers) */
+    uint64_t reads[GD_META_MAX_KERNELS];   /* bit b: the kernel reads buffer b */
     uint64_t succ[GD_META_MAX_KERNELS];    /* bit j: kernel j reads a buffer this one writes */
     uint64_t reach[GD_META_MAX_KERNELS];   /* bit j: kernel j reachable in one or more steps */
     uint64_t producers[GD_META_MAX_BUFFERS], consumers[GD_META_MAX_BUFFERS];  /* kernel bit sets */
@@ -664,11 +664,8 @@ static double max_cycle_log_gain(const gd_topology *t, const graph *g, uint64_t 
 size_t gd_topology_validate(const gd_topology *t, const gd_topo_limits *lim, gd_topo_verdict *v, size_t cap)
 {
     vctx c = {t, v, cap, 0};
-    graph *g = malloc(sizeof *g);
-    if (!g) {
-        verdict(&c, GD_TOPO_UNKNOWN_BUFFER, 0, "topology", "out of memory while validating");
-        return c.n;
-    }
+    graph gr;  /* 5 KiB */
+    graph *g = &gr;
     build(t, g);
     const uint64_t simd = lim && lim->simd_width ? lim->simd_width : 1;
     char part[GD_META_NAME + 8];
@@ -879,6 +876,5 @@ size_t gd_topology_validate(const gd_topology *t, const gd_topo_limits *lim, gd_
                         names, held, bufs, (unsigned long long)block);
         }
     }
-    free(g);
     return c.n;
 }
