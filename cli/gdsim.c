@@ -33,6 +33,8 @@ static const char USAGE[] =
     "  --kernels-csv FILE     write the per-kernel table (one row per kernel, CSV)\n"
     "  --cta-log FILE         write one row per CTA (CSV: kernel_index,cta_id,x,y,z,cga_id,cga_cta_id,\n"
     "                         gpc,sm,launch_ns,end_ns), written as the CTAs launch\n"
+    "  --meta-log FILE        write the meta-scheduler's log of pipeline runs (CSV: time_ns,\n"
+    "                         pipeline,event,kernel,buffer,items,fill; traces/TOPOLOGY.md)\n"
     "  --summary-json FILE    write the summary, configuration and block statistics as JSON\n"
     "  --quiet                do not print the summary\n"
     "  --progress             show progress on stderr (default when stderr is a terminal)\n"
@@ -190,6 +192,11 @@ static int cmd_replay(int argc, char **argv)
             csv = argv[++i];
         } else if (strcmp(a, "--cta-log") == 0 && has_next) {
             if (gd_sim_set_cta_log(sim, argv[++i]) != GD_OK) {
+                fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
+                rc = 1;
+            }
+        } else if (strcmp(a, "--meta-log") == 0 && has_next) {
+            if (gd_sim_set_meta_log(sim, argv[++i]) != GD_OK) {
                 fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
                 rc = 1;
             }

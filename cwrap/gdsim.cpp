@@ -46,6 +46,7 @@ struct gd_sim {
     uint64_t records = 0;
     std::string getbuf;
     std::string cta_log_path;  // empty: none
+    std::string meta_log_path; // empty: none
 };
 
 namespace {
@@ -114,6 +115,7 @@ int replay(gd_sim *s, const char *path)
                             s->cfg.cwd_gpc_cga_ids, s->cfg.cwd_lake_scan_limit};
     gd_trace_set_cluster_limits(reader, &cl);
     gd_trace_set_rsb(reader, s->cfg.rsb_entries);  // a ref_num beyond the model's buffer is the trace's error
+    gd_trace_set_simd_width(reader, s->cfg.meta_simd_width);  // pipeline topologies are validated with it
     if ((rc = gd_report_init(&s->report, &s->cfg, &s->pool, &s->err)) != GD_OK) {
         gd_trace_close_reader(reader);
         return rc;
@@ -132,9 +134,25 @@ int replay(gd_sim *s, const char *path)
             cta_log.io_error = 1;
     }
 
+    std::FILE *meta_log = nullptr;
+    bool meta_log_bad = false;
+    if (!s->meta_log_path.empty()) {
+        meta_log = s->meta_log_path == "-" ? stdout : std::fopen(s->meta_log_path.c_str(), "w");
+        if (!meta_log) {
+            if (cta_log.f && cta_log.f != stdout)
+                std::fclose(cta_log.f);
+            gd_trace_close_reader(reader);
+            return gd_err_set(&s->err, GD_EIO, "%s: cannot create the meta-scheduler log: %s",
+                              s->meta_log_path.c_str(), std::strerror(errno));
+        }
+        if (std::fputs(gd::META_LOG_HEADER, meta_log) < 0)
+            meta_log_bad = true;
+    }
+
     gd::host_env env;
     env.reader = reader;
     env.cta_log = cta_log.f ? &cta_log : nullptr;
+    env.meta_log = meta_log;
     env.pool = &s->pool;
     env.report = &s->report;
     env.err = &s->err;
@@ -173,6 +191,7 @@ int replay(gd_sim *s, const char *path)
             stuck = top->pp.stuck();
             peak = top->cwd.peak_resident_kernels();
             finished = top->host.finished();
+            meta_log_bad |= top->meta.log_failed();
             dispatches = top->host.dispatches();
             gd_stats_freeze(&s->stats);
         } catch (const std::exception &e) {
@@ -190,6 +209,9 @@ int replay(gd_sim *s, const char *path)
     if (cta_log.f && ((cta_log.f == stdout ? std::fflush(stdout) : std::fclose(cta_log.f)) || cta_log.io_error) &&
         s->err.code == GD_OK)
         gd_err_set(&s->err, GD_EIO, "%s: write failed (CTA log)", s->cta_log_path.c_str());
+    if (meta_log && ((meta_log == stdout ? std::fflush(stdout) : std::fclose(meta_log)) || meta_log_bad) &&
+        s->err.code == GD_OK)
+        gd_err_set(&s->err, GD_EIO, "%s: write failed (meta-scheduler log)", s->meta_log_path.c_str());
     if (s->err.code != GD_OK)
         return s->err.code;
     if (finished && !stuck.empty())
@@ -423,6 +445,19 @@ int gd_sim_set_cta_log(gd_sim *sim, const char *path)
     gd_err_clear(&sim->err);
     try {
         sim->cta_log_path = path ? path : "";
+    } catch (const std::bad_alloc &) {
+        return gd_err_set(&sim->err, GD_ENOMEM, "out of memory");
+    }
+    return GD_OK;
+}
+
+int gd_sim_set_meta_log(gd_sim *sim, const char *path)
+{
+    if (!sim)
+        return GD_EINVAL;
+    gd_err_clear(&sim->err);
+    try {
+        sim->meta_log_path = path ? path : "";
     } catch (const std::bad_alloc &) {
         return gd_err_set(&sim->err, GD_ENOMEM, "out of memory");
     }

@@ -135,6 +135,13 @@ int gd_sim_get(const char **out, gd_sim *sim, const char *key);
  * numbered GPC by GPC; times as in the kernel CSV). GD_EINVAL if sim is NULL. */
 int gd_sim_set_cta_log(gd_sim *sim, const char *path);
 
+/* Write the meta-scheduler's log during the next replays to path ("-": standard
+ * output; NULL: none): a CSV with the header
+ * time_ns,pipeline,event,kernel,buffer,items,fill and one row per event of a
+ * pipeline-launch packet's run (launch, take, reserve, end, write, free; see
+ * traces/TOPOLOGY.md), in time order. GD_EINVAL if sim is NULL. */
+int gd_sim_set_meta_log(gd_sim *sim, const char *path);
+
 /* Write a trace record by record, human-readably, to out_path ("-": standard output):
  * the header, kernel descriptors, and every packet with its AQL fields decoded (what
  * `gdsim dump` prints). The records before a damaged one are written, then the error

@@ -12,6 +12,7 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, host_env &e
       pp("pp", cfg, env.report, stats),
       rsb("rsb", cfg),
       cs("command_scheduler", cfg, stats),
+      meta("meta_scheduler", cfg, stats, env.meta_log, env.err, env.reader ? gd_trace_path(env.reader) : nullptr),
       cwd("gpu2gpc", cfg, stats, &env.progress, env.err),
       selector("module_selector", cfg, stats)
 {
@@ -25,8 +26,10 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, host_env &e
     pp.space_out.bind(host.space_in);
     pp.rsb_out.bind(rsb.pp_in);
     pp.dispatch_out.bind(cs.pp_in);
-    cs.cwd_out.bind(cwd.dispatch_in);
-    cwd.done_out.bind(cs.done_in);
+    cs.cwd_out.bind(meta.cs_in);
+    meta.cwd_out.bind(cwd.dispatch_in);
+    cwd.done_out.bind(meta.done_in);
+    meta.cs_out.bind(cs.done_in);
     cs.pp_out.bind(pp.done_in);
     cwd.select_out.bind(selector.cwd_in);
     uint32_t sm_id = 0;

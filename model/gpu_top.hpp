@@ -1,8 +1,8 @@
 // gpu_top.hpp - the top-level module: builds the blocks from a resolved
 // configuration and wires them with TLM-2.0 sockets:
 //
-//   trace_source --doorbell--> packet_processor --dispatch--> command_scheduler --dispatch--> gpu2gpc --gpc_out[g]--> gpc2sm[g] --sm_out[i]--> sm[..]
-//   trace_source <--space----- packet_processor <--done------ command_scheduler <--done------ gpu2gpc
+//   trace_source --doorbell--> packet_processor --dispatch--> command_scheduler --dispatch--> meta_scheduler --dispatch--> gpu2gpc --gpc_out[g]--> gpc2sm[g] --sm_out[i]--> sm[..]
+//   trace_source <--space----- packet_processor <--done------ command_scheduler <--done------ meta_scheduler <--done------ gpu2gpc
 //                                 | rsb_out
 //                                 v pp_in
 //                          reference_state_buffer
@@ -20,6 +20,7 @@
 #include "command_scheduler.hpp"
 #include "gpc2sm.hpp"
 #include "gpu2gpc.hpp"
+#include "meta_scheduler.hpp"
 #include "module_selector.hpp"
 #include "packet_processor.hpp"
 #include "reference_state_buffer.hpp"
@@ -36,6 +37,7 @@ public:
     packet_processor pp;
     reference_state_buffer rsb;
     command_scheduler cs;
+    meta_scheduler meta;
     gpu2gpc cwd;
     module_selector selector;
     std::vector<std::unique_ptr<gpc2sm>> gpcs;

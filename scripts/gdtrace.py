@@ -8,6 +8,7 @@ import struct
 
 MAGIC = b"\x89GDT\r\n\x1a\n"
 REC_HEADER, REC_KERNEL, REC_DISPATCH, REC_BARRIER_AND, REC_BARRIER_OR, REC_NONKERNEL, REC_END = 1, 2, 3, 4, 5, 8, 15
+REC_PIPELINE = 9  # format 1.8
 AQL_KERNEL_DISPATCH, AQL_BARRIER_AND, AQL_BARRIER_OR = 2, 3, 5
 AQL_BARRIER = 1 << 8
 # Fence scopes: acquire system (2) and release system (2), as CUDA and HIP runtimes set them.
@@ -57,8 +58,10 @@ class TraceWriter:
     def record(self, rtype, payload):
         self.f.write(struct.pack("<HHI", rtype, 0, len(payload)) + payload)
         self.records += 1
-        if rtype in (REC_DISPATCH, REC_BARRIER_AND, REC_BARRIER_OR, REC_NONKERNEL):
+        if rtype in (REC_DISPATCH, REC_BARRIER_AND, REC_BARRIER_OR, REC_NONKERNEL, REC_PIPELINE):
             self.packets += 1
+        if rtype == REC_PIPELINE and self.minor < 8:
+            raise ValueError("a pipeline-launch packet needs format 1.8 (TraceWriter(minor=8))")
         if rtype in (REC_BARRIER_AND, REC_BARRIER_OR, REC_NONKERNEL) and self.minor < 2:
             raise ValueError("record type %d needs format 1.2 (TraceWriter(minor=2))" % rtype)
 
@@ -138,6 +141,13 @@ class TraceWriter:
         if tenant is not None:
             tail += self._tenant(tenant)
         self.record(REC_NONKERNEL, payload + tail)
+
+    def pipeline(self, queue, submit_ns, topology, barrier=True, signal=0):
+        """A pipeline-launch packet (format 1.8): topology is the text of a topology file
+        (traces/TOPOLOGY.md), bytes or str."""
+        text = topology.encode() if isinstance(topology, str) else bytes(topology)
+        self.record(REC_PIPELINE, struct.pack("<HHIQQII", queue, 0, 1 if barrier else 0, submit_ns, signal,
+                                              len(text), 0) + text)
 
     def close(self):
         self.record(REC_END, struct.pack("<QQ", self.records, self.packets))

@@ -123,7 +123,13 @@ def main(argv=None):
                     help="seed 004 fig 6's queue: user 1: u1_1s u1_2c u1_3c, user 2: u2_1s u2_2s u2_3c u2_4c, on one "
                          "queue in the order u1_1s u2_1s u1_2c u2_2s u2_3c u2_4c u1_3c, all submitted at once "
                          "(shape options default to 1 CTA of 32 threads, 500 ns)")
+    ap.add_argument("--pipeline", action="append", default=[], metavar="TOPOLOGY",
+                    help="a pipeline-launch packet running this topology file (traces/TOPOLOGY.md; format 1.8), "
+                         "on queue 0 before any kernel (repeatable; the shape options are then optional: without "
+                         "--kernels the trace holds the pipelines alone)")
     a = ap.parse_args(argv)
+    if a.pipeline:
+        return pipelines(a, ap)
 
     if a.seed_fig6:
         for k, v in (("kernels", 7), ("grid", (1, 1, 1)), ("block", 32), ("regs", [16]), ("smem", 0), ("cta_ns", [500])):
@@ -215,6 +221,38 @@ def main(argv=None):
         w.dispatch(q, t, 1, (a.block, 1, 1), a.grid, a.smem, not a.no_barrier, i + 1,
                    cluster=shape if clustered else None)
         t += rng.randint(a.submit_ns // 2, a.submit_ns + a.submit_ns // 2) if a.submit_ns else 0
+    w.close()
+    return 0
+
+
+def pipelines(a, ap):
+    """Pipeline-launch packets on queue 0 (submitted 1 us apart from 1 us), then the
+    kernels of --kernels (if given) as a plain trace would have them."""
+    texts = []
+    for path in a.pipeline:
+        try:
+            with open(path, "rb") as f:
+                texts.append(f.read())
+        except OSError as e:
+            ap.error("--pipeline %s: %s" % (path, e.strerror))
+    if a.kernels is not None:
+        missing = [o for o in ("grid", "block", "regs", "smem", "cta_ns") if getattr(a, o) is None]
+        if missing:
+            ap.error("--kernels with --pipeline needs %s" % ", ".join("--" + m.replace("_", "-") for m in missing))
+    w = TraceWriter(a.out, DEVICES[a.device], "gen_trace.py seed=%d" % a.seed, minor=8)
+    t = 1000
+    for text in texts:
+        w.pipeline(0, t, text, barrier=not a.no_barrier)
+        t += 1000
+    if a.kernels:
+        rng = random.Random(a.seed)
+        regs, cta_ns = a.regs[0], a.cta_ns[0]
+        w.kernel(1, a.name or "gen_kernel_b%d_r%d_s%d" % (a.block, regs, a.smem), a.block, regs, a.smem, 0,
+                 cta_ps=cta_ns * 1000)
+        for i in range(a.kernels):
+            q = rng.randrange(a.queues) if a.queues > 1 else 0
+            w.dispatch(q, t, 1, (a.block, 1, 1), a.grid, a.smem, not a.no_barrier, i + 1)
+            t += rng.randint(a.submit_ns // 2, a.submit_ns + a.submit_ns // 2) if a.submit_ns else 0
     w.close()
     return 0
 

@@ -7,6 +7,19 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Seed 002 fig 1 as a topology (traces/topologies/fig1.topo without its comments). */
+#define FIG1                                                                                         \
+    "# seed 002 fig 1\n"                                                                             \
+    "topology fig1\n"                                                                                \
+    "policy round_robin\n"                                                                           \
+    "buffer F1 width=64 length=256 initial=256\n"                                                    \
+    "buffer F2 width=64 length=128\n"                                                                \
+    "buffer F3 width=64 length=128\n"                                                                \
+    "buffer F4 width=64 length=128\n"                                                                \
+    "kernel K1 in=F1 out=F2,F3 items=32 amplification=1 threads=256 regs=32 cta_ns=2000\n"         \
+    "kernel K2 in=F2 out=F4 items=32 amplification=1 threads=256 regs=64 cta_ns=4000 importance=1\n" \
+    "kernel K3 in=F4,F3 items=32 threads=128 regs=32 cta_ns=1000\n"
+
 /* A fresh path under the system temp directory; the caller frees it. */
 static inline char *tb_tmp_path(const char *suffix)
 {

@@ -321,6 +321,37 @@ static const key_def KEYS[] = {
      "must hold a producer's CTA while its consumer waits for this many). 0: the device's warp size.",
      "seed 002 [0097]: an 8-lane SIMD GPU waits for 8 entries; a GPU's SIMD width is its warp (32) or "
      "wavefront (64) size"},
+    {"meta.concurrency", T_ENUM, OFF(meta_concurrency), 0, 0, 0, "auto|parallel|sequential", "auto",
+     "Meta-scheduler: whether kernels of a pipeline run at the same time (seed 002 [0094]). auto: "
+     "another launch goes ahead while launches are in flight only as far as the SMs they are counted to "
+     "hold (their CTAs over the kernel's CTAs per SM) leave room, and shrinks to fit; parallel: always; "
+     "sequential: one launch in flight at a time.",
+     "seed 002 [0094]: sequential when few compute units are free, parallel when many are"},
+    {"meta.protect_important", T_ENUM, OFF(meta_protect_important), 0, 0, 0, "on|off", "on",
+     "Meta-scheduler: while a kernel runs, no less important kernel (topology field importance) of its "
+     "pipeline is launched, so the SMs it frees are not switched to another kernel (seed 002 "
+     "[0095]-[0096]). Kernels of equal importance are not held.",
+     "seed 002 [0095]-[0096], [0102]: an important kernel runs without interruption"},
+    {"meta.debug", T_ENUM, OFF(meta_debug), 0, 0, 0, "off|on", "off",
+     "Meta-scheduler debug mode (seed 002 [0117]-[0118]): every buffer shrinks to the least it can hold "
+     "without deadlock (one CTA's data for its producer and consumer, its initial items at least; a "
+     "buffer on a loop keeps its length), every launch is one CTA and one launch runs at a time. "
+     "--meta-log writes the log of every launch, fill and drain.",
+     "seed 002 [0117]: the buffers' storage reduced to a single location, one kernel at a time"},
+    {"meta.launch_ctas", T_UINT, OFF(meta_launch_ctas), 0, 0x7fffffffu, 0, NULL, "0",
+     "Meta-scheduler: the most CTAs of one launch. 0: one wave of the kernel on the device (the SMs "
+     "times its CTAs per SM), so that a launch's CTAs start and end together and the items they write "
+     "are credited when they end.",
+     "gdsim: seed 002 [0092] executes a consumer 'for some amount of data' without saying how much"},
+    {"meta.check_cycles", T_UINT, OFF(meta_check_cycles), 0, 1000000, 0, NULL, "1",
+     "Meta-scheduler: a decision round's check of one buffer's fill level (a round checks every buffer of "
+     "the pipeline before it decides).",
+     "assumption: seed 002 [0109] keeps each buffer's amount of data in a register; one cycle to compare it"},
+    {"meta.launch_cycles", T_UINT, OFF(meta_launch_cycles), 0, 100000000, 0, NULL, "100",
+     "Meta-scheduler: issuing one launch decided by a round to the distributor (launches of a round "
+     "are issued one after another).",
+     "assumption: of the order of the packet processor's decode of a dispatch packet (pp.decode_cycles "
+     "of the presets, 100-300 cycles); the meta-scheduler forms the dispatch from its own tables"},
     {"gpc2sm.select", T_ENUM, OFF(gpc2sm_select), 0, 0, 0, "lake|weighted|power", "lake",
      "cwd.policy=cga, plain grids: which SMs take a launch step's CTAs. lake: seed 003's fill of the "
      "lake (most free slots first, SM priority on ties). weighted: the module selector (seed 001 emb. "

@@ -89,6 +89,12 @@ typedef struct gd_config {
     uint32_t cs_decode_cycles;
     char meta_policy[16];                  /* "topology" | "round_robin" | "priority" | "most_data" */
     uint32_t meta_simd_width;              /* 0: the device's warp size */
+    char meta_concurrency[16];             /* "auto" | "parallel" | "sequential" */
+    char meta_protect_important[16];       /* "on" | "off" */
+    char meta_debug[16];                   /* "off" | "on" */
+    uint32_t meta_launch_ctas;             /* 0: one wave */
+    uint32_t meta_check_cycles;
+    uint32_t meta_launch_cycles;
     char gpc2sm_select[16];                /* "lake" | "weighted" | "power" */
     uint32_t select_cycles;
     uint32_t select_window_cycles;

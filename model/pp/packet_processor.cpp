@@ -209,7 +209,7 @@ void packet_processor::handle(const ev &e, gd_time_ps now)
         outstanding_--;
         if (r->signal != GD_NO_SIGNAL)
             signals_[r->signal]--;
-        if (r->kind == GD_PKT_KERNEL) {
+        if (r->kind == GD_PKT_KERNEL || r->kind == GD_PKT_PIPELINE) {  // a row of the kernel table
             completions_++;
             gd_report_kernel_done(report_, r);  // may give r back to the pool
         } else {
@@ -274,21 +274,21 @@ void packet_processor::issue(gd_time_ps now)
         if (sched_) {  // the scheduler applies the dependencies; only barrier packets hold the queue here
             gd_kernel_run *r = gd_pp_queue_head(&q);
             if (!r || q.state != GD_PQ_DECODED || q.barriers_pending ||
-                (r->kind != GD_PKT_KERNEL && r->kind != GD_PKT_COMMAND))
+                (r->kind != GD_PKT_KERNEL && r->kind != GD_PKT_COMMAND && r->kind != GD_PKT_PIPELINE))
                 continue;
             dispatch_body b{r, false};
             sc_core::sc_time d = sc_core::SC_ZERO_TIME;
             dispatch_ch_.call(dispatch_out, op::dispatch, &b, d);
             if (!b.accepted)
                 continue;
-            packets_ += r->kind == GD_PKT_KERNEL;
+            packets_ += r->kind != GD_PKT_COMMAND;
             leave_head(qi, q);
             continue;
         }
         if (!gd_pp_can_dispatch(&q))
             continue;
         gd_kernel_run *r = gd_pp_queue_head(&q);
-        if (r->kind == GD_PKT_KERNEL) {
+        if (r->kind == GD_PKT_KERNEL || r->kind == GD_PKT_PIPELINE) {  // a pipeline goes to the meta-scheduler
             if (cwd_full_)
                 continue;
             if (!r->ready)

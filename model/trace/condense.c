@@ -168,6 +168,12 @@ int gd_condense_trace(const char *in, const char *out, const gd_condense_opts *o
             if ((rc = flush(&e, err)) == GD_OK)
                 rc = gd_trace_write_command(e.w, &rec.command, err);
             break;
+        case GD_REC_PIPELINE:
+            if ((rc = flush(&e, err)) == GD_OK)
+                rc = gd_trace_write_pipeline(e.w, rec.pipeline.queue, rec.pipeline.submit_ns, rec.pipeline.barrier,
+                                             rec.pipeline.completion_signal, rec.pipeline.def->text,
+                                             rec.pipeline.def->text_len, err);
+            break;
         default:
             rc = gd_err_set(err, GD_EFORMAT, "%s: record %llu: already condensed (record type %u); condense the "
                             "original trace", in, (unsigned long long)rec.index, rec.type);

@@ -138,6 +138,15 @@ int gd_trace_dump(FILE *out, const char *path, gd_err *err)
             fputc('\n', out);
             break;
         }
+        case GD_REC_PIPELINE: {
+            const gd_trace_pipeline *pl = &rec.pipeline;
+            const gd_topology *t = &pl->def->topo;
+            fprintf(out, "pipeline queue %u submit_ns %" PRIu64 ": barrier %d completion_signal 0x%" PRIx64
+                         " topology \"%s\" (%u bytes): %u kernels, %u buffers, policy %s\n",
+                    pl->queue, pl->submit_ns, pl->barrier ? 1 : 0, pl->completion_signal, t->name,
+                    pl->def->text_len, t->nkernels, t->nbuffers, t->policy >= 0 ? gd_meta_policy_name(t->policy) : "-");
+            break;
+        }
         case GD_REC_CONDENSED: {
             const gd_trace_condensed *c = &rec.condensed;
             fprintf(out, "condensed queue %u submit_ns %" PRIu64 ": num_kernels %u", c->queue, c->submit_ns,

@@ -21,7 +21,8 @@ enum gd_packet_kind {
     GD_PKT_KERNEL = 0,      /* AQL kernel dispatch */
     GD_PKT_BARRIER_AND,     /* AQL barrier-AND */
     GD_PKT_BARRIER_OR,      /* AQL barrier-OR */
-    GD_PKT_COMMAND          /* non-kernel command (memcpy, memset) */
+    GD_PKT_COMMAND,         /* non-kernel command (memcpy, memset) */
+    GD_PKT_PIPELINE         /* pipeline launch (AQL vendor-specific packet, seed 002): the meta-scheduler runs it */
 };
 
 /* One packet on its way through the model; times in ps since the trace origin.
@@ -47,6 +48,8 @@ typedef struct gd_kernel_run {
     uint64_t bytes;             /* commands: bytes moved or set */
     struct gd_kernel_run *next_barrier;  /* barriers: the next one waiting in its queue */
     const gd_kernel_desc *desc;
+    const gd_pipeline_def *pipeline;  /* GD_PKT_PIPELINE: its topology (desc: its kernel-table row) */
+    void *meta;                 /* a kernel the meta-scheduler launched: its launch (else null) */
     uint32_t grid[3];           /* CTAs per dimension */
     uint64_t ctas;
     gd_cluster cluster;         /* kernels: the cluster shape (gd_cluster_none(): one-CTA CGAs) */

@@ -45,6 +45,7 @@ const char *gd_record_type_name(unsigned type)
     case GD_REC_CONDENSED: return "condensed dispatch packet";
     case GD_REC_MT_COMMAND: return "multi-tenant command";
     case GD_REC_NONKERNEL: return "non-kernel command";
+    case GD_REC_PIPELINE: return "pipeline-launch packet";
     case GD_REC_END: return "end";
     }
     return "unknown";
@@ -162,6 +163,8 @@ struct gd_trace_reader {
     u64map signals;         /* completion-signal handle -> signal number */
     uint8_t *buf;
     uint32_t bufcap;
+    uint32_t simd_width;    /* meta.simd_width (0: the device's warp size) */
+    gd_pipeline_def *pipes; /* pipeline-launch packets' topologies, newest first */
 };
 
 static int rec_error(gd_trace_reader *r, gd_err *err, uint64_t index, uint64_t offset, const char *fmt, ...)
@@ -387,6 +390,12 @@ void gd_trace_close_reader(gd_trace_reader *r)
         free(r->descs[i]);
     }
     free(r->descs);
+    while (r->pipes) {
+        gd_pipeline_def *n = r->pipes->next;
+        free(r->pipes->text);
+        free(r->pipes);
+        r->pipes = n;
+    }
     map_free(&r->desc_index);
     map_free(&r->signals);
     free(r->buf);
@@ -412,6 +421,8 @@ void gd_trace_set_rsb(gd_trace_reader *r, uint32_t entries)
 {
     gd_rst_init(&r->rst, entries);
 }
+
+void gd_trace_set_simd_width(gd_trace_reader *r, uint32_t simd_width) { r->simd_width = simd_width; }
 
 void gd_trace_set_cluster_limits(gd_trace_reader *r, const gd_cluster_limits *cl)
 {
@@ -512,6 +523,46 @@ static uint32_t signal_note(gd_trace_reader *r, uint64_t h)
     return n;
 }
 
+/* Check a kernel's CTA shape against the device and compute its occupancy (and one
+ * warp's cost for seed 001's split). 0, or -1 with why saying what is wrong. */
+static int fit_device(const gd_sm_limits *l, gd_kernel_desc *kd, const char *name, char *why, size_t n)
+{
+    gd_kernel_desc k = *kd;
+    if (k.threads_per_cta == 0 || k.threads_per_cta > l->max_threads_per_cta)
+        return snprintf(why, n, "kernel '%s': %u threads per CTA (the device allows 1 to %u)", name,
+                        k.threads_per_cta, l->max_threads_per_cta), -1;
+    if (k.regs_per_thread > l->max_regs_per_thread)
+        return snprintf(why, n, "kernel '%s': %u registers per thread (the device allows at most %u)", name,
+                        k.regs_per_thread, l->max_regs_per_thread), -1;
+    uint64_t smem = (uint64_t)k.static_smem + k.dynamic_smem;
+    if (smem > l->smem_per_cta_optin)
+        return snprintf(why, n,
+                        "kernel '%s': %" PRIu64 " bytes of shared memory per CTA (static %u + dynamic %u) exceed the "
+                        "device's opt-in limit of %u", name, smem, k.static_smem, k.dynamic_smem,
+                        l->smem_per_cta_optin), -1;
+    gd_cta_shape shape = {k.threads_per_cta, k.regs_per_thread, (uint32_t)smem};
+    gd_err oerr;
+    if (gd_occupancy_compute(&k.occ, l, &shape, l->smem_per_cta_optin, &oerr))
+        return snprintf(why, n, "kernel '%s': %s", name, oerr.msg), -1;
+    if (k.occ.max_ctas == 0)
+        return snprintf(why, n, "kernel '%s' cannot run on this device: no CTA fits in an SM (limited by %s)", name,
+                        gd_limiter_name(k.occ.limiter)), -1;
+    gd_occupancy_compute(&k.occ_default, l, &shape, l->smem_per_cta_default, NULL);
+    /* one warp of a CTA split by seed 001 emb. 3: its registers and its share of the
+     * shared memory (an assumption: the seed does not say; at least what one warp of
+     * a CTA that splits evenly would use) */
+    gd_occupancy sub;
+    gd_cta_shape sub_shape = {l->warp_size, k.regs_per_thread,
+                              (uint32_t)((smem + k.occ.cost.warps - 1) / k.occ.cost.warps)};
+    if (k.threads_per_cta > l->warp_size &&
+        gd_occupancy_compute(&sub, l, &sub_shape, l->smem_per_cta_optin, NULL) == GD_OK)
+        k.sub_cost = sub.cost;
+    else
+        k.sub_cost = k.occ.cost;  /* a one-warp CTA: nothing to split */
+    *kd = k;
+    return 0;
+}
+
 static int parse_kernel(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
                         gd_trace_record *rec, gd_err *err)
 {
@@ -552,38 +603,9 @@ static int parse_kernel(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint
     if (k.exec_model != GD_EXEC_FIXED_CTA && !(k.exec_model == GD_EXEC_PER_DISPATCH && r->minor >= 1))
         return rec_error(r, err, idx, off, "kernel '%s': unknown execution-time model %u (known: 1 = fixed per-CTA "
                          "duration; 2 = per dispatch, from format version 1.1)", name, k.exec_model);
-    const gd_sm_limits *l = &r->limits;
-    if (k.threads_per_cta == 0 || k.threads_per_cta > l->max_threads_per_cta)
-        return rec_error(r, err, idx, off, "kernel '%s': %u threads per CTA (the device allows 1 to %u)", name,
-                         k.threads_per_cta, l->max_threads_per_cta);
-    if (k.regs_per_thread > l->max_regs_per_thread)
-        return rec_error(r, err, idx, off, "kernel '%s': %u registers per thread (the device allows at most %u)",
-                         name, k.regs_per_thread, l->max_regs_per_thread);
-    uint64_t smem = (uint64_t)k.static_smem + k.dynamic_smem;
-    if (smem > l->smem_per_cta_optin)
-        return rec_error(r, err, idx, off,
-                         "kernel '%s': %" PRIu64 " bytes of shared memory per CTA (static %u + dynamic %u) exceed the "
-                         "device's opt-in limit of %u", name, smem, k.static_smem, k.dynamic_smem,
-                         l->smem_per_cta_optin);
-    gd_cta_shape shape = {k.threads_per_cta, k.regs_per_thread, (uint32_t)smem};
-    gd_err oerr;
-    if (gd_occupancy_compute(&k.occ, l, &shape, l->smem_per_cta_optin, &oerr))
-        return rec_error(r, err, idx, off, "kernel '%s': %s", name, oerr.msg);
-    if (k.occ.max_ctas == 0)
-        return rec_error(r, err, idx, off, "kernel '%s' cannot run on this device: no CTA fits in an SM (limited by %s)",
-                         name, gd_limiter_name(k.occ.limiter));
-    gd_occupancy_compute(&k.occ_default, l, &shape, l->smem_per_cta_default, NULL);
-    /* one warp of a CTA split by seed 001 emb. 3: its registers and its share of the
-     * shared memory (an assumption: the seed does not say; at least what one warp of
-     * a CTA that splits evenly would use) */
-    gd_occupancy sub;
-    gd_cta_shape sub_shape = {l->warp_size, k.regs_per_thread,
-                              (uint32_t)((smem + k.occ.cost.warps - 1) / k.occ.cost.warps)};
-    if (k.threads_per_cta > l->warp_size &&
-        gd_occupancy_compute(&sub, l, &sub_shape, l->smem_per_cta_optin, NULL) == GD_OK)
-        k.sub_cost = sub.cost;
-    else
-        k.sub_cost = k.occ.cost;  /* a one-warp CTA: nothing to split */
+    char why[512];
+    if (fit_device(&r->limits, &k, name, why, sizeof why))
+        return rec_error(r, err, idx, off, "%s", why);
 
     gd_kernel_desc *d = malloc(sizeof *d);
     if (!d || !(k.name = malloc(nl + 1))) {
@@ -985,6 +1007,90 @@ static int parse_command(gd_trace_reader *r, const uint8_t *p, uint32_t len, uin
     return 0;
 }
 
+#define PIPELINE_FIXED 32
+
+/* A pipeline-launch packet (format 1.8): u16 queue, u16 reserved, u32 flags (bit 0
+ * barrier), u64 submit ns, u64 completion signal, u32 topology bytes n, u32
+ * reserved, then the topology's text. */
+static int parse_pipeline(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
+                          gd_trace_record *rec, gd_err *err)
+{
+    static const char what[] = "pipeline-launch packet";
+    if (len < PIPELINE_FIXED)
+        return rec_error(r, err, idx, off, "%s record is %u bytes, shorter than its %u fixed bytes", what, len,
+                         PIPELINE_FIXED);
+    uint32_t n = gd_get32(p + 24);
+    if (n == 0 || (uint64_t)n + PIPELINE_FIXED != len)
+        return rec_error(r, err, idx, off, "%s: topology of %u bytes in a record of %u (expected %u + the topology, "
+                         "at least 1 byte)", what, n, len, PIPELINE_FIXED);
+    if (gd_get32(p + 28) != 0)
+        return rec_error(r, err, idx, off, "%s record: reserved bytes 28-31 are not zero", what);
+    gd_trace_pipeline *pl = &rec->pipeline;
+    int rc = packet_head(r, p, gd_get16(p + 2) != 0, what, idx, off, &pl->queue, &pl->submit_ns, err);
+    if (rc)
+        return rc;
+    uint32_t flags = gd_get32(p + 4);
+    if (flags & ~1u)
+        return rec_error(r, err, idx, off, "%s: flags 0x%08x (only bit 0, barrier, is defined)", what, flags);
+    pl->barrier = flags & 1u;
+    pl->completion_signal = gd_get64(p + 16);
+    pl->tenant = gd_tenant_default(pl->queue, pl->barrier);
+    gd_pipeline_def *d = calloc(1, sizeof *d);
+    if (!d)
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    gd_err perr;
+    if (gd_topology_parse(&d->topo, (const char *)p + PIPELINE_FIXED, n, "topology", &perr)) {
+        free(d);
+        return rec_error(r, err, idx, off, "%s: %s", what, perr.msg);
+    }
+    gd_topo_limits lim = {r->simd_width ? r->simd_width : r->limits.warp_size};
+    gd_topo_verdict v;
+    size_t nerr = gd_topology_validate(&d->topo, &lim, &v, 1);
+    if (nerr) {
+        rc = rec_error(r, err, idx, off, "%s: topology '%s' is invalid (%zu error%s; the first: line %u: %s: %s: %s)",
+                       what, d->topo.name[0] ? d->topo.name : "(unnamed)", nerr, nerr == 1 ? "" : "s", v.line,
+                       v.part, gd_topo_rule_name(v.rule), v.text);
+        free(d);
+        return rc;
+    }
+    for (uint32_t i = 0; i < d->topo.nkernels; i++) {
+        const gd_meta_kernel *mk = &d->topo.k[i];
+        gd_kernel_desc *k = &d->desc[i];
+        k->id = i;
+        k->threads_per_cta = mk->threads;
+        k->regs_per_thread = mk->regs;
+        k->static_smem = mk->smem;
+        k->exec_model = GD_EXEC_FIXED_CTA;
+        k->cta_duration_ps = (mk->cta_ns + mk->ns_per_item * mk->items) * GD_PS_PER_NS;
+        k->name = (char *)mk->name;
+        k->record = idx;
+        char why[512];
+        if (fit_device(&r->limits, k, mk->name, why, sizeof why)) {
+            rc = rec_error(r, err, idx, off, "%s: topology line %u: %s", what, mk->line, why);
+            free(d);
+            return rc;
+        }
+    }
+    if (!(d->text = malloc(n))) {
+        free(d);
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    }
+    memcpy(d->text, p + PIPELINE_FIXED, n);
+    d->text_len = n;
+    snprintf(d->row_name, sizeof d->row_name, "pipeline %s", d->topo.name[0] ? d->topo.name : "(unnamed)");
+    d->row = d->desc[0];
+    d->row.name = d->row_name;
+    d->record = idx;
+    d->next = r->pipes;
+    r->pipes = d;
+    pl->def = d;
+    if ((rc = note_signal(r, pl->completion_signal, &pl->signal, idx, off, err)) != 0)
+        return rc;
+    r->last_submit_ns = pl->submit_ns;
+    r->packets++;
+    return 0;
+}
+
 int gd_trace_next(gd_trace_reader *r, gd_trace_record *rec, gd_err *err)
 {
     if (r->done)
@@ -1022,6 +1128,11 @@ int gd_trace_next(gd_trace_reader *r, gd_trace_record *rec, gd_err *err)
             break;
         return rec_error(r, err, idx, off, "record type %u (%s) in a version 1.%u trace (needs format 1.5)", type,
                          gd_record_type_name(type), r->minor);
+    case GD_REC_PIPELINE:
+        if (r->minor >= 8)
+            break;
+        return rec_error(r, err, idx, off, "record type %u (%s) in a version 1.%u trace (needs format 1.8)", type,
+                         gd_record_type_name(type), r->minor);
     case GD_REC_MT_COMMAND:
         return rec_error(r, err, idx, off, "record type %u (%s) is reserved for a later version of gdsim; this build "
                          "cannot replay it", type, gd_record_type_name(type));
@@ -1049,6 +1160,8 @@ int gd_trace_next(gd_trace_reader *r, gd_trace_record *rec, gd_err *err)
         return (rc = parse_command(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
     case GD_REC_CONDENSED:
         return (rc = parse_condensed(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
+    case GD_REC_PIPELINE:
+        return (rc = parse_pipeline(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
     default: { /* GD_REC_END */
         if (len != END_SIZE)
             return rec_error(r, err, idx, off, "end record is %u bytes, expected %u", len, END_SIZE);
@@ -1102,7 +1215,7 @@ int gd_trace_write_raw(gd_trace_writer *w, unsigned type, const void *payload, u
     if (!rc) {
         w->records++;
         if (type == GD_REC_DISPATCH || type == GD_REC_BARRIER_AND || type == GD_REC_BARRIER_OR ||
-            type == GD_REC_NONKERNEL || type == GD_REC_CONDENSED)
+            type == GD_REC_NONKERNEL || type == GD_REC_CONDENSED || type == GD_REC_PIPELINE)
             w->packets++;
     }
     return rc;
@@ -1367,4 +1480,23 @@ void gd_trace_abandon(gd_trace_writer *w)
     gzclose(w->gz);
     free(w->path);
     free(w);
+}
+
+int gd_trace_write_pipeline(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, int barrier,
+                            uint64_t completion_signal, const char *text, uint32_t len, gd_err *err)
+{
+    if (len > GD_TRACE_MAX_RECORD - PIPELINE_FIXED)
+        return gd_err_set(err, GD_EINVAL, "%s: a topology of %u bytes does not fit in a record", w->path, len);
+    uint8_t *p = calloc(1, PIPELINE_FIXED + (size_t)len);
+    if (!p)
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    gd_put16(p, (uint16_t)queue);
+    gd_put32(p + 4, barrier ? 1u : 0u);
+    gd_put64(p + 8, submit_ns);
+    gd_put64(p + 16, completion_signal);
+    gd_put32(p + 24, len);
+    memcpy(p + PIPELINE_FIXED, text, len);
+    int rc = gd_trace_write_raw(w, GD_REC_PIPELINE, p, PIPELINE_FIXED + len, err);
+    free(p);
+    return rc;
 }

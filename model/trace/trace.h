@@ -15,6 +15,7 @@
 #include "config.h"
 #include "gd_util.h"
 #include "occupancy.h"
+#include "topology.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,7 +23,7 @@ extern "C" {
 
 #define GD_TRACE_MAGIC "\x89GDT\r\n\x1a\n"
 #define GD_TRACE_VERSION_MAJOR 1
-#define GD_TRACE_VERSION_MINOR 7
+#define GD_TRACE_VERSION_MINOR 8
 #define GD_TRACE_FILE_HEADER_SIZE 16
 #define GD_TRACE_FRAME_SIZE 8
 #define GD_TRACE_MAX_RECORD (1u << 20)  /* largest payload accepted, bytes */
@@ -38,6 +39,7 @@ enum gd_record_type {
     GD_REC_CONDENSED = 6,     /* format 1.5: a condensed dispatch packet (seed 000) */
     GD_REC_MT_COMMAND = 7,    /* reserved: later version */
     GD_REC_NONKERNEL = 8,     /* format 1.2 */
+    GD_REC_PIPELINE = 9,      /* format 1.8: a pipeline-launch packet (seed 002; an AQL vendor-specific packet) */
     GD_REC_END = 15
 };
 
@@ -235,6 +237,32 @@ typedef struct gd_trace_condensed {
     gd_trace_dispatch kernel[GD_CONDENSED_WORDS];    /* kernel[k].ref_num: the RST entry it used */
 } gd_trace_condensed;
 
+/* A pipeline-launch packet (format 1.8; seed 002): an AQL vendor-specific packet that
+ * hands a pipeline topology (topology.h, traces/TOPOLOGY.md) to the meta-scheduler,
+ * which runs it on the GPU; the packet completes when the pipeline has. The reader
+ * parses and validates the topology and checks every kernel against the device. */
+typedef struct gd_pipeline_def {
+    gd_topology topo;
+    gd_kernel_desc desc[GD_META_MAX_KERNELS];  /* its kernels, with their occupancy on the device */
+    gd_kernel_desc row;                        /* the packet's row in the kernel table: named "pipeline NAME",
+                                                  with its first kernel's CTA shape */
+    char row_name[GD_META_NAME + 16];
+    char *text;                                /* the topology as the record holds it (text_len bytes) */
+    uint32_t text_len;
+    uint64_t record;
+    struct gd_pipeline_def *next;              /* the reader's list */
+} gd_pipeline_def;
+
+typedef struct gd_trace_pipeline {
+    uint32_t queue;
+    uint64_t submit_ns;
+    int barrier;                        /* waits for every earlier packet of its queue */
+    uint64_t completion_signal;
+    uint32_t signal;                    /* number of completion_signal, GD_NO_SIGNAL if 0 */
+    gd_tenant tenant;                   /* derived (VID = queue) */
+    const gd_pipeline_def *def;         /* owned by the reader until it is closed */
+} gd_trace_pipeline;
+
 typedef struct gd_trace_record {
     unsigned type;      /* GD_REC_KERNEL, GD_REC_DISPATCH, GD_REC_BARRIER_AND/OR, GD_REC_NONKERNEL or GD_REC_END */
     uint64_t index;     /* record index, header = 0 */
@@ -244,6 +272,7 @@ typedef struct gd_trace_record {
     gd_trace_barrier barrier;       /* GD_REC_BARRIER_AND, GD_REC_BARRIER_OR */
     gd_trace_command command;       /* GD_REC_NONKERNEL */
     gd_trace_condensed condensed;   /* GD_REC_CONDENSED */
+    gd_trace_pipeline pipeline;     /* GD_REC_PIPELINE */
 } gd_trace_record;
 
 typedef struct gd_trace_reader gd_trace_reader;
@@ -271,6 +300,8 @@ typedef struct gd_cluster_limits {
     uint32_t scan_limit;          /* cwd.lake_scan_limit */
 } gd_cluster_limits;
 void gd_trace_set_cluster_limits(gd_trace_reader *r, const gd_cluster_limits *cl);
+/* meta.simd_width for the validation of pipeline topologies (0: the device's warp size). */
+void gd_trace_set_simd_width(gd_trace_reader *r, uint32_t simd_width);
 /* The reference state table's entries (rsb.entries; default and most: 8). */
 void gd_trace_set_rsb(gd_trace_reader *r, uint32_t entries);
 
@@ -324,6 +355,9 @@ int gd_trace_write_barrier_tenant(gd_trace_writer *w, unsigned type, uint32_t qu
                                   const gd_aql_barrier_pkt *pkt, const gd_launch_info *info, const gd_tenant *tenant,
                                   gd_err *err);
 int gd_trace_write_command(gd_trace_writer *w, const gd_trace_command *c, gd_err *err);
+/* A pipeline-launch packet (format 1.8): the topology's text (len bytes), unchecked here. */
+int gd_trace_write_pipeline(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, int barrier,
+                            uint64_t completion_signal, const char *text, uint32_t len, gd_err *err);
 /* Any record, unchecked (tests use it to build malformed traces). */
 int gd_trace_write_raw(gd_trace_writer *w, unsigned type, const void *payload, uint32_t len, gd_err *err);
 /* Write the END record and close. Frees w even on error. */

@@ -143,6 +143,7 @@ bool trace_source::read_packet()
         uint64_t submit_ns;
         const gd_launch_info *info;
         const gd_tenant *tenant;
+        const gd_launch_info none = gd_launch_info_unknown();
         if (rec_.type == GD_REC_DISPATCH) {
             fill_dispatch(r, rec_.dispatch);
             r->index = next_index_++;
@@ -162,6 +163,21 @@ bool trace_source::read_packet()
             submit_ns = c.submit_ns;
             info = &c.info;
             tenant = &c.tenant;
+        } else if (rec_.type == GD_REC_PIPELINE) {
+            const gd_trace_pipeline &pl = rec_.pipeline;
+            r->kind = GD_PKT_PIPELINE;
+            r->index = next_index_++;  // a row of the kernel table
+            r->queue = pl.queue;
+            r->barrier = pl.barrier;
+            r->completion_signal = pl.completion_signal;
+            r->signal = pl.signal;
+            r->pipeline = pl.def;
+            r->desc = &pl.def->row;
+            r->cluster = gd_cluster_none();
+            r->wq = r->engine = -1;
+            submit_ns = pl.submit_ns;
+            info = &none;
+            tenant = &pl.tenant;
         } else {  // barrier-AND / barrier-OR
             const gd_trace_barrier &b = rec_.barrier;
             r->kind = rec_.type == GD_REC_BARRIER_OR ? GD_PKT_BARRIER_OR : GD_PKT_BARRIER_AND;

@@ -35,6 +35,7 @@ struct host_env {
     gd_report *report = nullptr;
     gd_err *err = nullptr;  // first error of the replay
     struct gd_cta_log *cta_log = nullptr;  // --cta-log (for the GPC2SM distributors), or null
+    std::FILE *meta_log = nullptr;         // --meta-log (for the meta-scheduler), or null
     progress_meter progress;
 };
 
