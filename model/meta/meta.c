@@ -233,11 +233,9 @@ void gd_meta_init(gd_meta *m, const gd_topology *t, const gd_meta_params *p, con
     m->p = *p;
     if (!m->p.sms)
         m->p.sms = 1;
-    m->start = m->last_t = now;
-    for (uint32_t i = 0; i < t->nkernels; i++) {
+    m->last_t = now;
+    for (uint32_t i = 0; i < t->nkernels; i++)
         m->k[i].max_ctas_per_sm = max_ctas_per_sm[i] ? max_ctas_per_sm[i] : 1;
-        m->k[i].first_launch = GD_TIME_NEVER;
-    }
     for (uint32_t b = 0; b < t->nbuffers; b++) {
         gd_meta_bstate *bs = &m->b[b];
         bs->length = p->debug ? gd_meta_debug_length(t, b, p->simd_width) : t->b[b].length;
@@ -266,14 +264,11 @@ static void launch(gd_meta *m, gd_time_ps now, uint32_t i, uint64_t g, uint32_t 
         bs->incoming += g * gd_meta_reserve(k);
         logev(m, now, GD_META_EV_RESERVE, i, k->out[o], g * gd_meta_reserve(k), bs->fill);
     }
-    if (!ks->running++)
-        ks->busy_since = now;
+    ks->running++;
     if (ks->waiting) {
         ks->latency_ps += now - ks->waiting_since;
         ks->waiting = 0;
     }
-    if (ks->first_launch == GD_TIME_NEVER)
-        ks->first_launch = now;
     ks->launches++;
     ks->ctas += g;
     ks->items_in += g * k->items;
@@ -399,8 +394,7 @@ void gd_meta_ended(gd_meta *m, gd_time_ps now, const gd_meta_launch *l)
         logev(m, now, GD_META_EV_FREE, l->kernel, k->in[j], l->ctas * k->items, bs->fill);
     }
     ks->items_out += l->ctas * k->out_items * k->nout;
-    if (!--ks->running)
-        ks->last_end = now;
+    ks->running--;
     m->in_flight--;
     m->sms_held -= l->sms;
     flags(m, now);

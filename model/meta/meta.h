@@ -77,13 +77,12 @@ typedef struct gd_meta_kstate {
     uint32_t max_ctas_per_sm;   /* from the device's occupancy rules */
     uint32_t running;           /* launches in flight */
     uint8_t waiting;            /* its inputs hold a CTA's items, yet nothing of it runs */
-    gd_time_ps waiting_since, busy_since;
+    gd_time_ps waiting_since;
     /* statistics */
     uint64_t launches, ctas, items_in, items_out;
     gd_time_ps busy_ps;         /* time with a launch in flight */
     gd_time_ps wait_ps;         /* time waiting (above) */
     gd_time_ps latency_ps;      /* sum over launches of the time from its data being ready to its launch */
-    gd_time_ps first_launch, last_end;
 } gd_meta_kstate;
 
 typedef struct gd_meta_bstate {
@@ -104,7 +103,7 @@ typedef struct gd_meta {
     uint32_t rr;                /* round_robin: the buffer checked first in the next round */
     uint32_t sms_held;          /* SMs the launches in flight are counted to hold */
     uint64_t in_flight, seq, rounds;
-    gd_time_ps start, last_t;
+    gd_time_ps last_t;          /* the time integrals are closed up to here */
     gd_meta_log_fn log;         /* may be null */
     void *log_ctx;
 } gd_meta;

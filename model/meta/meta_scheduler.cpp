@@ -339,7 +339,6 @@ void meta_scheduler::issue(pipe &p, gd_time_ps now)
 {
     while (!p.issue.empty() && p.issue.front()->at <= now) {
         launch *x = p.issue.front();
-        const gd_meta_kernel *mk = &p.m.t->k[x->l.kernel];
         const gd_kernel_desc *d = &p.run->pipeline->desc[x->l.kernel];
         gd_kernel_run *r = gd_run_alloc(&pool_);
         if (!r)
@@ -360,7 +359,6 @@ void meta_scheduler::issue(pipe &p, gd_time_ps now)
         r->submit = r->fetched = r->decoded = r->ready = now;
         r->wq = r->engine = -1;
         r->meta = x;
-        (void)mk;
         x->run = r;
         dispatch_body b{r, false};
         sc_core::sc_time z = sc_core::SC_ZERO_TIME;
