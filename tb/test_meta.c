@@ -186,6 +186,41 @@ START_TEST(simd_threshold)
 }
 END_TEST
 
+/* The threshold never stops a pipeline: a loop whose items dwindle below the SIMD
+ * width (K feeds itself half of what it reads) waits for more while anything is in
+ * flight, then launches with what there is once nothing could add to it. */
+START_TEST(simd_threshold_loop)
+{
+    load("buffer A width=4 length=64 initial=32\nbuffer OUT width=4 length=64 drain\n"
+         "buffer B width=4 length=64 initial=1\n"
+         "kernel K in=A out=A,OUT items=2 out_items=1 threads=32 cta_ns=10\n"
+         "kernel X in=B items=1 threads=32 cta_ns=10\n");
+    start(GD_META_ROUND_ROBIN, 32, 1, 0, GD_META_PARALLEL, 132);
+    gd_meta_launch l[8];
+    ck_assert_uint_eq(gd_meta_round(M, 0, l, 8), 2);
+    ck_assert_uint_eq(l[0].kernel, 0);
+    ck_assert_uint_eq(l[0].ctas, 16);  /* 32 items, 2 a CTA */
+    ck_assert_uint_eq(l[1].kernel, 1);  /* X: B's producers are done (it has none) */
+    gd_meta_ended(M, 10000, &l[0]);
+    ck_assert_uint_eq(M->b[0].fill, 16);
+    ck_assert_uint_eq(gd_meta_round(M, 10000, l + 2, 6), 0);  /* 16 < 32 while X is in flight */
+    gd_meta_ended(M, 10000, &l[1]);
+    ck_assert_uint_eq(gd_meta_round(M, 10000, l, 8), 1);  /* nothing in flight: 16 items go */
+    ck_assert_uint_eq(l[0].kernel, 0);
+    ck_assert_uint_eq(l[0].ctas, 8);
+    for (gd_time_ps t = 20000; M->in_flight; t += 10000) {
+        gd_meta_ended(M, t, &l[0]);
+        if (!gd_meta_round(M, t, l, 8))
+            break;
+    }
+    ck_assert_uint_eq(M->b[0].fill, 1);      /* 32 -> 16 -> 8 -> 4 -> 2 -> 1: fewer than a CTA's */
+    ck_assert_uint_eq(M->b[1].fill, 31);     /* the drain */
+    ck_assert_uint_eq(M->k[0].launches, 5);
+    char why[256];
+    ck_assert_int_eq(gd_meta_stuck(M, why, sizeof why), 0);
+}
+END_TEST
+
 /* Seed 002 [0098]: a producer launches only as many CTAs as its output has room for
  * (items x amplification each), and none while less than one CTA's room is free. */
 START_TEST(overflow_prevention)
@@ -366,6 +401,7 @@ Suite *meta_suite(void)
     tcase_add_test(tc, fig1_first_round);
     tcase_add_test(tc, fig1_timeline_every_policy);
     tcase_add_test(tc, simd_threshold);
+    tcase_add_test(tc, simd_threshold_loop);
     tcase_add_test(tc, overflow_prevention);
     tcase_add_test(tc, policy_order);
     tcase_add_test(tc, protect_important);

@@ -154,3 +154,67 @@ for c in "short:shorter than its 32 fixed bytes" "length:topology of 627 bytes i
     grep -q "$T/$n.gdt: record 1 (offset [0-9]*): .*$want" "$T/$n.err" || { cat "$T/$n.err"; fail "malformed record '$n': message"; }
 done
 echo "malformed pipeline-launch records: 9 classes rejected with record and reason: ok"
+
+# The bigger example and the policy comparison (traces/topologies/image.topo,
+# scripts/compare_policies.py; the table in docs/MODEL.md): its figures are the
+# replay's own, a length the validation rejects is a row naming rule and part, two runs
+# give the same table, every item is accounted for, bad arguments are usage errors.
+S="--set gpu.gpcs=1 --set gpu.sms_per_gpc=4"
+# shellcheck disable=SC2086
+python3 scripts/compare_policies.py traces/topologies/image.topo $S --lengths 0.25,1 --gdsim "$G" --csv \
+    -o "$T/cmp.csv" --keep "$T/cmp" || fail "compare_policies"
+# shellcheck disable=SC2086
+python3 scripts/compare_policies.py traces/topologies/image.topo $S --lengths 0.25,1 --gdsim "$G" --csv \
+    >"$T/cmp2.csv" || fail "compare_policies, second run"
+cmp -s "$T/cmp.csv" "$T/cmp2.csv" || fail "compare_policies: two runs differ"
+python3 scripts/gen_trace.py "$T/image.gdt" --pipeline traces/topologies/image.topo || fail "gen_trace image.topo"
+for p in round_robin priority most_data; do
+    # shellcheck disable=SC2086
+    "$G" replay "$T/image.gdt" --preset h100 $S --set meta.policy=$p --quiet --summary-json "$T/image_$p.json" ||
+        fail "image.topo under $p"
+done
+python3 - "$T" <<'EOF2' || fail "compare_policies: figures"
+import csv, json, os, sys
+T = sys.argv[1]
+rows = list(csv.DictReader(open(os.path.join(T, "cmp.csv"))))
+assert len(rows) == 4, rows
+assert rows[0]["lengths"] == "0.25x" and rows[0]["policy"] == "", rows[0]
+assert rows[0]["rejected"] == "out-of-range (kernel denoise); deadlock (buffer mixed)", rows[0]["rejected"]
+best = min(float(r["makespan us"]) for r in rows[1:])
+for r in rows[1:]:
+    d = json.load(open(os.path.join(T, "image_%s.json" % r["policy"])))
+    p = d["meta"]["pipelines"][0]
+    assert r["makespan us"] == "%.3f" % (p["span_ns"] / 1000.0), (r, p["span_ns"])
+    assert int(r["launches"]) == p["launches"] and int(r["rounds"]) == p["rounds"], r
+    assert r["occupancy %"] == "%.1f" % d["summary"]["mean_sm_occupancy_pct"], r
+    assert r["vs best"] == "%.3f" % (float(r["makespan us"]) / best), r
+    assert r["inner KiB"] == "10.0", r  # luma 2048 x 1 + chroma 1024 x 2 + clean, sharp 1024 x 1 + tone 1024 x 2 + mixed 512 x 4
+    inner = [b for b in p["buffers"] if b["name"] not in ("bitstream", "stream")]
+    fill = 100.0 * sum(b["mean_fill"] for b in inner) / sum(b["length"] for b in inner)
+    assert r["fill %"] == "%.1f" % fill, (r, fill)
+    # the six kernels' 800 CTAs, every item through every buffer
+    assert (p["ctas"], p["items_in"], p["items_left"]) == (800, 2048, 1024), p
+    for b in p["buffers"]:
+        assert b["initial"] + b["written"] == b["consumed"] + b["left"], b
+        assert b["left"] == (1024 if b["name"] == "stream" else 0), b
+# the kept 1x topology: inner buffers at 1x, the rejected 0.25x one with 64x8 luma and 128-entry mixed
+x25 = open(os.path.join(T, "cmp", "x0_25.topo")).read()
+assert "buffer luma      width=1  dims=64x8" in x25 and "buffer mixed     width=4  length=128" in x25, x25
+assert "length=2048 initial=2048" in x25 and "length=1152 drain" in x25, x25
+EOF2
+# policies differ on the example (the table in docs/MODEL.md is not one row three times)
+cut -d, -f4 "$T/cmp.csv" | sed 1,2d | sort -u | wc -l | grep -q '^ *[23]$' || fail "compare_policies: policies do not differ"
+python3 scripts/compare_policies.py traces/topologies/image.topo --policies fastest --gdsim "$G" >/dev/null 2>"$T/e1" &&
+    fail "an unknown policy was accepted"
+grep -q "unknown policy 'fastest'" "$T/e1" || fail "unknown policy: message"
+python3 scripts/compare_policies.py traces/topologies/image.topo --lengths 0,1 --gdsim "$G" >/dev/null 2>"$T/e2" &&
+    fail "a length factor 0 was accepted"
+python3 scripts/compare_policies.py "$T/none.topo" --gdsim "$G" >/dev/null 2>"$T/e3" && fail "a missing topology was accepted"
+grep -q "none.topo" "$T/e3" || fail "missing topology: message"
+# docs/MODEL.md's table is what the script prints now
+# shellcheck disable=SC2086
+python3 scripts/compare_policies.py traces/topologies/image.topo --lengths 0.25,0.5,1,2,4 $S --gdsim "$G" \
+    >"$T/doc.md" || fail "compare_policies for the docs table"
+sed -n '/<!-- compare_policies: image.topo defaults/,/<!-- end -->/p' docs/MODEL.md | sed '1d;$d' >"$T/doc_want.md"
+cmp -s "$T/doc.md" "$T/doc_want.md" || { diff "$T/doc_want.md" "$T/doc.md"; fail "docs/MODEL.md's policy table is out of date"; }
+echo "compare_policies on image.topo: figures from the replays, rejected length named, deterministic, docs table current: ok"

@@ -97,6 +97,43 @@ START_TEST(rule_no_consumer_and_drain)
 }
 END_TEST
 
+/* A drain is read by the host when the pipeline ends, so it holds all that reaches it:
+ * 64 CTAs of K write 1 item each but reserve 4; the last finds 63 there and needs 67
+ * entries. Fed through a loop (no bound) it is left to the run. */
+START_TEST(rule_drain_capacity)
+{
+    const char *t = "buffer A width=4 length=64 initial=64\n"
+                    "buffer OUT width=4 length=%d drain\n"
+                    "kernel K in=A out=OUT items=1 amplification=4 out_items=1 threads=32 cta_ns=10\n";
+    char text[512];
+    snprintf(text, sizeof text, t, 66);
+    ck_assert_uint_eq(check(text, 1), 1);
+    expect(0, GD_TOPO_OVERFLOW, 2, "buffer OUT",
+           "drain: the host reads it when the pipeline ends and up to 64 items reach it; K's last CTA finds up to "
+           "63 there and reserves 4 (items x amplification), so it needs at least 67 entries, not 66");
+    snprintf(text, sizeof text, t, 67);
+    ck_assert_uint_eq(check(text, 1), 0);
+    /* two producers: the larger need counts (L: 64 CTAs of 2 items write 128 more) */
+    ck_assert_uint_eq(check("buffer A width=4 length=64 initial=64\n"
+                            "buffer B width=4 length=128 initial=128\n"
+                            "buffer OUT width=4 length=200 drain\n"
+                            "kernel K in=A out=OUT items=1 threads=32 cta_ns=10\n"
+                            "kernel L in=B out=OUT items=2 amplification=8 out_items=2 threads=32 cta_ns=10\n",
+                            1),
+                      1);
+    expect(0, GD_TOPO_OVERFLOW, 3, "buffer OUT",
+           "drain: the host reads it when the pipeline ends and up to 192 items reach it; L's last CTA finds up to "
+           "190 there and reserves 16 (items x amplification), so it needs at least 206 entries, not 200");
+    /* a drain fed from a loop has no bound here: valid (a run that fills it stops with
+     * a deadlock error naming the buffer) */
+    ck_assert_uint_eq(check("buffer A width=4 length=64 initial=32\n"
+                            "buffer OUT width=4 length=8 drain\n"
+                            "kernel K in=A out=A,OUT items=2 out_items=1 threads=32 cta_ns=10\n",
+                            1),
+                      0);
+}
+END_TEST
+
 START_TEST(rule_no_input)
 {
     ck_assert_uint_eq(check("buffer A width=4 length=64 drain\n"
@@ -366,6 +403,7 @@ int main(void)
     tcase_add_test(tc, fig1_parses_and_is_valid);
     tcase_add_test(tc, rule_unknown_and_unconnected);
     tcase_add_test(tc, rule_no_consumer_and_drain);
+    tcase_add_test(tc, rule_drain_capacity);
     tcase_add_test(tc, rule_no_input);
     tcase_add_test(tc, rule_out_of_range);
     tcase_add_test(tc, rule_overflow);

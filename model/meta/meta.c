@@ -73,7 +73,7 @@ static int inputs_ready(const gd_meta *m, const uint8_t *active, uint32_t i)
     const gd_meta_kernel *k = &m->t->k[i];
     for (uint32_t j = 0; j < k->nin; j++) {
         uint64_t f = m->b[k->in[j]].fill;
-        if (f < k->items || (f < need_of(m, k) && !producers_done(m, active, k->in[j])))
+        if (f < k->items || (!m->relaxed && f < need_of(m, k) && !producers_done(m, active, k->in[j])))
             return 0;
     }
     return 1;
@@ -276,11 +276,10 @@ static void launch(gd_meta *m, gd_time_ps now, uint32_t i, uint64_t g, uint32_t 
     m->sms_held += sms;
 }
 
-size_t gd_meta_round(gd_meta *m, gd_time_ps now, gd_meta_launch *out, size_t cap)
+/* One pass of a round in the policy's order; the launches it makes. */
+static size_t policy_pass(gd_meta *m, gd_time_ps now, gd_meta_launch *out, size_t cap)
 {
     const gd_topology *t = m->t;
-    gd_meta_account(m, now);
-    m->rounds++;
     uint8_t active[GD_META_MAX_KERNELS];
     uint8_t tried[GD_META_MAX_KERNELS];
     memset(tried, 0, sizeof tried);
@@ -342,9 +341,24 @@ size_t gd_meta_round(gd_meta *m, gd_time_ps now, gd_meta_launch *out, size_t cap
             if (m->p.policy == GD_META_MOST_DATA && n > before)
                 break;  /* the fullest buffer's consumers only */
         }
-        if (nb)
-            m->rr = (m->rr + 1) % nb;
     }
+    return n;
+}
+
+size_t gd_meta_round(gd_meta *m, gd_time_ps now, gd_meta_launch *out, size_t cap)
+{
+    gd_meta_account(m, now);
+    m->rounds++;
+    size_t n = policy_pass(m, now, out, cap);
+    if (!n && !m->in_flight) {
+        /* nothing runs that could bring an input up to the SIMD width: launch with
+         * what there is rather than stop (meta.h) */
+        m->relaxed = 1;
+        n = policy_pass(m, now, out, cap);
+        m->relaxed = 0;
+    }
+    if (m->p.policy != GD_META_PRIORITY && m->t->nbuffers)
+        m->rr = (m->rr + 1) % m->t->nbuffers;
     flags(m, now);
     return n;
 }

@@ -17,7 +17,11 @@
  * consumers of the fullest buffer only (most_data). A kernel may launch when:
  *  - each input holds one CTA's items and at least simd_width items, unless the
  *    kernels writing that input are done (nothing running or able to run can write
- *    it any more) ([0097]);
+ *    it any more) ([0097]); when nothing is in flight and a round under that rule
+ *    launches nothing, the round is tried again without the threshold (items stay
+ *    below it only because every kernel that could add to it waits too: a loop
+ *    whose items dwindle below simd_width, or kernels waiting on each other), so
+ *    the threshold never stops a pipeline;
  *  - each output has room for the launch's reservation ([0098]);
  *  - protect: no more important kernel is running ([0095]-[0096]);
  *  - concurrency ([0094]): sequential: nothing else runs; parallel: always; auto:
@@ -103,6 +107,7 @@ typedef struct gd_meta {
     uint32_t rr;                /* round_robin: the buffer checked first in the next round */
     uint32_t sms_held;          /* SMs the launches in flight are counted to hold */
     uint64_t in_flight, seq, rounds;
+    uint8_t relaxed;            /* this round's retry without the SIMD-width threshold */
     gd_time_ps last_t;          /* the time integrals are closed up to here */
     gd_meta_log_fn log;         /* may be null */
     void *log_ctx;

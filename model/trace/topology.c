@@ -745,6 +745,39 @@ size_t gd_topology_validate(const gd_topology *t, const gd_topo_limits *lim, gd_
                         B->name, (unsigned long long)B->length);
         }
     }
+    /* overflow of a drain: the host reads it when the pipeline ends, so it holds all
+     * that reaches it. With up to N items reaching it, a producer's last CTA (writing O)
+     * finds at most N - O there and must reserve R: N - O + R entries suffice. A drain
+     * fed through a loop has no bound here (the run reports a deadlock if it fills). */
+    for (uint32_t b = 0; b < t->nbuffers; b++) {
+        const gd_meta_buffer *B = &t->b[b];
+        uint64_t n = g->max_items[b];
+        if (!B->drain || g->consumers[b] || n == UNBOUNDED)
+            continue;
+        uint64_t need = 0;
+        uint32_t worst = 0;
+        for (uint32_t i = 0; i < t->nkernels; i++) {
+            const gd_meta_kernel *k = &t->k[i];
+            if (!((g->producers[b] >> i) & 1) || !g->runs[i] || gd_meta_reserve(k) > B->length)
+                continue;
+            uint64_t x = sat_add(n - k->out_items, gd_meta_reserve(k));
+            if (x > need) {
+                need = x;
+                worst = i;
+            }
+        }
+        if (need > B->length) {
+            const gd_meta_kernel *k = &t->k[worst];
+            snprintf(part, sizeof part, "buffer %s", B->name);
+            verdict(&c, GD_TOPO_OVERFLOW, B->line, part,
+                    "drain: the host reads it when the pipeline ends and up to %llu items reach it; %s's last CTA "
+                    "finds up to %llu there and reserves %llu (items x amplification), so it needs at least %llu "
+                    "entries, not %llu",
+                    (unsigned long long)n, k->name, (unsigned long long)(n - k->out_items),
+                    (unsigned long long)gd_meta_reserve(k), (unsigned long long)need,
+                    (unsigned long long)B->length);
+        }
+    }
     /* starved: an input that can never hold one CTA's items */
     for (uint32_t i = 0; i < t->nkernels; i++) {
         const gd_meta_kernel *k = &t->k[i];
