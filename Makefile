@@ -113,14 +113,24 @@ bench: deps
 # make fuzz: the libFuzzer harnesses (tb/fuzz_*.c, clang), FUZZ_SECONDS each, on a
 # corpus seeded from the examples; a crash leaves its input in $(BUILD)/fuzz/.
 FUZZ_SECONDS ?= 60
-fuzz:
+FUZZ_CC = clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -Iinclude \
+	    -Imodel/base -Imodel/trace -Imodel/sm -Imodel/cwd
+# the trace reader and what it calls, no SystemC
+FUZZ_TRACE_SRC = model/trace/trace.c model/trace/aql.c model/trace/condensed.c model/trace/topology.c \
+	    model/cwd/cga.c model/sm/occupancy.c model/sm/alloc.c model/sm/waves.c model/base/gd_util.c
+fuzz: all
 	@command -v clang >/dev/null || { echo "make fuzz needs clang (Debian package clang)"; exit 1; }
-	@mkdir -p $(BUILD)/fuzz/corpus_topology
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -Iinclude \
-	    -Imodel/base -Imodel/trace tb/fuzz_topology.c model/trace/topology.c model/base/gd_util.c \
-	    -o $(BUILD)/fuzz/fuzz_topology -lm
+	@mkdir -p $(BUILD)/fuzz/corpus_topology $(BUILD)/fuzz/corpus_trace
+	$(FUZZ_CC) tb/fuzz_topology.c model/trace/topology.c model/base/gd_util.c -o $(BUILD)/fuzz/fuzz_topology -lm
+	$(FUZZ_CC) tb/fuzz_trace.c $(FUZZ_TRACE_SRC) -o $(BUILD)/fuzz/fuzz_trace -lm -lz
 	cp traces/topologies/*.topo $(BUILD)/fuzz/corpus_topology/
+	gzip -dc traces/sample.gdt.gz > $(BUILD)/fuzz/corpus_trace/sample.gdt
+	python3 scripts/gen_trace.py $(BUILD)/fuzz/fig1.gdt.gz --pipeline traces/topologies/fig1.topo
+	gzip -dc $(BUILD)/fuzz/fig1.gdt.gz > $(BUILD)/fuzz/corpus_trace/fig1.gdt
+	$(BUILD)/gdsim condense traces/sample.gdt.gz $(BUILD)/fuzz/condensed.gdt.gz >/dev/null
+	gzip -dc $(BUILD)/fuzz/condensed.gdt.gz > $(BUILD)/fuzz/corpus_trace/condensed.gdt
 	cd $(BUILD)/fuzz && ./fuzz_topology -max_total_time=$(FUZZ_SECONDS) corpus_topology
+	cd $(BUILD)/fuzz && ./fuzz_trace -max_total_time=$(FUZZ_SECONDS) corpus_trace
 
 docs: $(BUILD)/gen_config_doc
 	$(BUILD)/gen_config_doc > docs/CONFIG.md

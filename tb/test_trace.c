@@ -1096,6 +1096,98 @@ START_TEST(bit_flip)
 }
 END_TEST
 
+/* Deterministic mutations of a decompressed trace holding every kind of record (a
+ * kernel descriptor, dispatches, a barrier-AND, a copy, a pipeline-launch packet):
+ * each reads to the end or is GD_EFORMAT naming the file, never a crash (the
+ * ASan/UBSan runs of make check cover memory errors). tb/fuzz_trace.c is the same
+ * check under libFuzzer (make fuzz). */
+START_TEST(mutations)
+{
+    char *path = tb_tmp_path(".gdt.gz");
+    gd_trace_writer *w = start(path);
+    gd_err err;
+    w_kernel(w);
+    for (uint32_t i = 0; i < 3; i++) {
+        gd_aql_dispatch p = pkt(1, 256, 1 + i, 0);
+        p.completion_signal = 0x70 + i;
+        ck_assert_int_eq(gd_trace_write_dispatch(w, i, 10 * i, &p, NULL, &err), GD_OK);
+    }
+    gd_aql_barrier_pkt b = barrier_pkt(GD_AQL_TYPE_BARRIER_AND, 0x70, 0x80);
+    ck_assert_int_eq(gd_trace_write_barrier(w, GD_REC_BARRIER_AND, 1, 40, &b, NULL, &err), GD_OK);
+    gd_trace_command c;
+    memset(&c, 0, sizeof c);
+    c.kind = GD_CMD_MEMCPY_DTOD;
+    c.submit_ns = 50;
+    c.duration_ps = 1000;
+    c.bytes = 64;
+    c.info = gd_launch_info_unknown();
+    ck_assert_int_eq(gd_trace_write_command(w, &c, &err), GD_OK);
+    static const char fig1[] = FIG1;
+    ck_assert_int_eq(gd_trace_write_pipeline(w, 2, 60, 1, 0x90, fig1, sizeof fig1 - 1, &err), GD_OK);
+    ck_assert_int_eq(gd_trace_finish(w, &err), GD_OK);
+    ck_assert_int_eq(read_all(path, &err, NULL), 0);
+    /* the raw bytes (zlib reads a file without a gzip header as is) */
+    unsigned char raw[8192];
+    gzFile gz = gzopen(path, "rb");
+    int len = gzread(gz, raw, sizeof raw);
+    gzclose(gz);
+    ck_assert_int_gt(len, 600);
+    ck_assert_int_lt(len, (int)sizeof raw);
+    char *mpath = tb_tmp_path(".gdt");
+    unsigned char m[8192 + 64];
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    int valid = 0, errors = 0;
+    static const uint32_t interesting[] = {0, 1, 0x7fffffffu, 0xffffffffu, 0x80000000u, 65536, 9, 255};
+    for (int it = 0; it < 4000; it++) {
+        memcpy(m, raw, (size_t)len);
+        size_t n = (size_t)len;
+        for (int k = 0; k < 1 + it % 3; k++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t v = (uint32_t)(x >> 33);
+            size_t at = v % n;
+            switch ((x >> 20) % 5) {
+            case 0: m[at] ^= (unsigned char)(1u << (v % 8)); break;
+            case 1: m[at] = (unsigned char)(v >> 8); break;
+            case 2: n = at + 1; break;
+            case 3:
+                if (at + 4 <= n) {
+                    uint32_t y = interesting[(v >> 8) % 8];
+                    memcpy(m + at, &y, 4);
+                }
+                break;
+            default:  /* repeat up to 64 bytes in place */
+                if (n + 64 <= sizeof m) {
+                    size_t k2 = 1 + (v >> 12) % 64;
+                    k2 = k2 > n - at ? n - at : k2;
+                    memmove(m + at + k2, m + at, n - at);
+                    n += k2;
+                }
+                break;
+            }
+        }
+        FILE *f = fopen(mpath, "wb");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fwrite(m, 1, n, f), n);
+        fclose(f);
+        gd_err_clear(&err);
+        int rc = read_all(mpath, &err, NULL);
+        if (rc == 0) {
+            valid++;
+        } else {
+            ck_assert_msg(rc == GD_EFORMAT, "mutation %d: status %d: %s", it, rc, err.msg);
+            ck_assert_msg(!strncmp(err.msg, mpath, strlen(mpath)), "mutation %d: %s", it, err.msg);
+            errors++;
+        }
+    }
+    ck_assert_int_gt(errors, 3000);  /* most mutations break something the reader checks */
+    ck_assert_int_gt(valid, 0);      /* and some land where any value is legal */
+    remove(mpath);
+    free(mpath);
+    remove(path);
+    free(path);
+}
+END_TEST
+
 START_TEST(missing_file)
 {
     gd_err err;
@@ -1158,6 +1250,7 @@ int main(void)
     tcase_add_test(tc, big_trace_reads);
     tcase_add_test(tc, truncated_gzip);
     tcase_add_test(tc, bit_flip);
+    tcase_add_test(tc, mutations);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, model_limits);
     tcase_set_timeout(tc, 60);
