@@ -7,9 +7,13 @@
 #  - with the default latencies, two replays give the same report, kernel table and
 #    meta log byte for byte;
 #  - debug mode launches one CTA at a time, K1, K2, K3 in turn;
-#  - a trace whose topology breaks a rule is rejected, naming the record, the part and
+#  - a ring of 64 kernels below the SIMD width runs to the end;
+#  - every topology of tb/data/topologies (one per rule) and a trace whose topology
+#    breaks a rule are rejected, naming the record, the part and
 #    the rule, in under a second; so is a kernel the device cannot run;
-#  - a pipeline among ordinary kernels: every kernel replayed, the pipeline one row.
+#  - a pipeline among ordinary kernels: every kernel replayed, the pipeline one row;
+#  - the image pipeline under scripts/compare_policies.py: its figures are the
+#    replays' own, and docs/MODEL.md's table is current.
 # Usage: sh tb/test_meta.sh BUILD_DIR
 set -u
 B=${1:-build}
@@ -98,7 +102,50 @@ python3 scripts/gen_trace.py "$T/big.gdt" --pipeline "$T/big.topo" || fail "gen_
 "$G" replay "$T/big.gdt" --set meta.simd_width=1 >/dev/null 2>"$T/big.err" && fail "a kernel of 4096 threads was replayed"
 grep -q "pipeline-launch packet: topology line 4: kernel 'K': 4096 threads per CTA (the device allows 1 to 1024)" "$T/big.err" ||
     { cat "$T/big.err"; fail "the device check does not name the kernel"; }
-echo "invalid topologies rejected with record, part and rule: ok"
+# the largest topology the format allows, valid: a ring of 64 kernels that halves its
+# items each step runs to the end (32 + 16 + ... + 1 CTAs), although most launches start
+# below meta.simd_width (32) with every writer of their input waiting too
+python3 - "$T/ring.topo" <<'EOF2'
+import sys
+lines = ["topology ring64"] + ["buffer B%d width=4 length=64%s" % (i, " initial=64" if i == 0 else "") for i in range(64)]
+lines += ["kernel K%d in=B%d out=B%d items=2 out_items=1 threads=32 cta_ns=10" % (i, i, (i + 1) % 64) for i in range(64)]
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+EOF2
+python3 scripts/gen_trace.py "$T/ring.gdt" --pipeline "$T/ring.topo" || fail "gen_trace ring"
+timeout 10 "$G" replay "$T/ring.gdt" --quiet --summary-json "$T/ring.json" || fail "the 64-kernel ring"
+python3 - "$T/ring.json" <<'EOF2' || fail "the 64-kernel ring: figures"
+import json, sys
+p = json.load(open(sys.argv[1]))["meta"]["pipelines"][0]
+assert (p["launches"], p["ctas"], p["items_in"], p["items_left"]) == (6, 63, 64, 1), p
+assert [k["ctas"] for k in p["kernels"][:7]] == [32, 16, 8, 4, 2, 1, 0], p["kernels"][:7]
+EOF2
+echo "a ring of 64 kernels below the SIMD width runs to the end: ok"
+
+# every invalid topology of tb/data/topologies (one per rule, and the largest the
+# format allows): check-topology and a trace launching it both reject it naming the part
+# and rule (its first line: '# expect: RULE: PART'), each in under a second
+n=0
+for f in tb/data/topologies/*.topo; do
+    exp=$(sed -n '1s/^# expect: //p' "$f"); rule=${exp%%: *}; part=${exp#*: }
+    [ -n "$rule" ] && [ -n "$part" ] || fail "$f: no '# expect: RULE: PART' line"
+    s=$(date +%s%N)
+    timeout 10 "$G" check-topology "$f" --set meta.simd_width=1 >"$T/ct.out" 2>&1; rc=$?
+    e=$(date +%s%N)
+    [ $rc -eq 1 ] || { cat "$T/ct.out"; fail "$f: check-topology exit $rc, not 1"; }
+    grep -q "^$f:[0-9]*: $part: $rule: " "$T/ct.out" || { cat "$T/ct.out"; fail "$f: no '$part: $rule' verdict"; }
+    [ $(((e - s) / 1000000)) -lt 1000 ] || fail "$f: check-topology took $(((e - s) / 1000000)) ms"
+    python3 scripts/gen_trace.py "$T/inv.gdt" --pipeline "$f" || fail "gen_trace $f"
+    s=$(date +%s%N)
+    timeout 10 "$G" replay "$T/inv.gdt" --set meta.simd_width=1 >/dev/null 2>"$T/inv.err"; rc=$?
+    e=$(date +%s%N)
+    [ $rc -eq 1 ] || { cat "$T/inv.err"; fail "$f in a trace: exit $rc, not 1"; }
+    grep -q "record 1 (offset .*): pipeline-launch packet: topology .* is invalid (.*: line [0-9]*: $part: $rule: " \
+        "$T/inv.err" || { cat "$T/inv.err"; fail "$f in a trace: no '$part: $rule'"; }
+    [ $(((e - s) / 1000000)) -lt 1000 ] || fail "$f in a trace: rejecting took $(((e - s) / 1000000)) ms"
+    n=$((n + 1))
+done
+[ $n -ge 12 ] || fail "only $n invalid topologies in tb/data/topologies"
+echo "invalid topologies rejected with record, part and rule: ok ($n files of tb/data/topologies, each under 1 s)"
 
 # a pipeline among ordinary kernels
 python3 scripts/gen_trace.py "$T/mix.gdt" --pipeline traces/topologies/fig1.topo --kernels 5 --grid 100 --block 128 \
