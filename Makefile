@@ -5,7 +5,8 @@
 #   make check                build and run every test
 #   make check SANITIZER=address|undefined
 #   make bench                throughput and memory benchmark
-#   make install PREFIX=DIR   library, header, CLI and gdsim.pc under DIR
+#   make install PREFIX=DIR   library, header, CLI, gdsim.pc, the Python package and the
+#                             trace scripts (gen_trace.py, kineto2gdt.py) under DIR
 #   make deps                 install missing Debian packages (demo and check run it first)
 #   make docs                 regenerate docs/CONFIG.md from the key table
 
@@ -135,6 +136,8 @@ fuzz: all
 docs: $(BUILD)/gen_config_doc
 	$(BUILD)/gen_config_doc > docs/CONFIG.md
 
+# the Python package goes where pip would put a pure package under PREFIX
+PY_DIR = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_path("purelib", vars={"base": "$(abspath $(PREFIX))"}))')
 install: all
 	install -d $(PREFIX)/lib $(PREFIX)/include $(PREFIX)/bin $(PREFIX)/lib/pkgconfig
 	install -m 644 $(LIB_A) $(PREFIX)/lib/libgdsim.a
@@ -143,6 +146,13 @@ install: all
 	install -m 755 $(CLI) $(PREFIX)/bin/gdsim
 	sed -e 's|@PREFIX@|$(abspath $(PREFIX))|g' -e 's|@VERSION@|$(shell sed -n 's/^#define GD_VERSION_STRING "\(.*\)"/\1/p' include/gdsim.h)|g' \
 	    gdsim.pc.in > $(PREFIX)/lib/pkgconfig/gdsim.pc
+	install -d $(PY_DIR)/gdsim $(PREFIX)/share/gdsim/scripts
+	install -m 644 python/gdsim/__init__.py $(PY_DIR)/gdsim/__init__.py
+	echo 'LIBRARY = "$(abspath $(PREFIX))/lib/libgdsim.so"  # written by make install' > $(PY_DIR)/gdsim/_libpath.py
+	install -m 644 scripts/gdtrace.py $(PREFIX)/share/gdsim/scripts/gdtrace.py
+	install -m 755 scripts/gen_trace.py scripts/kineto2gdt.py $(PREFIX)/share/gdsim/scripts/
+	ln -sf ../share/gdsim/scripts/gen_trace.py $(PREFIX)/bin/gen_trace.py
+	ln -sf ../share/gdsim/scripts/kineto2gdt.py $(PREFIX)/bin/kineto2gdt.py
 
 clean:
 	rm -rf build

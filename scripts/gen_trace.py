@@ -25,7 +25,7 @@ import os
 import random
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 from gdtrace import CMD_COND, CMD_FAILS, CMD_INDEPENDENT, CMD_SYNC, INSN_CLASSES, Device, TraceWriter  # noqa: E402
 
 # Device descriptions as the PyTorch profiler's deviceProperties would give them.

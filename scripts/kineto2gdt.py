@@ -31,7 +31,7 @@ import os
 import statistics
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 from gdtrace import (CMD_COND, CMD_SYNC, EXEC_PER_DISPATCH, Device, TraceWriter, max_ctas_per_sm,  # noqa: E402
                      resident_placement, slots_beside)
 import bisect  # noqa: E402

@@ -1,0 +1,315 @@
+"""gdsim from Python: the C library (libgdsim.so) through ctypes, standard library only.
+
+    import gdsim
+    with gdsim.Sim({"gpu.preset": "h100", "cwd.admission": "channels"}) as sim:
+        s = sim.replay("traces/sample.gdt.gz")       # the summary JSON as a dict
+        print(s["summary"]["sim_time_ns"], s["summary"]["mean_sm_occupancy_pct"])
+        for k in sim.kernels():                       # one dict per kernel (the kernels CSV)
+            print(k["kernel_index"], k["first_cta_ns"] - k["submit_ns"])
+    gdsim.keys()                                      # every configuration key, default, doc, source
+
+Every failure raises gdsim.Error, whose .code is the library's status (gdsim.EFORMAT, ...)
+and whose message is the library's own ("trace.gdt.gz: record 12 (offset 1400): ...").
+Many Sim objects may live in one process; their replays run one at a time (the C API
+serialises them). The library is found at $GDSIM_LIBRARY, else where `make install` put
+it, else in the checkout's build/ directory, else on the loader's path. docs/PYTHON.md
+describes the whole interface."""
+import csv
+import ctypes
+import ctypes.util
+import json
+import os
+import tempfile
+
+__all__ = ["Sim", "Error", "keys", "version", "strerror", "STAGES", "OK", "EINVAL", "ENOMEM", "EIO", "EFORMAT",
+           "ECONFIG", "ESTATE", "EMODEL", "EINTERNAL"]
+
+OK, EINVAL, ENOMEM, EIO, EFORMAT, ECONFIG, ESTATE, EMODEL, EINTERNAL = 0, -1, -2, -3, -4, -5, -6, -7, -8
+OPTIONS_VERSION = 1
+
+
+class Error(Exception):
+    """A gdsim call failed: .code is the status (a negative gdsim.E* value), .message the
+    library's text naming what went wrong and where."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class _Progress(ctypes.Structure):
+    _fields_ = [("records_read", ctypes.c_uint64), ("kernels_done", ctypes.c_uint64),
+                ("ctas_done", ctypes.c_uint64), ("sim_time_ns", ctypes.c_uint64), ("wall_seconds", ctypes.c_double)]
+
+
+_PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(_Progress))
+
+
+class _Options(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint), ("progress", _PROGRESS_FN), ("progress_ctx", ctypes.c_void_p)]
+
+
+class _StageStats(ctypes.Structure):
+    _fields_ = [("kernels", ctypes.c_uint64), ("mean_ns", ctypes.c_double), ("p50_ns", ctypes.c_double),
+                ("p99_ns", ctypes.c_double), ("max_ns", ctypes.c_double)]
+
+
+def _candidates():
+    env = os.environ.get("GDSIM_LIBRARY")
+    if env:
+        yield env
+        return
+    here = os.path.dirname(os.path.realpath(__file__))
+    try:
+        from . import _libpath  # written by make install
+        yield _libpath.LIBRARY
+    except ImportError:
+        pass
+    yield os.path.join(here, "..", "..", "build", "libgdsim.so")  # a checkout: python/gdsim -> build/
+    found = ctypes.util.find_library("gdsim")
+    if found:
+        yield found
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            tried.append(path + " (missing)")
+            continue
+        try:
+            return ctypes.CDLL(path)
+        except OSError as e:
+            tried.append("%s (%s)" % (path, e))
+    raise ImportError("gdsim: libgdsim.so not found (set GDSIM_LIBRARY, run make, or make install); tried: " +
+                      ("; ".join(tried) or "nothing"))
+
+
+_lib = _load()
+_P = ctypes.c_void_p
+_S = ctypes.c_char_p
+for _name, _res, _args in [
+        ("gd_options_init", ctypes.c_int, [ctypes.POINTER(_Options), ctypes.c_uint]),
+        ("gd_sim_new", ctypes.c_int, [ctypes.POINTER(_P), ctypes.POINTER(_Options)]),
+        ("gd_sim_free", None, [_P]),
+        ("gd_sim_set", ctypes.c_int, [_P, _S, _S]),
+        ("gd_sim_get", ctypes.c_int, [ctypes.POINTER(_S), _P, _S]),
+        ("gd_sim_set_cta_log", ctypes.c_int, [_P, _S]),
+        ("gd_sim_set_meta_log", ctypes.c_int, [_P, _S]),
+        ("gd_sim_check_topology", ctypes.c_int, [_P, _S, _S]),
+        ("gd_sim_replay_file", ctypes.c_int, [_P, _S]),
+        ("gd_sim_stage_stats", ctypes.c_int, [ctypes.POINTER(_StageStats), _P, ctypes.c_int]),
+        ("gd_sim_write_kernels_csv", ctypes.c_int, [_P, _S]),
+        ("gd_sim_write_summary_json", ctypes.c_int, [_P, _S]),
+        ("gd_sim_write_summary_text", ctypes.c_int, [_P, _S]),
+        ("gd_sim_errmsg", _S, [_P]),
+        ("gd_strerror", _S, [ctypes.c_int]),
+        ("gd_version", _S, []),
+        ("gd_stage_name", _S, [ctypes.c_int]),
+        ("gd_config_key", ctypes.c_int, [ctypes.POINTER(_S)] * 4 + [ctypes.c_size_t])]:
+    _f = getattr(_lib, _name)
+    _f.restype = _res
+    _f.argtypes = _args
+
+
+def _b(s):
+    return os.fsencode(s) if isinstance(s, (str, bytes, os.PathLike)) else str(s).encode()
+
+
+def _t(b):
+    return b.decode("utf-8", "replace") if b is not None else None
+
+
+def _stage_names():
+    out = []
+    while _lib.gd_stage_name(len(out)) is not None:
+        out.append(_t(_lib.gd_stage_name(len(out))))
+    return tuple(out)
+
+
+# the stages of a kernel's launch, in order (enum gd_stage of gdsim.h)
+STAGES = _stage_names()
+
+
+def version():
+    """The library's version string, e.g. '0.1.0'."""
+    return _t(_lib.gd_version())
+
+
+def strerror(code):
+    """The library's text for a status code."""
+    return _t(_lib.gd_strerror(code))
+
+
+def keys():
+    """Every configuration key: a list of dicts with name, default (None where the device
+    preset gives it), doc and source (where the default comes from)."""
+    out = []
+    i = 0
+    while True:
+        v = [_S() for _ in range(4)]
+        if _lib.gd_config_key(*[ctypes.byref(x) for x in v], i) != OK:
+            return out
+        out.append(dict(zip(("name", "default", "doc", "source"), (_t(x.value) for x in v))))
+        i += 1
+
+
+def _value(v):
+    if isinstance(v, bool):
+        return "on" if v else "off"
+    return str(v)
+
+
+def _number(s):
+    try:
+        return int(s)
+    except ValueError:
+        pass
+    try:
+        return float(s)
+    except ValueError:
+        return s
+
+
+class Sim:
+    """A simulation handle: a configuration (the keys of `gdsim keys`) and the results of
+    its last replay.
+
+    config: a dict of KEY: VALUE (values as text, numbers, or True/False for on/off).
+    progress: a callable receiving a dict (records_read, kernels_done, ctas_done,
+    sim_time_ns, wall_seconds) about twice a second of wall time during a replay."""
+
+    def __init__(self, config=None, progress=None):
+        self._h = None
+        self._summary = None
+        opts = _Options()
+        _lib.gd_options_init(ctypes.byref(opts), OPTIONS_VERSION)
+        self._cb = None
+        if progress is not None:
+            def cb(_ctx, p):
+                c = p.contents
+                progress({f: getattr(c, f) for f, _ in _Progress._fields_})
+            self._cb = _PROGRESS_FN(cb)
+            opts.progress = self._cb
+        h = _P()
+        rc = _lib.gd_sim_new(ctypes.byref(h), ctypes.byref(opts))
+        if rc != OK:
+            raise Error(rc, "gd_sim_new: " + strerror(rc))
+        self._h = h
+        for k, v in (config or {}).items():
+            self.set(k, v)
+
+    # lifetime
+    def close(self):
+        """Free the handle (also done by `with` and when the object is collected)."""
+        if self._h is not None:
+            _lib.gd_sim_free(self._h)
+            self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def _handle(self):
+        if self._h is None:
+            raise Error(EINVAL, "gdsim.Sim: used after close()")
+        return self._h
+
+    def _check(self, rc):
+        if rc != OK:
+            raise Error(rc, _t(_lib.gd_sim_errmsg(self._h)) or strerror(rc))
+
+    # configuration
+    def set(self, key, value):
+        """Set a configuration key; an unknown key or bad value raises Error (ECONFIG)."""
+        self._check(_lib.gd_sim_set(self._handle(), _b(key), _b(_value(value))))
+
+    def get(self, key):
+        """A key's value as the next replay would use it, as text."""
+        out = _S()
+        self._check(_lib.gd_sim_get(ctypes.byref(out), self._handle(), _b(key)))
+        return _t(out.value)
+
+    def set_cta_log(self, path):
+        """Write one CSV row per CTA during the next replays to path (None: stop)."""
+        self._check(_lib.gd_sim_set_cta_log(self._handle(), None if path is None else _b(path)))
+
+    def set_meta_log(self, path):
+        """Write the meta-scheduler's event log during the next replays to path (None: stop)."""
+        self._check(_lib.gd_sim_set_meta_log(self._handle(), None if path is None else _b(path)))
+
+    # running
+    def replay(self, path):
+        """Replay a trace to completion; returns the summary (what summary() returns)."""
+        self._summary = None
+        self._check(_lib.gd_sim_replay_file(self._handle(), _b(path)))
+        return self.summary()
+
+    def check_topology(self, path):
+        """Check a pipeline topology: (valid, verdicts text). A file that cannot be read
+        or parsed raises Error."""
+        with tempfile.TemporaryDirectory(prefix="gdsim-py-") as d:
+            out = os.path.join(d, "verdicts.txt")
+            rc = _lib.gd_sim_check_topology(self._handle(), _b(path), _b(out))
+            if rc not in (OK, EMODEL):
+                self._check(rc)
+            with open(out, encoding="utf-8", errors="replace") as f:
+                return rc == OK, f.read()
+
+    # results of the last replay
+    def _written(self, fn, name):
+        with tempfile.TemporaryDirectory(prefix="gdsim-py-") as d:
+            out = os.path.join(d, name)
+            self._check(fn(self._handle(), _b(out)))
+            with open(out, encoding="utf-8", errors="replace") as f:
+                return f.read()
+
+    def summary(self):
+        """The last replay's summary JSON as a dict: gdsim_version, trace, config, summary
+        (kernels, ctas, sim_time_ns, mean_sm_occupancy_pct, ...), the blocks' objects and
+        stats (docs/MODEL.md). Raises Error (ESTATE) before any replay."""
+        if self._summary is None:
+            self._summary = json.loads(self._written(_lib.gd_sim_write_summary_json, "summary.json"))
+        return self._summary
+
+    def report(self):
+        """The last replay's text report (what `gdsim replay` prints)."""
+        return self._written(_lib.gd_sim_write_summary_text, "report.txt")
+
+    def kernels(self, frame=False, raw=False):
+        """The last replay's kernel table, one dict per kernel in dispatch order (the
+        columns of --kernels-csv). Numbers become int or float; raw=True keeps the text
+        (float64 holds about 16 digits: absolute times of converted captures, near 1.7e18
+        ns, keep them to about 0.25 us). frame=True gives a pandas DataFrame instead
+        (Error if pandas is not installed)."""
+        text = self._written(_lib.gd_sim_write_kernels_csv, "kernels.csv")
+        rows = list(csv.DictReader(text.splitlines()))
+        if not raw:
+            rows = [{k: _number(v) for k, v in r.items()} for r in rows]
+        if frame:
+            try:
+                import pandas
+            except ImportError:
+                raise Error(EINVAL, "gdsim.Sim.kernels(frame=True) needs pandas (Debian package python3-pandas)")
+            return pandas.DataFrame(rows)
+        return rows
+
+    def stages(self):
+        """Per stage of a kernel's launch (gdsim.STAGES), its duration over the last
+        replay's kernels: a dict of dicts (kernels, mean_ns, p50_ns, p99_ns, max_ns)."""
+        out = {}
+        for i, name in enumerate(STAGES):
+            s = _StageStats()
+            self._check(_lib.gd_sim_stage_stats(ctypes.byref(s), self._handle(), i))
+            out[name] = {f: getattr(s, f) for f, _ in _StageStats._fields_}
+        return out

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""The Python binding (python/gdsim, ctypes) against the library of BUILD_DIR: every
+result equals what the CLI gives for the same trace (summary JSON, kernel table, text
+report, keys), errors are gdsim.Error with the library's code and message, several
+Sim objects live in one process and each replays the same way twice.
+Usage: python3 tb/test_python.py BUILD_DIR (a sanitizer build reruns itself with the
+sanitizer's runtime preloaded, so the binding is checked under ASan/UBSan too)."""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+B = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build"))
+GD = os.path.join(B, "gdsim")
+SAMPLE = os.path.join(ROOT, "traces", "sample.gdt.gz")
+
+RUNTIME = {"asan": "libasan.so", "ubsan": "libubsan.so"}.get(os.path.basename(B))
+if RUNTIME and "GDSIM_TEST_PRELOADED" not in os.environ:
+    lib = subprocess.run(["gcc", "-print-file-name=" + RUNTIME], capture_output=True, text=True).stdout.strip()
+    env = dict(os.environ, LD_PRELOAD=lib, GDSIM_TEST_PRELOADED="1", ASAN_OPTIONS="detect_leaks=0")
+    sys.exit(subprocess.run([sys.executable] + sys.argv, env=env).returncode)
+
+os.environ["GDSIM_LIBRARY"] = os.path.join(B, "libgdsim.so")
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import gdsim  # noqa: E402
+
+
+def cli(*args):
+    r = subprocess.run([GD] + list(args), capture_output=True, text=True)
+    assert r.returncode == 0, (args, r.stderr)
+    return r.stdout
+
+
+def expect_error(code, text, fn, *args):
+    try:
+        fn(*args)
+    except gdsim.Error as e:
+        assert e.code == code, (e.code, code, e.message)
+        assert text in e.message, (text, e.message)
+        assert str(e) == e.message
+        return e
+    raise AssertionError("no gdsim.Error from %s%r" % (fn.__name__, args))
+
+
+T = tempfile.mkdtemp(prefix="gdsim-pytest-")
+
+# the library's identity and keys are the CLI's
+assert cli("--version").split()[1] == gdsim.version(), gdsim.version()
+names = [line.split(" = ")[0] for line in cli("keys").splitlines() if line and not line.startswith(" ")]
+ks = gdsim.keys()
+assert [k["name"] for k in ks] == names, "keys differ from gdsim keys"
+pol = [k for k in ks if k["name"] == "meta.policy"][0]
+assert pol["default"] == "topology" and "Meta-scheduler" in pol["doc"] and pol["source"], pol
+assert [k for k in ks if k["name"] == "gpu.name"][0]["default"] is None  # from the preset
+assert gdsim.STAGES[0] == "fetch" and gdsim.STAGES[-1] == "launch_latency" and len(gdsim.STAGES) == 8
+assert gdsim.strerror(gdsim.EFORMAT)
+
+# one replay: every output equals the CLI's
+report = cli("replay", SAMPLE, "--no-progress", "--summary-json", os.path.join(T, "s.json"),
+             "--kernels-csv", os.path.join(T, "k.csv"))
+with gdsim.Sim() as sim:
+    expect_error(gdsim.ESTATE, "no replay", sim.summary)
+    s = sim.replay(SAMPLE)
+    assert s == json.load(open(os.path.join(T, "s.json"))), "summary differs from the CLI's"
+    assert s is sim.summary()
+    assert (s["summary"]["kernels"], s["summary"]["ctas"]) == (40, 40000), s["summary"]
+    raw = sim.kernels(raw=True)
+    assert raw == list(csv.DictReader(open(os.path.join(T, "k.csv")))), "kernel table differs from the CLI's"
+    k = sim.kernels()
+    assert len(k) == 40 and k[0]["kernel_index"] == 0 and isinstance(k[0]["grid_ctas"], int)
+    assert k[0]["first_cta_ns"] == float(raw[0]["first_cta_ns"]) and isinstance(k[0]["name"], str)
+    assert sim.report() == report, "text report differs from the CLI's"
+    st = sim.stages()
+    assert list(st) == list(gdsim.STAGES) and st["fetch"]["kernels"] == 40, st["fetch"]
+    lat = sum(r["first_cta_ns"] - r["submit_ns"] for r in k) / len(k)
+    assert abs(st["launch_latency"]["mean_ns"] - lat) < 1e-3 * lat, (st["launch_latency"], lat)
+    try:
+        import pandas  # noqa: F401
+        assert len(sim.kernels(frame=True)) == 40
+    except ImportError:
+        expect_error(gdsim.EINVAL, "needs pandas", sim.kernels, True)
+
+# configuration, errors
+sim = gdsim.Sim({"gpu.preset": "h100", "meta.debug": True, "cwd.max_resident_kernels": 4})
+assert sim.get("meta.debug") == "on" and sim.get("cwd.max_resident_kernels") == "4" and sim.get("sm.regs") == "65536"
+expect_error(gdsim.ECONFIG, "unknown configuration key 'no.such'", sim.set, "no.such", 1)
+expect_error(gdsim.ECONFIG, "meta.policy", sim.set, "meta.policy", "fastest")
+expect_error(gdsim.EIO, os.path.join(T, "none.gdt") + ": cannot open", sim.replay, os.path.join(T, "none.gdt"))
+bad = os.path.join(T, "bad.gdt")
+with open(bad, "wb") as f:
+    f.write(b"not a trace at all, not even gzip")
+expect_error(gdsim.EFORMAT, bad, sim.replay, bad)
+ok, text = sim.check_topology(os.path.join(ROOT, "traces", "topologies", "fig1.topo"))
+assert ok and "valid: 3 kernels, 4 buffers" in text, text
+ok, text = sim.check_topology(os.path.join(ROOT, "tb", "data", "topologies", "starved.topo"))
+assert not ok and "kernel L: starved:" in text, text
+expect_error(gdsim.EIO, "none.topo", sim.check_topology, os.path.join(T, "none.topo"))
+sim.close()
+sim.close()  # twice is fine
+expect_error(gdsim.EINVAL, "after close", sim.replay, SAMPLE)
+
+# several simulations in one process, interleaved: each gives the same results twice,
+# and a different configuration gives its own
+a = gdsim.Sim()
+b = gdsim.Sim({"gpu.preset": "h100", "gpu.gpcs": 1, "gpu.sms_per_gpc": 8})
+calls = []
+c = gdsim.Sim(progress=calls.append)
+ra1, rb1, rc1 = a.replay(SAMPLE), b.replay(SAMPLE), c.replay(SAMPLE)
+ka1 = a.kernels()
+ra2, rb2 = a.replay(SAMPLE), b.replay(SAMPLE)
+assert ra1 == ra2 and rb1 == rb2 and ra1 == rc1 and ka1 == a.kernels()
+assert rb1["summary"]["sim_time_ns"] > ra1["summary"]["sim_time_ns"], (rb1["summary"], ra1["summary"])
+assert all(set(p) == {"records_read", "kernels_done", "ctas_done", "sim_time_ns", "wall_seconds"} for p in calls)
+for x in (a, b, c):
+    x.close()
+
+# a CTA log and a meta log through the binding
+with gdsim.Sim() as sim:
+    sim.set_cta_log(os.path.join(T, "cta.csv"))
+    sim.replay(SAMPLE)
+    sim.set_cta_log(None)
+    rows = open(os.path.join(T, "cta.csv")).read().splitlines()
+    assert rows[0].startswith("kernel_index,cta_id,") and len(rows) == 40001, len(rows)
+
+print("python binding: keys, summary, kernel table, report and stages equal the CLI's; errors; "
+      "several simulations in one process: ok")
