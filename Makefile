@@ -30,7 +30,9 @@ endif
 CC := gcc
 CXX := g++
 WARN := -Wall -Wextra -Werror
-OPT ?= -O2 -g -flto=auto
+# fat LTO objects: libgdsim.a also holds ordinary code, so a program links it without
+# the compiler's LTO plugin (or with another compiler)
+OPT ?= -O2 -g -flto=auto -ffat-lto-objects
 # model/ holds one folder per hardware block plus base/ (DESIGN.md layout); every
 # folder is on the include path, so a new block is found by adding its folder.
 MODEL_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard model/*/*.h model/*/*.hpp model/*/*.c model/*/*.cpp))))
@@ -68,8 +70,12 @@ $(LIB_A): $(OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+# the soname changes with the major version (the ABI of include/gdsim.h)
+SO_MAJOR := $(shell sed -n 's/^\#define GD_VERSION_MAJOR \([0-9]*\)/\1/p' include/gdsim.h)
+SO_VERSION := $(shell sed -n 's/^\#define GD_VERSION_STRING "\(.*\)"/\1/p' include/gdsim.h)
 $(LIB_SO): $(OBJ)
-	$(CXX) -shared $(SANFLAGS) -o $@ $^ $(LIBS)
+	$(CXX) -shared $(SANFLAGS) -Wl,-soname,libgdsim.so.$(SO_MAJOR) -o $@ $^ $(LIBS)
+	ln -sf libgdsim.so $(BUILD)/libgdsim.so.$(SO_MAJOR)
 
 $(CLI): cli/gdsim.c $(LIB_A) include/gdsim.h
 	@mkdir -p $(dir $@)
@@ -141,7 +147,9 @@ PY_DIR = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_path("purel
 install: all
 	install -d $(PREFIX)/lib $(PREFIX)/include $(PREFIX)/bin $(PREFIX)/lib/pkgconfig
 	install -m 644 $(LIB_A) $(PREFIX)/lib/libgdsim.a
-	install -m 755 $(LIB_SO) $(PREFIX)/lib/libgdsim.so
+	install -m 755 $(LIB_SO) $(PREFIX)/lib/libgdsim.so.$(SO_VERSION)
+	ln -sf libgdsim.so.$(SO_VERSION) $(PREFIX)/lib/libgdsim.so.$(SO_MAJOR)
+	ln -sf libgdsim.so.$(SO_MAJOR) $(PREFIX)/lib/libgdsim.so
 	install -m 644 include/gdsim.h $(PREFIX)/include/gdsim.h
 	install -m 755 $(CLI) $(PREFIX)/bin/gdsim
 	sed -e 's|@PREFIX@|$(abspath $(PREFIX))|g' -e 's|@VERSION@|$(shell sed -n 's/^#define GD_VERSION_STRING "\(.*\)"/\1/p' include/gdsim.h)|g' \

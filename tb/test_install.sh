@@ -39,6 +39,15 @@ out=$(cd "$T" && ./three sample.gdt.gz) || fail "running: $out"
 echo "$out" | grep -q "identical three times" || fail "$out"
 "$T/prefix/bin/gdsim" --version | grep -q "gdsim 0.1.0" || fail "installed CLI"
 echo "install: $out"
+# the shared library has a soname that changes with the major version; the program
+# above needs it by that name
+readelf -d "$T/prefix/lib/libgdsim.so" | grep -q "SONAME.*\[libgdsim.so.0\]" || fail "no soname libgdsim.so.0"
+readelf -d "$T/three" | grep -q "NEEDED.*\[libgdsim.so.0\]" || fail "the program does not need libgdsim.so.0"
+# the static library links without the compiler's LTO plugin (fat LTO objects)
+(cd "$T" && cc -std=c99 -fno-lto -fno-use-linker-plugin three.c -o three_static -I prefix/include prefix/lib/libgdsim.a \
+    -lsystemc -lz -lstdc++ -lm -lpthread) || fail "linking libgdsim.a without the LTO plugin"
+out=$(cd "$T" && ./three_static sample.gdt.gz) || fail "running the static program: $out"
+echo "static library without the LTO plugin: $out"
 
 # The Python package and the trace scripts from the installed copy alone: outside the
 # repository, the package found through PYTHONPATH and the library where make install

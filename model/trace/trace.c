@@ -543,7 +543,7 @@ static int fit_device(const gd_sm_limits *l, gd_kernel_desc *kd, const char *nam
     gd_cta_shape shape = {k.threads_per_cta, k.regs_per_thread, (uint32_t)smem};
     gd_err oerr;
     if (gd_occupancy_compute(&k.occ, l, &shape, l->smem_per_cta_optin, &oerr))
-        return snprintf(why, n, "kernel '%s': %s", name, oerr.msg), -1;
+        return snprintf(why, n, "kernel '%s': %.400s", name, oerr.msg), -1;  /* the occupancy rule's text is short */
     if (k.occ.max_ctas == 0)
         return snprintf(why, n, "kernel '%s' cannot run on this device: no CTA fits in an SM (limited by %s)", name,
                         gd_limiter_name(k.occ.limiter)), -1;
