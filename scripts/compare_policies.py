@@ -101,12 +101,12 @@ def buffer_kib(text, names):
         if len(w) < 2 or w[0] != "buffer" or w[1] not in names:
             continue
         f = dict(x.split("=", 1) for x in w[2:] if "=" in x)
-        n = int(f["length"]) if "length" in f else eval_dims(f.get("dims", "0x0"))
+        n = int(f["length"]) if "length" in f else dims_entries(f.get("dims", "0x0"))
         total += n * int(f.get("width", "0"))
     return total / 1024.0
 
 
-def eval_dims(d):
+def dims_entries(d):
     a, b = d.split("x", 1)
     return int(a) * int(b)
 
