@@ -51,6 +51,9 @@ TESTS_C := $(wildcard tb/test_*.c)
 TESTS_CXX := $(wildcard tb/tb_*.cpp)
 TEST_BINS := $(TESTS_C:tb/%.c=$(BUILD)/tb/%) $(TESTS_CXX:tb/%.cpp=$(BUILD)/tb/%)
 
+# the example virtual platform with gdsim::gpu in it (tb/vp/, run by tb/test_vp.sh)
+VP_BINS := $(BUILD)/tb/vp_example $(BUILD)/tb/vp_replay $(BUILD)/tb/vp_coexist
+
 LIB_SO := $(BUILD)/libgdsim.so
 LIB_A := $(BUILD)/libgdsim.a
 CLI := $(BUILD)/gdsim
@@ -91,6 +94,10 @@ $(BUILD)/tb/tb_%: tb/tb_%.cpp tb/tb_util.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -Itb $< -o $@ $(LIB_A) $(CHECK_LIBS) $(LIBS)
 
+$(BUILD)/tb/vp_%: tb/vp/vp_%.cpp tb/vp/platform.hpp tb/vp/driver.hpp include/gdsim/gpu.hpp $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -Itb/vp $< -o $@ $(LIB_A) $(LIBS)
+
 $(BUILD)/gen_config_doc: tb/gen_config_doc.c $(LIB_A)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ -Wl,-u,sc_main $(LIB_A) $(LIBS)
 
@@ -102,9 +109,10 @@ check-header:
 	@mkdir -p $(BUILD)
 	$(CC) -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -x c include/gdsim.h
 	$(CXX) -std=c++11 -Wall -Wextra -pedantic -Werror -fsyntax-only -x c++ include/gdsim.h
+	$(CXX) -std=c++17 -Wall -Wextra -pedantic -Werror -fsyntax-only -Iinclude -x c++ include/gdsim/gpu.hpp
 
 check: deps
-	@$(MAKE) --no-print-directory all $(TEST_BINS) $(BUILD)/gen_config_doc
+	@$(MAKE) --no-print-directory all $(TEST_BINS) $(VP_BINS) $(BUILD)/gen_config_doc
 	@$(MAKE) --no-print-directory check-header
 	@scripts/run_tests.sh $(BUILD) $(TEST_BINS)
 
@@ -150,7 +158,9 @@ install: all
 	install -m 755 $(LIB_SO) $(PREFIX)/lib/libgdsim.so.$(SO_VERSION)
 	ln -sf libgdsim.so.$(SO_VERSION) $(PREFIX)/lib/libgdsim.so.$(SO_MAJOR)
 	ln -sf libgdsim.so.$(SO_MAJOR) $(PREFIX)/lib/libgdsim.so
+	install -d $(PREFIX)/include/gdsim
 	install -m 644 include/gdsim.h $(PREFIX)/include/gdsim.h
+	install -m 644 include/gdsim/gpu.hpp $(PREFIX)/include/gdsim/gpu.hpp
 	install -m 755 $(CLI) $(PREFIX)/bin/gdsim
 	sed -e 's|@PREFIX@|$(abspath $(PREFIX))|g' -e 's|@VERSION@|$(shell sed -n 's/^#define GD_VERSION_STRING "\(.*\)"/\1/p' include/gdsim.h)|g' \
 	    gdsim.pc.in > $(PREFIX)/lib/pkgconfig/gdsim.pc

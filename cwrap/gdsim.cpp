@@ -25,6 +25,7 @@
 #include "stats.h"
 #include "summary.h"
 #include "trace.h"
+#include "trace_source.hpp"
 
 // libsystemc refers to sc_main; a C program linking only gdsim has none. This weak
 // definition satisfies the linker and lets a SystemC program bring its own.
@@ -69,9 +70,15 @@ int fail(gd_sim *s, int code, const char *fmt, const char *a)
 }
 
 // A SystemC context for one replay. The old context is deleted only after every
-// module in it (DESIGN.md: SystemC facts).
+// module in it (DESIGN.md: SystemC facts). A program with a SystemC simulation of its
+// own keeps it: its context, the report actions and the model's time scale are put
+// back afterwards (a replay inside a running simulation is refused: foreign_running).
 struct sc_context_guard {
-    sc_core::sc_simcontext *ctx;
+    sc_core::sc_simcontext *ctx, *prev_curr, *prev_default;
+    sc_core::sc_actions prev_actions[4];
+    gd::time_scale prev_scale;
+    static constexpr sc_core::sc_severity severities[4] = {sc_core::SC_INFO, sc_core::SC_WARNING, sc_core::SC_ERROR,
+                                                            sc_core::SC_FATAL};
     sc_context_guard()
     {
         static bool env_done = false;
@@ -80,20 +87,33 @@ struct sc_context_guard {
             setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
             env_done = true;
         }
+        prev_curr = sc_core::sc_curr_simcontext;
+        prev_default = sc_core::sc_default_global_context;
+        prev_scale = gd::g_time_scale;
+        gd::g_time_scale = gd::time_scale();
         ctx = new sc_core::sc_simcontext;
         sc_core::sc_curr_simcontext = ctx;
         sc_core::sc_default_global_context = ctx;
-        sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-        sc_core::sc_report_handler::set_actions(sc_core::SC_WARNING, sc_core::SC_DO_NOTHING);
-        sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, sc_core::SC_THROW);
-        sc_core::sc_report_handler::set_actions(sc_core::SC_FATAL, sc_core::SC_THROW);
+        static const sc_core::sc_actions mine[4] = {sc_core::SC_DO_NOTHING, sc_core::SC_DO_NOTHING, sc_core::SC_THROW,
+                                                    sc_core::SC_THROW};
+        for (int i = 0; i < 4; i++)
+            prev_actions[i] = sc_core::sc_report_handler::set_actions(severities[i], mine[i]);
         sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
     }
     ~sc_context_guard()
     {
         delete ctx;
-        sc_core::sc_curr_simcontext = nullptr;
-        sc_core::sc_default_global_context = nullptr;
+        sc_core::sc_curr_simcontext = prev_curr;
+        sc_core::sc_default_global_context = prev_default;
+        for (int i = 0; i < 4; i++)
+            sc_core::sc_report_handler::set_actions(severities[i], prev_actions[i]);
+        gd::g_time_scale = prev_scale;
+    }
+    // A simulation of the calling program has started and not ended (a replay called
+    // from one of its processes, or between its sc_start calls).
+    static bool foreign_running()
+    {
+        return sc_core::sc_curr_simcontext && sc_core::sc_is_running(sc_core::sc_curr_simcontext);
     }
 };
 
@@ -149,18 +169,23 @@ int replay(gd_sim *s, const char *path)
             meta_log_bad = true;
     }
 
-    gd::host_env env;
-    env.reader = reader;
+    gd::device_env env;
     env.cta_log = cta_log.f ? &cta_log : nullptr;
     env.meta_log = meta_log;
-    env.pool = &s->pool;
     env.report = &s->report;
     env.err = &s->err;
+    env.source = gd_trace_path(reader);
     env.progress.fn = s->opts.progress;
     env.progress.ctx = s->opts.progress_ctx;
     env.progress.records_read = [](const void *r) { return gd_trace_records_read((const gd_trace_reader *)r); };
     env.progress.records_src = reader;
     env.progress.kernels_done = &s->report.kernels;
+    gd::host_env host_env;
+    host_env.reader = reader;
+    host_env.pool = &s->pool;
+    host_env.report = &s->report;
+    host_env.err = &s->err;
+    host_env.progress = &env.progress;
 
     uint64_t packets = 0, stalls = 0, queues = 0, peak = 0, outstanding = 0, dispatches = 0;
     bool finished = false;
@@ -168,31 +193,34 @@ int replay(gd_sim *s, const char *path)
     {
         sc_context_guard ctx;
         gd::gpu_top *top = nullptr;
+        gd::trace_source *host = nullptr;
         try {
+            host = new gd::trace_source("host", host_env, std::string(s->cfg.pp_condensed_overlap) == "on",
+                                        s->cfg.cs_physical_queues);
             top = new gd::gpu_top("gpu", s->cfg, env, &s->stats);
+            host->doorbell_out.bind(top->pp.doorbell_in);
+            top->pp.space_out.bind(host->space_in);
             // the kernel table's stage durations come after the blocks' sections
             if (gd_report_register_stats(&s->report, &s->stats)) {
                 gd_err_set(&s->err, GD_ENOMEM, "out of memory");
                 throw std::bad_alloc();
             }
             sc_core::sc_start();
-            top->cwd.flush();  // the GPCs retire what they still hold (statistics count every CTA)
-            top->cs.finish();  // the scheduler's time accounts
-            top->finish();     // the SMs' energy, the last power windows
+            top->finish();  // what the blocks still hold, their time accounts, the SMs' energy
             if (gd_report_register_vids(&s->report, &s->stats)) {
                 gd_err_set(&s->err, GD_ENOMEM, "out of memory");
                 throw std::bad_alloc();
             }
-            env.progress.tick(sc_core::sc_time_stamp().value(), true);  // a final report
+            env.progress.tick(gd::now_ps(), true);  // a final report
             packets = top->pp.packets();
             stalls = top->pp.host_stalls();
             queues = top->pp.queues_used();
             outstanding = top->pp.outstanding();
             stuck = top->pp.stuck();
             peak = top->cwd.peak_resident_kernels();
-            finished = top->host.finished();
+            finished = host->finished();
             meta_log_bad |= top->meta.log_failed();
-            dispatches = top->host.dispatches();
+            dispatches = host->dispatches();
             gd_stats_freeze(&s->stats);
         } catch (const std::exception &e) {
             if (s->err.code == GD_OK)
@@ -203,6 +231,7 @@ int replay(gd_sim *s, const char *path)
         }
         gd_stats_freeze(&s->stats);
         delete top;
+        delete host;
     }
     s->records = gd_trace_records_read(reader);
     gd_trace_close_reader(reader);
@@ -471,6 +500,11 @@ int gd_sim_replay_file(gd_sim *sim, const char *trace_path)
     gd_err_clear(&sim->err);
     if (!trace_path)
         return fail(sim, GD_EINVAL, "%s", "gd_sim_replay_file: trace_path is NULL");
+    if (sc_context_guard::foreign_running())  // refused before anything changes: earlier results are kept
+        return gd_err_set(&sim->err, GD_ESTATE, "%s: cannot replay while the calling program's SystemC simulation "
+                          "is running (it has started and not ended): a replay runs a simulation of its own; "
+                          "replay before sc_start or after the simulation ends, or put the GPU in the platform as "
+                          "a gdsim::gpu module (include/gdsim/gpu.hpp)", trace_path);
     try {
         std::lock_guard<std::mutex> lock(g_replay_lock);
         clear_results(sim);

@@ -17,6 +17,12 @@
  *     are safe, but they do not run in parallel. Use processes for parallel sweeps;
  *   - a handle can replay several traces one after another (gd_sim_replay_file
  *     resets the previous results); configuration set with gd_sim_set persists;
+ *   - a replay runs in a SystemC simulation context of its own: in a program with
+ *     a SystemC simulation of its own, a replay before sc_start (or after that
+ *     simulation ended) leaves the program's context, time and report settings as
+ *     they were; while the program's simulation is running it is refused with
+ *     GD_ESTATE (earlier results kept). To put the GPU in a SystemC platform, use
+ *     the gdsim::gpu module (gdsim/gpu.hpp, docs/VP.md);
  *   - strings returned by the library stay valid until the next call on the same
  *     handle (gd_sim_errmsg) or forever (gd_strerror, gd_version).
  *   - no C++ exception ever leaves the library.

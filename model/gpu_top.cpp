@@ -6,13 +6,12 @@
 
 namespace gd {
 
-gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, host_env &env, gd_stats *stats)
+gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, device_env &env, gd_stats *stats)
     : sc_module(name),
-      host("host", env, stats, std::string(cfg.pp_condensed_overlap) == "on", cfg.cs_physical_queues),
       pp("pp", cfg, env.report, stats),
       rsb("rsb", cfg),
       cs("command_scheduler", cfg, stats),
-      meta("meta_scheduler", cfg, stats, env.meta_log, env.err, env.reader ? gd_trace_path(env.reader) : nullptr),
+      meta("meta_scheduler", cfg, stats, env.meta_log, env.err, env.source),
       cwd("gpu2gpc", cfg, stats, &env.progress, env.err),
       selector("module_selector", cfg, stats)
 {
@@ -22,8 +21,6 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, host_env &e
     if (!time_layout_ok())
         SC_REPORT_FATAL("gdsim", "sc_time layout differs from the one gdsim was built for");
     env.progress.ctas_done = cwd.ctas_done_counter();
-    host.doorbell_out.bind(pp.doorbell_in);
-    pp.space_out.bind(host.space_in);
     pp.rsb_out.bind(rsb.pp_in);
     pp.dispatch_out.bind(cs.pp_in);
     cs.cwd_out.bind(meta.cs_in);
@@ -52,6 +49,8 @@ gpu_top::~gpu_top() { gd_power_free(&power); }
 
 void gpu_top::finish()
 {
+    cwd.flush();  // the GPCs retire what they still hold (statistics count every CTA)
+    cs.finish();  // the scheduler's time accounts
     for (auto &m : sms)
         m->finish();
     if (power.nsm)

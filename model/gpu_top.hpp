@@ -1,12 +1,15 @@
 // gpu_top.hpp - the top-level module: builds the blocks from a resolved
 // configuration and wires them with TLM-2.0 sockets:
 //
-//   trace_source --doorbell--> packet_processor --dispatch--> command_scheduler --dispatch--> meta_scheduler --dispatch--> gpu2gpc --gpc_out[g]--> gpc2sm[g] --sm_out[i]--> sm[..]
-//   trace_source <--space----- packet_processor <--done------ command_scheduler <--done------ meta_scheduler <--done------ gpu2gpc
+//   host --doorbell--> packet_processor --dispatch--> command_scheduler --dispatch--> meta_scheduler --dispatch--> gpu2gpc --gpc_out[g]--> gpc2sm[g] --sm_out[i]--> sm[..]
+//   host <--space----- packet_processor <--done------ command_scheduler <--done------ meta_scheduler <--done------ gpu2gpc
 //                                 | rsb_out
 //                                 v pp_in
 //                          reference_state_buffer
 //
+// The host is not part of the GPU: whoever builds gpu_top binds a host to the packet
+// processor's doorbell_in / space_out (the C API's replay: trace_source, reading a
+// trace file; gdsim::gpu: hw_queues, reading AQL queues in a platform's memory).
 // Each block lives in its own folder (model/BLOCK/); inserting a block between two
 // others changes only this wiring.
 #ifndef GD_GPU_TOP_HPP
@@ -25,15 +28,27 @@
 #include "packet_processor.hpp"
 #include "reference_state_buffer.hpp"
 #include "sm.hpp"
-#include "trace_source.hpp"
+#include "progress.hpp"
+#include "report.h"
+
+struct gd_cta_log;
 
 namespace gd {
 
+// What the device's blocks need from whoever builds them.
+struct device_env {
+    gd_report *report = nullptr;           // the kernel table
+    gd_err *err = nullptr;                 // first error of the run
+    struct gd_cta_log *cta_log = nullptr;  // --cta-log (for the GPC2SM distributors), or null
+    std::FILE *meta_log = nullptr;         // --meta-log (for the meta-scheduler), or null
+    const char *source = nullptr;          // where the packets come from (a trace's path), for messages, or null
+    progress_meter progress;
+};
+
 class gpu_top : public sc_core::sc_module {
 public:
-    gpu_top(sc_core::sc_module_name name, const gd_config &cfg, host_env &env, gd_stats *stats);
+    gpu_top(sc_core::sc_module_name name, const gd_config &cfg, device_env &env, gd_stats *stats);
 
-    trace_source host;
     packet_processor pp;
     reference_state_buffer rsb;
     command_scheduler cs;
@@ -44,7 +59,8 @@ public:
     std::vector<std::unique_ptr<sm>> sms;
     gd_power_windows power;  // power.window_ns: the SMs' power over time (power.n == 0: off)
     ~gpu_top() override;
-    // After the run: the SMs' energy, the last power windows.
+    // After the run: the GPCs retire what they still hold, the command scheduler closes
+    // its time accounts, the SMs' energy and the last power windows.
     void finish();
 };
 

@@ -332,14 +332,14 @@ struct stub_host : sc_module {
     tlm_utils::simple_initiator_socket<stub_host> doorbell_out{"doorbell_out"};
     tlm_utils::simple_target_socket<stub_host> space_in{"space_in"};
     gd::channel ch;
-    int spaces = 0;
+    int spaces = 0, completed = 0;
     explicit stub_host(sc_module_name n) : sc_module(n)
     {
         space_in.register_b_transport(this, &stub_host::on_space);
     }
     void on_space(tlm::tlm_generic_payload &p, sc_time &)
     {
-        spaces++;
+        (gd::msg_of(p).code == gd::op::packet_completed ? completed : spaces)++;
         p.set_response_status(tlm::TLM_OK_RESPONSE);
     }
     bool submit(gd_kernel_run *r)
@@ -441,6 +441,7 @@ START_TEST(packet_processor_orders_and_barriers)
     sc_start();
     ck_assert(drv.accepted[0] && drv.accepted[1] && !drv.accepted[2] && drv.accepted[3]);
     ck_assert_int_eq(host.spaces, 1); // told when A left q0
+    ck_assert_int_eq(host.completed, 3); // A, D, B completed
     ck_assert_uint_eq(cwd.got.size(), 3);
     // A: fetched 100, decoded 110 (q0 decodes first), dispatched 110.
     ck_assert_ptr_eq(cwd.got[0].second, seen[0]);

@@ -137,6 +137,12 @@ static const key_def KEYS[] = {
     {"pp.completion_cycles", T_UINT, OFF(pp_completion_cycles), 0, 100000000, 0, NULL, NULL,
      "Packet processor: from a kernel's last CTA retiring to its completion being signalled "
      "(release fence, completion signal, barrier-bit waiters released).", "preset"},
+    {"vp.queues", T_UINT, OFF(vp_queues), 1, 63, 0, NULL, "8",
+     "Hardware queues in the register block of a GPU embedded in a virtual platform (gdsim::gpu, "
+     "docs/VP.md): each has a ring base, size, doorbell, read index and enable register. Trace "
+     "replays do not use it.",
+     "gdsim: a register block of 8 queues (0x300 bytes); at most 63, one interrupt-cause bit each "
+     "(bit 63 is the error cause)"},
     {"pp.queue_packets", T_UINT, OFF(pp_queue_packets), 1, 1u << 24, 0, NULL, "1024",
      "Packets each hardware queue holds. A submit to a full queue waits (the host blocks) until "
      "the packet processor has taken a packet; such waits are counted as host_stalls.",

@@ -56,6 +56,7 @@ typedef struct gd_config {
     uint32_t pp_decode_cycles;
     uint32_t pp_completion_cycles;
     uint32_t pp_queue_packets;
+    uint32_t vp_queues;                    /* gdsim::gpu: hardware queues in its register block */
     uint32_t pp_barrier_cycles;
     uint32_t pp_command_launch_cycles;
     uint32_t rsb_entries;

@@ -88,8 +88,50 @@ inline msg &msg_of(tlm::tlm_generic_payload &p)
     return *m;
 }
 
-// Simulated time <-> picoseconds (the kernel's time resolution is 1 ps).
-inline gd_time_ps now_ps() { return sc_core::sc_time_stamp().value(); }
+// Simulated time <-> picoseconds. The model counts time in picoseconds; SystemC
+// counts it in units of the context's time resolution. gdsim's own replays run at
+// 1 ps (the scale is 1:1 and the conversions are copies); a platform that embeds the
+// GPU (gdsim::gpu) may use any resolution: its constructor sets the scale from
+// sc_get_time_resolution() and checks that every latency of the configuration is a
+// whole number of resolution units. A time that is not (a value computed at run
+// time) is rounded up, so an event never fires before its time, and counted.
+struct time_scale {
+    bool on = false;        // the resolution is not 1 ps
+    uint64_t mul = 1;       // SystemC units = ps * mul / div
+    uint64_t div = 1;
+    uint64_t inexact = 0;   // conversions rounded up since the scale was set
+};
+inline time_scale g_time_scale;
+
+[[gnu::cold, gnu::noinline]] inline sc_core::sc_time::value_type scaled_value(gd_time_ps ps)
+{
+    time_scale &s = g_time_scale;
+    if (s.div > 1) {
+        uint64_t q = ps / s.div, r = ps % s.div;
+        if (r) {
+            s.inexact++;
+            q++;
+        }
+        return q;
+    }
+    return ps * s.mul;
+}
+[[gnu::cold, gnu::noinline]] inline gd_time_ps scaled_ps(sc_core::sc_time::value_type v)
+{
+    const time_scale &s = g_time_scale;
+    if (s.div > 1)  // saturates far beyond any simulated time (years), never wraps
+        return v > (UINT64_MAX >> 2) / s.div ? (UINT64_MAX >> 2) : v * s.div;
+    return v / s.mul;
+}
+
+// A SystemC time (a delay, a time stamp) in picoseconds.
+inline gd_time_ps ps_of(const sc_core::sc_time &t)
+{
+    if (__builtin_expect(g_time_scale.on, 0))
+        return scaled_ps(t.value());
+    return t.value();
+}
+inline gd_time_ps now_ps() { return ps_of(sc_core::sc_time_stamp()); }
 
 // sc_time from a picosecond count. sc_time::from_value is an out-of-line library
 // call that showed up at 3 % of a replay's instructions; sc_time holds nothing but
@@ -100,14 +142,16 @@ static_assert(sizeof(sc_core::sc_time) == sizeof(sc_core::sc_time::value_type),
 inline sc_core::sc_time ps_time(gd_time_ps ps)
 {
     sc_core::sc_time t;
-    sc_core::sc_time::value_type v = ps;
+    sc_core::sc_time::value_type v = __builtin_expect(g_time_scale.on, 0) ? scaled_value(ps) : ps;
     std::memcpy(static_cast<void *>(&t), &v, sizeof v);
     return t;
 }
 inline bool time_layout_ok()
 {
-    return ps_time(123456789).value() == 123456789 &&
-           ps_time(987654321) == sc_core::sc_time::from_value(987654321);
+    sc_core::sc_time t;
+    sc_core::sc_time::value_type v = 123456789;
+    std::memcpy(static_cast<void *>(&t), &v, sizeof v);
+    return t.value() == 123456789 && t == sc_core::sc_time::from_value(123456789);
 }
 
 }  // namespace gd

@@ -245,7 +245,7 @@ uint32_t gpu2gpc::select_picks(gd_time_ps now, gd_time_ps t, gd_kernel_run *k, u
         b.first = placed == 0;
         sc_core::sc_time d = ps_time(t - now);
         select_ch_.call(select_out, op::select_pick, &b, d);
-        select_ps_ += d.value() - (t - now);
+        select_ps_ += ps_of(d) - (t - now);
         if (b.sm < 0)
             break;
         uint32_t s = (uint32_t)b.sm;
@@ -835,7 +835,7 @@ void gpu2gpc::run()
     }
     gd_time_ps limit = GD_TIME_NEVER;
     if (sc_core::sc_pending_activity_at_future_time())
-        limit = now + sc_core::sc_time_to_pending_activity().value();
+        limit = now + ps_of(sc_core::sc_time_to_pending_activity());
     advance(now, limit, false);
     schedule(now);
 }
@@ -848,7 +848,7 @@ void gpu2gpc::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
         return;
     }
     auto *b = static_cast<dispatch_body *>(m.body);
-    gd_time_ps now = now_ps(), t = now + delay.value();
+    gd_time_ps now = now_ps(), t = now + ps_of(delay);
     advance(now, t, true);  // events up to and including t come first
     if (resident_ >= max_resident_) {
         b->accepted = false;

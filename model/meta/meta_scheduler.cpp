@@ -208,7 +208,7 @@ void meta_scheduler::dispatch(tlm::tlm_generic_payload &p, sc_core::sc_time &del
         cwd_out->b_transport(p, delay);  // any other kernel: straight to the distributor
         return;
     }
-    start(b->run, now_ps() + delay.value());
+    start(b->run, now_ps() + ps_of(delay));
     b->accepted = true;
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }

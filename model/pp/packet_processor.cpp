@@ -176,7 +176,7 @@ void packet_processor::done(tlm::tlm_generic_payload &p, sc_core::sc_time &delay
     gd_time_ps cleanup = b->run->skip_cleanup ? 0 : completion_ps_;
     overhead_ps_ += cleanup;
     cleanup_time_ps_ += cleanup;
-    post(now_ps() + delay.value() + cleanup, ev{COMPLETE, b->run->queue, b->run});
+    post(now_ps() + ps_of(delay) + cleanup, ev{COMPLETE, b->run->queue, b->run});
     cwd_full_ = false;  // room in the distributor again
     wake_.notify(sc_core::SC_ZERO_TIME);
     p.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -209,6 +209,11 @@ void packet_processor::handle(const ev &e, gd_time_ps now)
         outstanding_--;
         if (r->signal != GD_NO_SIGNAL)
             signals_[r->signal]--;
+        {  // the host lowers the completion signal where it lives (a platform's memory)
+            packet_completed_body pb{r};
+            sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+            space_ch_.call(space_out, op::packet_completed, &pb, d);
+        }
         if (r->kind == GD_PKT_KERNEL || r->kind == GD_PKT_PIPELINE) {  // a row of the kernel table
             completions_++;
             gd_report_kernel_done(report_, r);  // may give r back to the pool
@@ -388,7 +393,7 @@ gd_time_ps packet_processor::rsb_access(const gd_kernel_run *r, gd_time_ps after
     rsb_body b{r->ref_num, &r->ref_pkt, false, nullptr};
     sc_core::sc_time d = ps_time(after);
     rsb_ch_.call(rsb_out, r->rsb_access == 1 ? op::rsb_install : op::rsb_lookup, &b, d);
-    return d.value() - after;
+    return ps_of(d) - after;
 }
 
 void packet_processor::run()

@@ -52,7 +52,7 @@ namespace gd {
 class packet_processor : public sc_core::sc_module {
 public:
     tlm_utils::simple_target_socket<packet_processor> doorbell_in;     // packets from the host
-    tlm_utils::simple_initiator_socket<packet_processor> space_out;    // "queue has room" to the host
+    tlm_utils::simple_initiator_socket<packet_processor> space_out;    // "queue has room", "packet completed" to the host
     tlm_utils::simple_initiator_socket<packet_processor> dispatch_out; // kernels to GPU2GPC
     tlm_utils::simple_target_socket<packet_processor> done_in;         // kernel completions from GPU2GPC
     // the reference state buffer (reference and condensed packets); optional: a packet

@@ -563,20 +563,20 @@ static int fit_device(const gd_sm_limits *l, gd_kernel_desc *kd, const char *nam
     return 0;
 }
 
-static int parse_kernel(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
-                        gd_trace_record *rec, gd_err *err)
+int gd_kernel_desc_decode(gd_kernel_desc *out, const uint8_t *p, uint32_t len, unsigned minor,
+                          const gd_sm_limits *l, char *why, size_t n)
 {
     if (len < KERNEL_FIXED + 2)
-        return rec_error(r, err, idx, off, "kernel descriptor is %u bytes, shorter than its fixed part (%u)", len,
-                         KERNEL_FIXED + 2);
+        return snprintf(why, n, "kernel descriptor is %u bytes, shorter than its fixed part (%u)", len,
+                        KERNEL_FIXED + 2), -1;
     uint32_t nl = gd_get16(p + KERNEL_FIXED);
     int mix = len == KERNEL_FIXED + 2 + nl + INSN_MIX_SIZE;
     if (len != KERNEL_FIXED + 2 + nl && !mix)
-        return rec_error(r, err, idx, off, "kernel descriptor length %u does not match its contents (%u, or %u with "
-                         "an instruction mix)", len, KERNEL_FIXED + 2 + nl, KERNEL_FIXED + 2 + nl + INSN_MIX_SIZE);
-    if (mix && r->minor < 6)
-        return rec_error(r, err, idx, off, "kernel descriptor with an instruction mix in a version 1.%u trace (needs "
-                         "1.6)", r->minor);
+        return snprintf(why, n, "kernel descriptor length %u does not match its contents (%u, or %u with an "
+                        "instruction mix)", len, KERNEL_FIXED + 2 + nl, KERNEL_FIXED + 2 + nl + INSN_MIX_SIZE), -1;
+    if (mix && minor < 6)
+        return snprintf(why, n, "kernel descriptor with an instruction mix in a version 1.%u trace (needs 1.6)",
+                        minor), -1;
     gd_kernel_desc k;
     memset(&k, 0, sizeof k);
     k.id = gd_get32(p);
@@ -586,7 +586,6 @@ static int parse_kernel(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint
     k.dynamic_smem = gd_get32(p + 16);
     k.exec_model = gd_get32(p + 20);
     k.cta_duration_ps = gd_get64(p + 24);
-    k.record = idx;
     if (mix) {
         k.has_insn = 1;
         for (int c = 0; c < GD_INSN_CLASSES; c++)
@@ -596,24 +595,42 @@ static int parse_kernel(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint
     snprintf(name, sizeof name, "%.*s%s", nl > 60 ? 60 : (int)nl, (const char *)p + KERNEL_FIXED + 2,
              nl > 60 ? "..." : "");
     if (nl == 0)
-        return rec_error(r, err, idx, off, "kernel descriptor %u has an empty name", k.id);
-    if (desc_find(r, k.id))
-        return rec_error(r, err, idx, off, "kernel descriptor id %u ('%s') is already defined (record %" PRIu64 ")",
-                         k.id, name, desc_find(r, k.id)->record);
-    if (k.exec_model != GD_EXEC_FIXED_CTA && !(k.exec_model == GD_EXEC_PER_DISPATCH && r->minor >= 1))
-        return rec_error(r, err, idx, off, "kernel '%s': unknown execution-time model %u (known: 1 = fixed per-CTA "
-                         "duration; 2 = per dispatch, from format version 1.1)", name, k.exec_model);
-    char why[512];
-    if (fit_device(&r->limits, &k, name, why, sizeof why))
-        return rec_error(r, err, idx, off, "%s", why);
-
-    gd_kernel_desc *d = malloc(sizeof *d);
-    if (!d || !(k.name = malloc(nl + 1))) {
-        free(d);
-        return gd_err_set(err, GD_ENOMEM, "out of memory");
-    }
+        return snprintf(why, n, "kernel descriptor %u has an empty name", k.id), -1;
+    if (k.exec_model != GD_EXEC_FIXED_CTA && !(k.exec_model == GD_EXEC_PER_DISPATCH && minor >= 1))
+        return snprintf(why, n, "kernel '%s': unknown execution-time model %u (known: 1 = fixed per-CTA duration; 2 "
+                        "= per dispatch, from format version 1.1)", name, k.exec_model), -1;
+    if (fit_device(l, &k, name, why, n))
+        return -1;
+    if (!(k.name = malloc(nl + 1)))
+        return GD_ENOMEM;
     memcpy(k.name, p + KERNEL_FIXED + 2, nl);
     k.name[nl] = '\0';
+    *out = k;
+    return 0;
+}
+
+static int parse_kernel(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
+                        gd_trace_record *rec, gd_err *err)
+{
+    gd_kernel_desc k;
+    char why[512];
+    int rc = gd_kernel_desc_decode(&k, p, len, r->minor, &r->limits, why, sizeof why);
+    if (rc == GD_ENOMEM)
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    if (rc)
+        return rec_error(r, err, idx, off, "%s", why);
+    k.record = idx;
+    if (desc_find(r, k.id)) {
+        rc = rec_error(r, err, idx, off, "kernel descriptor id %u ('%.60s%s') is already defined (record %" PRIu64 ")",
+                       k.id, k.name, strlen(k.name) > 60 ? "..." : "", desc_find(r, k.id)->record);
+        free(k.name);
+        return rc;
+    }
+    gd_kernel_desc *d = malloc(sizeof *d);
+    if (!d) {
+        free(k.name);
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    }
     *d = k;
     if (desc_add(r, d)) {
         free(d->name);

@@ -133,6 +133,14 @@ typedef struct gd_kernel_desc {
     uint64_t record;            /* record index that defined it */
 } gd_kernel_desc;
 
+/* A kernel descriptor's bytes (the body of a type-2 record, traces/FORMAT.md; also
+ * what a gdsim::gpu reads from a platform's memory) decoded into out and checked
+ * against the device, its occupancy filled in and its name allocated (the caller
+ * frees out->name). minor: the trace format's minor version (an instruction mix needs
+ * 6). 0; -1 with why saying what is wrong; GD_ENOMEM. */
+int gd_kernel_desc_decode(gd_kernel_desc *out, const uint8_t *p, uint32_t len, unsigned minor,
+                          const gd_sm_limits *l, char *why, size_t n);
+
 /* Completion signals. The reader numbers the distinct completion-signal handles
  * in the order they first appear (0, 1, ...), so the model keeps signal values in
  * an array; memory grows with the number of distinct handles. */

@@ -2,7 +2,7 @@
 
 namespace gd {
 
-trace_source::trace_source(sc_core::sc_module_name name, host_env &env, gd_stats *stats, bool condensed_overlap,
+trace_source::trace_source(sc_core::sc_module_name name, host_env &env, bool condensed_overlap,
                            uint32_t physical_queues)
     : sc_module(name), doorbell_out("doorbell_out"), space_in("space_in"), env_(env),
       condensed_overlap_(condensed_overlap), physical_queues_(physical_queues)
@@ -10,7 +10,6 @@ trace_source::trace_source(sc_core::sc_module_name name, host_env &env, gd_stats
     space_in.register_b_transport(this, &trace_source::space);
     SC_METHOD(run);
     sensitive << wake_;
-    (void)stats;
 }
 
 void trace_source::fail(int code)
@@ -22,6 +21,10 @@ void trace_source::fail(int code)
 
 void trace_source::space(tlm::tlm_generic_payload &p, sc_core::sc_time &)
 {
+    if (msg_of(p).code == op::packet_completed) {  // nothing to write back: the trace knows its completions
+        p.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
     if (msg_of(p).code != op::queue_space) {
         p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;
@@ -203,7 +206,7 @@ void trace_source::run()
     if (finished_ || blocked_)
         return;
     for (;;) {
-        env_.progress.tick(now_ps());
+        env_.progress->tick(now_ps());
         if (!pending_) {
             if (batch_pos_ >= batch_.size() && !read_packet())
                 return;

@@ -24,8 +24,6 @@
 #include "report.h"
 #include "trace.h"
 
-struct gd_cta_log;
-
 namespace gd {
 
 // What the host needs from the C API shim.
@@ -34,9 +32,7 @@ struct host_env {
     gd_run_pool *pool = nullptr;
     gd_report *report = nullptr;
     gd_err *err = nullptr;  // first error of the replay
-    struct gd_cta_log *cta_log = nullptr;  // --cta-log (for the GPC2SM distributors), or null
-    std::FILE *meta_log = nullptr;         // --meta-log (for the meta-scheduler), or null
-    progress_meter progress;
+    progress_meter *progress = nullptr;
 };
 
 class trace_source : public sc_core::sc_module {
@@ -46,7 +42,7 @@ public:
 
     SC_HAS_PROCESS(trace_source);
     // physical_queues: cs.physical_queues (0: a hardware queue per trace queue)
-    trace_source(sc_core::sc_module_name name, host_env &env, gd_stats *stats, bool condensed_overlap = false,
+    trace_source(sc_core::sc_module_name name, host_env &env, bool condensed_overlap = false,
                  uint32_t physical_queues = 0);
 
     bool finished() const { return finished_; }

@@ -1,0 +1,63 @@
+#!/bin/sh
+# gdsim::gpu in a virtual platform (tb/vp/, docs/VP.md):
+#  1. the example platform at 1 ps and at 1 ns resolution: the driver's checks pass
+#     (signals, registers, interrupt, the error of an INVALID packet), the hand-checked
+#     times hold (A 1050-3050 ns; B and C 3050-5050 ns; the interrupt at 5050 ns), the
+#     platform's free-running clock keeps going (606 edges by 6055 ns), sc_start
+#     returns, and both resolutions give the same output and kernel table;
+#  2. a clock whose cycle 1 ns cannot represent is refused, naming the key;
+#  3. per-kernel times through the sockets equal the C API's replay of the same
+#     packets (the bundled sample; a four-queue trace without barrier bits);
+#  4. the C API's replays in a program with a SystemC simulation of its own.
+# Usage: sh tb/test_vp.sh BUILD_DIR
+set -u
+B=$1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
+
+for r in ps ns; do
+    "$B/tb/vp_example" $r "$T/k_$r.csv" >"$T/out_$r" 2>&1 || { cat "$T/out_$r"; fail "vp_example $r"; }
+done
+cat "$T/out_ps"
+cmp "$T/out_ps" "$T/out_ns" || fail "1 ps and 1 ns give different outputs"
+cmp "$T/k_ps.csv" "$T/k_ns.csv" || fail "1 ps and 1 ns give different kernel tables"
+grep -q "^interrupt at 5050 ns, all complete by 5050 ns, simulation ended at 6055 ns$" "$T/out_ps" || fail "times"
+grep -q "^heartbeat: 606 rising edges" "$T/out_ps" || fail "the platform's clock"
+grep -q "^gpu: 3 kernels dispatched, 3 completed; error: gpu.queues: queue 2, packet 0: packet type 1 is INVALID" \
+    "$T/out_ps" || fail "the INVALID packet's error"
+# kernel_index, first_cta_ns, end_ns, completion_ns of A, B, C
+got=$(cut -d, -f1,12,14,20 "$T/k_ps.csv" | tail -n +2 | tr '\n' ' ')
+[ "$got" = "0,1050.000,3050.000,3050.000 1,3050.000,5050.000,5050.000 2,3050.000,5050.000,5050.000 " ] ||
+    fail "kernel times: $got"
+echo "example platform: same at 1 ps and 1 ns; times as hand-checked"
+
+"$B/tb/vp_example" ns-1980 >"$T/bad" 2>&1
+[ $? -eq 3 ] || { cat "$T/bad"; fail "a 1980 MHz clock at 1 ns resolution was not refused"; }
+grep -q "frontend.clock_mhz=1980 gives a cycle of 505 ps, which the time resolution (1 ns) cannot represent" \
+    "$T/bad" || fail "refusal text: $(cat "$T/bad")"
+echo "refused: 1980 MHz at 1 ns"
+
+python3 scripts/gen_trace.py "$T/q4.gdt.gz" --kernels 60 --grid 300 --block 128 --regs "32;64" --smem 4096 \
+    --cta-ns "3000;8000" --queues 4 --no-barrier --seed 7 --insn fp32=100,ldst=20 >/dev/null ||
+    fail "gen_trace.py"
+for t in traces/sample.gdt.gz "$T/q4.gdt.gz"; do
+    "$B/tb/vp_replay" "$t" "$T/vp.csv" >"$T/vp.out" 2>&1 || { cat "$T/vp.out"; fail "vp_replay $t"; }
+    "$B/gdsim" replay "$t" --kernels-csv "$T/capi.csv" >/dev/null || fail "gdsim replay $t"
+    origin=$("$B/gdsim" dump "$t" | sed -n 's/.* submit_ns \([0-9]*\):.*/\1/p' | head -n 1)
+    python3 tb/vp/compare_kernels.py "$T/vp.csv" "$T/capi.csv" "$origin" || fail "$t: sockets and C API differ"
+done
+
+"$B/tb/vp_coexist" traces/sample.gdt.gz || fail "the C API beside a program's own simulation"
+
+# docs/VP.md's embedding example compiles and prints what the text says
+sed -n '/^<!-- vp-example -->$/,/^<!-- end vp-example -->$/p' docs/VP.md | sed '1,2d;$d' | sed '$d' >"$T/embed.cpp"
+[ -s "$T/embed.cpp" ] || fail "no example in docs/VP.md"
+${CXX:-g++} -std=c++17 -Wall -Wextra -Werror -Iinclude "$T/embed.cpp" -o "$T/embed" "$B/libgdsim.a" -lsystemc -lz -lm \
+    -lpthread $(echo "$B" | grep -q asan && echo -fsanitize=address) $(echo "$B" | grep -q ubsan && echo -fsanitize=undefined) ||
+    fail "docs/VP.md's example does not compile"
+"$T/embed" >"$T/embed.out" 2>&1 || { cat "$T/embed.out"; fail "docs/VP.md's example failed"; }
+grep -q "^signal 0 at 12358586 ps$" "$T/embed.out" || fail "docs/VP.md's example printed: $(cat "$T/embed.out")"
+grep -q "signal 0 at 12358586 ps" docs/VP.md || fail "docs/VP.md does not say what the example prints"
+echo "ok"
