@@ -30,7 +30,7 @@ hw_queues::hw_queues(sc_core::sc_module_name name, const gd_config &cfg, tlm::tl
         gd_stats_add(stats, basename(), "interrupts", "interrupts",
                      "completion signals whose event word raised the interrupt", &interrupts_);
         gd_stats_add(stats, basename(), "dmi_accesses", "accesses", "memory accesses made through a DMI pointer",
-                     &dmi_reads_);
+                     &dmi_accesses_);
     }
 }
 
@@ -73,7 +73,6 @@ void hw_queues::fail(uint32_t qi, enum gd_hwq_error code, uint64_t pkt, const st
         std::snprintf(buf, sizeof buf, "%s: queue %u, packet %" PRIu64 ": ", name(), qi, pkt);
         error_ = buf + why;
     }
-    update_busy();
     update_irq();
 }
 
@@ -123,7 +122,6 @@ void hw_queues::reg_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &del
     }
     if (!err_before && regs_.error) {  // a bad ring setting or doorbell stopped the queue
         error_ = std::string(name()) + ": " + why;
-        update_busy();
     }
     if (eff.doorbell >= 0) {
         // takes effect at the write's time (now + the initiator's annotated delay)
@@ -174,7 +172,7 @@ bool hw_queues::mem_access(tlm::tlm_command cmd, uint64_t addr, uint8_t *data, u
         else
             std::memcpy(m, data, len);
         local_ += rd ? dmi_.get_read_latency() : dmi_.get_write_latency();
-        dmi_reads_++;
+        dmi_accesses_++;
         return true;
     }
     mp_.set_command(cmd);
@@ -358,11 +356,11 @@ bool hw_queues::fetch_one(uint32_t qi)
 void hw_queues::signal_completion(const done_signal &s)
 {
     uint8_t sig[16];
-    if (!mem_access(tlm::TLM_READ_COMMAND, s.handle, sig, sizeof sig, s.queue, regs_.q[s.queue].read))
+    if (!mem_access(tlm::TLM_READ_COMMAND, s.handle, sig, sizeof sig, s.queue, s.packet))
         return;
     uint64_t value = gd_get64(sig) - 1, event = gd_get64(sig + 8);
     gd_put64(sig, value);
-    if (!mem_access(tlm::TLM_WRITE_COMMAND, s.handle, sig, 8, s.queue, regs_.q[s.queue].read))
+    if (!mem_access(tlm::TLM_WRITE_COMMAND, s.handle, sig, 8, s.queue, s.packet))
         return;
     signal_writes_++;
     if (event) {
@@ -389,7 +387,7 @@ void hw_queues::space(tlm::tlm_generic_payload &p, sc_core::sc_time &)
         regs_.completed++;
         in_flight_--;
         if (r->completion_signal)
-            done_.push_back(done_signal{r->queue, r->completion_signal});
+            done_.push_back(done_signal{r->queue, r->completion_signal, r->record});
     } else {
         p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;
@@ -431,7 +429,6 @@ void hw_queues::fetcher()
             if (!done_.empty())
                 break;
         }
-        update_busy();
         if (!done_.empty() || kick_ || (next != sc_core::SC_ZERO_TIME && next <= sc_core::sc_time_stamp()))
             continue;
         if (next != sc_core::SC_ZERO_TIME)

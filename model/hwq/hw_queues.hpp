@@ -73,7 +73,7 @@ private:
     void fail(uint32_t qi, enum gd_hwq_error code, uint64_t pkt, const std::string &why);
     void update_irq();
     void drive_irq();  // SC_METHOD on irq_ev_
-    void update_busy();
+    void update_busy();  // STATUS.busy, derived when STATUS is read
 
     const gd_config &cfg_;
     tlm::tlm_initiator_socket<> &mem_;
@@ -83,7 +83,7 @@ private:
     std::deque<ring_bell> bells_;           // doorbells rung, in order, not yet served
     std::vector<uint8_t> blocked_;          // per queue: the packet processor's queue is full
     std::vector<gd_kernel_run *> pending_;  // per queue: read from the ring, not yet accepted
-    struct done_signal { uint32_t queue; uint64_t handle; };
+    struct done_signal { uint32_t queue; uint64_t handle, packet; };  // packet: its index in the ring
     std::deque<done_signal> done_;           // completion signals to write
     void signal_completion(const done_signal &s);
     std::unordered_map<uint64_t, gd_kernel_desc *> descs_;  // by address
@@ -97,7 +97,7 @@ private:
     bool dmi_valid_ = false;
     bool kick_ = false;                     // something changed while the fetcher was busy: look again
     uint64_t next_index_ = 0, in_flight_ = 0;
-    uint64_t packets_read_ = 0, desc_reads_ = 0, signal_writes_ = 0, interrupts_ = 0, dmi_reads_ = 0;
+    uint64_t packets_read_ = 0, desc_reads_ = 0, signal_writes_ = 0, interrupts_ = 0, dmi_accesses_ = 0;
 };
 
 }  // namespace gd
