@@ -5,8 +5,12 @@
 #   make check                build and run every test
 #   make check SANITIZER=address|undefined
 #   make bench                throughput and memory benchmark
-#   make install PREFIX=DIR   library, header, CLI, gdsim.pc, the Python package and the
-#                             trace scripts (gen_trace.py, kineto2gdt.py) under DIR
+#   make install PREFIX=DIR   library, headers, CLI, gdsim.pc, the CMake package
+#                             (lib/cmake/gdsim), the Python package and the trace
+#                             scripts (gen_trace.py, kineto2gdt.py) under DIR
+#   make SYSTEMC_HOME=DIR     build against the SystemC installed in DIR (DIR/include,
+#                             DIR/lib-linux64 or DIR/lib) instead of the system's
+#   make systemc-flags        show which SystemC the build uses
 #   make deps                 install missing Debian packages (demo and check run it first)
 #   make docs                 regenerate docs/CONFIG.md from the key table
 
@@ -27,6 +31,33 @@ else
   $(error SANITIZER must be 'address' or 'undefined' (got '$(SANITIZER)'))
 endif
 
+# SystemC: SYSTEMC_HOME=DIR (an Accellera-style install), else pkg-config's `systemc`
+# where present, else the compiler's default paths (Debian's libsystemc-dev).
+# SYSTEMC_CFLAGS / SYSTEMC_LIBS on the command line override what is found, e.g.
+# SYSTEMC_CFLAGS="-I... -DSC_CPLUSPLUS=201402L" for a SystemC built for C++14.
+SYSTEMC_HOME ?=
+ifneq ($(SYSTEMC_HOME),)
+  ifeq ($(wildcard $(SYSTEMC_HOME)/include/systemc.h),)
+    $(error SYSTEMC_HOME=$(SYSTEMC_HOME): no include/systemc.h there)
+  endif
+  SYSTEMC_LIBDIR := $(firstword $(patsubst %/,%,$(dir $(wildcard $(addprefix $(SYSTEMC_HOME)/,lib-linux64/libsystemc.so lib64/libsystemc.so lib/libsystemc.so lib-linux64/libsystemc.a lib64/libsystemc.a lib/libsystemc.a)))))
+  ifeq ($(SYSTEMC_LIBDIR),)
+    $(error SYSTEMC_HOME=$(SYSTEMC_HOME): no libsystemc in lib-linux64/, lib64/ or lib/)
+  endif
+  SYSTEMC_CFLAGS ?= -I$(SYSTEMC_HOME)/include
+  SYSTEMC_LIBS ?= -L$(SYSTEMC_LIBDIR) -lsystemc
+else
+  SYSTEMC_CFLAGS ?= $(shell pkg-config --cflags systemc 2>/dev/null)
+  SYSTEMC_LIBS ?= $(shell pkg-config --libs systemc 2>/dev/null || echo -lsystemc)
+endif
+SYSTEMC_CFLAGS := $(SYSTEMC_CFLAGS)
+SYSTEMC_LIBS := $(SYSTEMC_LIBS)
+comma := ,
+empty :=
+space := $(empty) $(empty)
+# programs find a SystemC outside the default paths at run time without LD_LIBRARY_PATH
+SYSTEMC_RPATH := $(patsubst -L%,-Wl$(comma)-rpath$(comma)%,$(filter -L%,$(SYSTEMC_LIBS)))
+
 CC := gcc
 CXX := g++
 WARN := -Wall -Wextra -Werror
@@ -36,10 +67,10 @@ OPT ?= -O2 -g -flto=auto -ffat-lto-objects
 # model/ holds one folder per hardware block plus base/ (DESIGN.md layout); every
 # folder is on the include path, so a new block is found by adding its folder.
 MODEL_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard model/*/*.h model/*/*.hpp model/*/*.c model/*/*.cpp))))
-CPPFLAGS := -Iinclude -Imodel $(addprefix -I,$(MODEL_DIRS)) -D_GNU_SOURCE
+CPPFLAGS := -Iinclude -Imodel $(addprefix -I,$(MODEL_DIRS)) -D_GNU_SOURCE $(SYSTEMC_CFLAGS)
 CFLAGS := -std=c11 $(OPT) -fPIC $(WARN) $(SANFLAGS)
 CXXFLAGS := -std=c++17 $(OPT) -fPIC $(WARN) $(SANFLAGS)
-LIBS := -lsystemc -lz -lstdc++ -lm -lpthread
+LIBS := $(SYSTEMC_LIBS) $(SYSTEMC_RPATH) -lz -lstdc++ -lm -lpthread
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -lpthread)
 
 C_SRC := $(wildcard $(addsuffix /*.c,$(MODEL_DIRS)))
@@ -58,14 +89,26 @@ LIB_SO := $(BUILD)/libgdsim.so
 LIB_A := $(BUILD)/libgdsim.a
 CLI := $(BUILD)/gdsim
 
-.PHONY: all demo check bench fuzz install deps docs clean check-header
+.PHONY: all demo check bench fuzz install deps docs clean check-header systemc-flags FORCE
 all: $(LIB_SO) $(LIB_A) $(CLI)
 
-$(BUILD)/obj/%.o: %.c
+# the SystemC flags a build used; objects and programs are rebuilt when they change
+# (e.g. a build/ made with Debian's SystemC, then make SYSTEMC_HOME=DIR)
+SYSTEMC_STAMP := $(BUILD)/systemc.flags
+$(SYSTEMC_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(SYSTEMC_CFLAGS) | $(SYSTEMC_LIBS)' | cmp -s - $@ || echo '$(SYSTEMC_CFLAGS) | $(SYSTEMC_LIBS)' > $@
+FORCE:
+
+systemc-flags:
+	@echo 'SYSTEMC_CFLAGS=$(SYSTEMC_CFLAGS)'
+	@echo 'SYSTEMC_LIBS=$(SYSTEMC_LIBS) $(SYSTEMC_RPATH)'
+
+$(BUILD)/obj/%.o: %.c $(SYSTEMC_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/obj/%.o: %.cpp
+$(BUILD)/obj/%.o: %.cpp $(SYSTEMC_STAMP)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -MMD -MP -c $< -o $@
 
@@ -90,9 +133,9 @@ $(BUILD)/tb/test_%: tb/test_%.c tb/tb_util.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itb $< -o $@ -Wl,-u,sc_main $(LIB_A) $(CHECK_LIBS) $(LIBS)
 
-$(BUILD)/tb/tb_%: tb/tb_%.cpp tb/tb_util.h $(LIB_A)
+$(BUILD)/tb/tb_%: tb/tb_%.cpp tb/tb_util.h include/gdsim/gpu.hpp $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -Itb $< -o $@ $(LIB_A) $(CHECK_LIBS) $(LIBS)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -Itb $< -o $@ -Wl,-u,sc_main $(LIB_A) $(CHECK_LIBS) $(LIBS)
 
 $(BUILD)/tb/vp_%: tb/vp/vp_%.cpp tb/vp/platform.hpp tb/vp/driver.hpp include/gdsim/gpu.hpp $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -102,7 +145,7 @@ $(BUILD)/gen_config_doc: tb/gen_config_doc.c $(LIB_A)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ -Wl,-u,sc_main $(LIB_A) $(LIBS)
 
 deps:
-	@scripts/deps.sh
+	@SYSTEMC_HOME="$(SYSTEMC_HOME)" scripts/deps.sh
 
 # The public header compiles on its own as C99 and as C++.
 check-header:
@@ -150,6 +193,13 @@ fuzz: all
 docs: $(BUILD)/gen_config_doc
 	$(BUILD)/gen_config_doc > docs/CONFIG.md
 
+# what the CMake package records of SystemC: its include directories, its other
+# compile flags, the library file itself (from -L dirs, else the compiler's search path)
+SYSTEMC_INCLUDE_DIRS = $(subst $(space),;,$(strip $(abspath $(patsubst -I%,%,$(filter -I%,$(SYSTEMC_CFLAGS))))))
+SYSTEMC_OPTIONS = $(subst $(space),;,$(strip $(filter-out -I%,$(SYSTEMC_CFLAGS))))
+SYSTEMC_LIBRARY = $(abspath $(firstword $(wildcard $(foreach d,$(patsubst -L%,%,$(filter -L%,$(SYSTEMC_LIBS))),$(d)/libsystemc.so $(d)/libsystemc.a)) \
+	$(shell $(CXX) -print-file-name=libsystemc.so)))
+
 # the Python package goes where pip would put a pure package under PREFIX
 PY_DIR = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_path("purelib", vars={"base": "$(abspath $(PREFIX))"}))')
 install: all
@@ -162,8 +212,15 @@ install: all
 	install -m 644 include/gdsim.h $(PREFIX)/include/gdsim.h
 	install -m 644 include/gdsim/gpu.hpp $(PREFIX)/include/gdsim/gpu.hpp
 	install -m 755 $(CLI) $(PREFIX)/bin/gdsim
-	sed -e 's|@PREFIX@|$(abspath $(PREFIX))|g' -e 's|@VERSION@|$(shell sed -n 's/^#define GD_VERSION_STRING "\(.*\)"/\1/p' include/gdsim.h)|g' \
+	sed -e 's|@PREFIX@|$(abspath $(PREFIX))|g' -e 's|@VERSION@|$(SO_VERSION)|g' \
+	    -e 's|@SYSTEMC_CFLAGS@|$(SYSTEMC_CFLAGS)|g' -e 's|@SYSTEMC_LIBS@|$(SYSTEMC_LIBS) $(SYSTEMC_RPATH)|g' \
 	    gdsim.pc.in > $(PREFIX)/lib/pkgconfig/gdsim.pc
+	install -d $(PREFIX)/lib/cmake/gdsim
+	for f in gdsimConfig gdsimConfigVersion; do \
+	    sed -e 's|@VERSION@|$(SO_VERSION)|g' -e 's|@MAJOR@|$(SO_MAJOR)|g' \
+	        -e 's|@SYSTEMC_INCLUDE_DIRS@|$(SYSTEMC_INCLUDE_DIRS)|g' -e 's|@SYSTEMC_OPTIONS@|$(SYSTEMC_OPTIONS)|g' \
+	        -e 's|@SYSTEMC_LIBRARY@|$(SYSTEMC_LIBRARY)|g' cmake/$$f.cmake.in > $(PREFIX)/lib/cmake/gdsim/$$f.cmake || exit 1; \
+	done
 	install -d $(PY_DIR)/gdsim $(PREFIX)/share/gdsim/scripts
 	install -m 644 python/gdsim/__init__.py $(PY_DIR)/gdsim/__init__.py
 	echo 'LIBRARY = "$(abspath $(PREFIX))/lib/libgdsim.so"  # written by make install' > $(PY_DIR)/gdsim/_libpath.py

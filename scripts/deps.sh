@@ -1,8 +1,12 @@
 #!/bin/sh
 # Install the Debian packages gdsim needs, only those missing; with sudo when not root.
+# With SYSTEMC_HOME set (make SYSTEMC_HOME=DIR) SystemC comes from there, not Debian.
+# cmake: make check builds a CMake project against the installed package.
 set -eu
+pkgs="check zlib1g-dev pkg-config cmake"
+[ -n "${SYSTEMC_HOME:-}" ] || pkgs="libsystemc-dev $pkgs"
 need=""
-for pkg in libsystemc-dev check zlib1g-dev pkg-config; do
+for pkg in $pkgs; do
     if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
         need="$need $pkg"
     fi

@@ -18,6 +18,7 @@
 #include "gpu2gpc.hpp"
 #include "packet_processor.hpp"
 #include "reference_state_buffer.hpp"
+#include "sc_compat.hpp"
 #include "sm.hpp"
 
 // After the C++ headers: check.h defines a fail() macro that libstdc++ headers trip over.
@@ -254,7 +255,7 @@ struct stub_pp : sc_module {
     gd::channel ch;
     sc_event ev;
     size_t next = 0;
-    SC_HAS_PROCESS(stub_pp);
+    GD_SC_HAS_PROCESS(stub_pp);
     explicit stub_pp(sc_module_name n) : sc_module(n)
     {
         done_in.register_b_transport(this, &stub_pp::on_done);
@@ -358,7 +359,7 @@ struct stub_cwd : sc_module {
     gd::channel ch;
     sc_event ev;
     std::vector<gd_kernel_run *> finishing;
-    SC_HAS_PROCESS(stub_cwd);
+    GD_SC_HAS_PROCESS(stub_cwd);
     explicit stub_cwd(sc_module_name n) : sc_module(n)
     {
         dispatch_in.register_b_transport(this, &stub_cwd::on_dispatch);
@@ -397,7 +398,7 @@ struct pp_host_driver : sc_module {
     stub_host &host;
     std::vector<gd_kernel_run *> runs;
     std::vector<bool> accepted;
-    SC_HAS_PROCESS(pp_host_driver);
+    GD_SC_HAS_PROCESS(pp_host_driver);
     pp_host_driver(sc_module_name n, stub_host &h) : sc_module(n), host(h) { SC_METHOD(go); }
     void go()
     {

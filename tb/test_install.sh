@@ -1,40 +1,28 @@
 #!/bin/sh
-# `make install PREFIX=DIR`, then a C program outside the repository, built with
-# pkg-config, replays the sample three times through the API and gets identical
-# summaries. Usage: sh tb/test_install.sh BUILD_DIR
+# `make install PREFIX=DIR`, then from the installed copy alone: a C program outside
+# the repository (tb/vp_cmake/replay.c) built with pkg-config replays the sample three
+# times and gets identical summaries; the same with libgdsim.a; the CMake project
+# tb/vp_cmake finds the package with find_package(gdsim) and builds the example
+# platform (shared and static) and the C program, which run as the in-tree ones do;
+# the Python package and the trace scripts work. Usage: sh tb/test_install.sh BUILD_DIR
 set -u
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+B=${1:-build}
 # Always the plain build, also when make check runs with SANITIZER (the installed
-# library must not need a sanitizer runtime).
-env -u MAKEFLAGS -u MAKELEVEL make -s install PREFIX="$T/prefix" SANITIZER= >"$T/install.log" 2>&1 || { cat "$T/install.log"; fail "make install"; }
-for f in lib/libgdsim.so lib/libgdsim.a include/gdsim.h bin/gdsim lib/pkgconfig/gdsim.pc; do
+# library must not need a sanitizer runtime): BUILD_DIR itself, or the folder above
+# build/asan and build/ubsan; with the SystemC that make check was given.
+case "$B" in */asan | */ubsan) plain=$(dirname "$B") ;; *) plain=$B ;; esac
+env -u MAKEFLAGS -u MAKELEVEL make -s install PREFIX="$T/prefix" SANITIZER= BUILD="$plain" >"$T/install.log" 2>&1 ||
+    { cat "$T/install.log"; fail "make install"; }
+for f in lib/libgdsim.so lib/libgdsim.a include/gdsim.h include/gdsim/gpu.hpp bin/gdsim lib/pkgconfig/gdsim.pc \
+         lib/cmake/gdsim/gdsimConfig.cmake lib/cmake/gdsim/gdsimConfigVersion.cmake; do
     [ -e "$T/prefix/$f" ] || fail "missing $f"
 done
-cp traces/sample.gdt.gz "$T/"
-cat >"$T/three.c" <<'C'
-#include <stdio.h>
-#include <string.h>
-#include <gdsim.h>
-int main(int argc, char **argv)
-{
-    gd_summary s[3];
-    for (int i = 0; i < 3; i++) {
-        gd_sim *sim;
-        if (gd_sim_new(&sim, NULL) != GD_OK) return 1;
-        if (gd_sim_replay_file(sim, argv[1]) != GD_OK) { fprintf(stderr, "%s\n", gd_sim_errmsg(sim)); return 1; }
-        if (gd_sim_summary(sim, &s[i]) != GD_OK) return 1;
-        gd_sim_free(sim);
-    }
-    if (memcmp(&s[0], &s[1], sizeof s[0]) || memcmp(&s[0], &s[2], sizeof s[0])) { puts("differ"); return 1; }
-    printf("%llu kernels, %llu CTAs, %.3f %% occupancy, identical three times\n",
-           (unsigned long long)s[0].kernels, (unsigned long long)s[0].ctas, s[0].mean_sm_occupancy_pct);
-    return argc == 2 ? 0 : 1;
-}
-C
+cp traces/sample.gdt.gz tb/vp_cmake/replay.c "$T/"
 export PKG_CONFIG_PATH="$T/prefix/lib/pkgconfig"
-(cd "$T" && cc -std=c99 -Wall -Wextra -Werror three.c -o three $(pkg-config --cflags --libs gdsim)) || fail "building against the installed library"
+(cd "$T" && cc -std=c99 -Wall -Wextra -Werror replay.c -o three $(pkg-config --cflags --libs gdsim)) || fail "building against the installed library"
 out=$(cd "$T" && ./three sample.gdt.gz) || fail "running: $out"
 echo "$out" | grep -q "identical three times" || fail "$out"
 "$T/prefix/bin/gdsim" --version | grep -q "gdsim 0.1.0" || fail "installed CLI"
@@ -44,10 +32,38 @@ echo "install: $out"
 readelf -d "$T/prefix/lib/libgdsim.so" | grep -q "SONAME.*\[libgdsim.so.0\]" || fail "no soname libgdsim.so.0"
 readelf -d "$T/three" | grep -q "NEEDED.*\[libgdsim.so.0\]" || fail "the program does not need libgdsim.so.0"
 # the static library links without the compiler's LTO plugin (fat LTO objects)
-(cd "$T" && cc -std=c99 -fno-lto -fno-use-linker-plugin three.c -o three_static -I prefix/include prefix/lib/libgdsim.a \
-    -lsystemc -lz -lstdc++ -lm -lpthread) || fail "linking libgdsim.a without the LTO plugin"
+# (what it needs besides itself from gdsim.pc: the SystemC gdsim was built with, zlib, ...)
+static_libs=$(pkg-config --static --libs gdsim | sed 's/ -lgdsim / /')
+# shellcheck disable=SC2086
+(cd "$T" && cc -std=c99 -fno-lto -fno-use-linker-plugin replay.c -o three_static -I prefix/include prefix/lib/libgdsim.a \
+    $static_libs) || fail "linking libgdsim.a without the LTO plugin"
 out=$(cd "$T" && ./three_static sample.gdt.gz) || fail "running the static program: $out"
 echo "static library without the LTO plugin: $out"
+
+# A CMake project outside the tree (tb/vp_cmake) finds the installed package; what it
+# builds runs as the Makefile's builds do: the example platform (its output compared
+# with the in-tree build's, at 1 ns) on the shared and on the static library, and the
+# C program.
+export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
+cmake -S tb/vp_cmake -B "$T/cmake" -DCMAKE_PREFIX_PATH="$T/prefix" -DCMAKE_BUILD_TYPE=Release >"$T/cmake.log" 2>&1 ||
+    { cat "$T/cmake.log"; fail "configuring tb/vp_cmake against the installed package"; }
+grep -q "gdsim 0.1.0 with SystemC" "$T/cmake.log" || { cat "$T/cmake.log"; fail "find_package(gdsim) did not report the package"; }
+cmake --build "$T/cmake" >>"$T/cmake.log" 2>&1 || { cat "$T/cmake.log"; fail "building tb/vp_cmake"; }
+"$B/tb/vp_example" ns >"$T/vp_tree.out" 2>&1 || { cat "$T/vp_tree.out"; fail "the in-tree vp_example"; }
+for v in vp_example vp_example_static; do
+    "$T/cmake/$v" ns >"$T/$v.out" 2>&1 || { cat "$T/$v.out"; fail "$v built by CMake"; }
+    cmp -s "$T/vp_tree.out" "$T/$v.out" || { diff "$T/vp_tree.out" "$T/$v.out"; fail "$v built by CMake differs from the in-tree build"; }
+done
+readelf -d "$T/cmake/vp_example" | grep -q "NEEDED.*\[libgdsim.so.0\]" || fail "CMake's vp_example does not use libgdsim.so.0"
+readelf -d "$T/cmake/vp_example_static" | grep -q "NEEDED.*libgdsim" && fail "vp_example_static needs libgdsim.so"
+out=$(cd "$T" && cmake/replay_c sample.gdt.gz) || fail "replay_c built by CMake: $out"
+echo "$out" | grep -q "identical three times" || fail "replay_c: $out"
+# a version the package cannot meet is refused
+sed 's/find_package(gdsim 0.1 REQUIRED)/find_package(gdsim 1.0 REQUIRED)/' tb/vp_cmake/CMakeLists.txt >"$T/CMakeLists.txt"
+mkdir -p "$T/v1" && cp tb/vp_cmake/replay.c "$T/v1/" && cp "$T/CMakeLists.txt" "$T/v1/"
+cmake -S "$T/v1" -B "$T/v1/build" -DCMAKE_PREFIX_PATH="$T/prefix" >"$T/v1.log" 2>&1 && fail "find_package(gdsim 1.0) accepted 0.1.0"
+grep -q "0.1.0" "$T/v1.log" || { cat "$T/v1.log"; fail "find_package(gdsim 1.0): no version in the message"; }
+echo "cmake: find_package(gdsim) found the installed copy; vp_example (shared and static) and replay_c built and ran as in the tree"
 
 # The Python package and the trace scripts from the installed copy alone: outside the
 # repository, the package found through PYTHONPATH and the library where make install

@@ -42,7 +42,30 @@ echo "refused: 1980 MHz at 1 ns"
 python3 scripts/gen_trace.py "$T/q4.gdt.gz" --kernels 60 --grid 300 --block 128 --regs "32;64" --smem 4096 \
     --cta-ns "3000;8000" --queues 4 --no-barrier --seed 7 --insn fp32=100,ldst=20 >/dev/null ||
     fail "gen_trace.py"
-for t in traces/sample.gdt.gz "$T/q4.gdt.gz"; do
+# per-dispatch CTA durations (execution-time model 2, as converted captures have) in
+# reserved2, 2-D and 3-D grids, barrier-AND and barrier-OR between two queues: every
+# field of gpu.hpp's packet and descriptor images
+python3 - "$T/m2.gdt.gz" <<'PY' || fail "writing the model-2 trace"
+import sys
+sys.path.insert(0, "scripts")
+from gdtrace import TraceWriter, EXEC_PER_DISPATCH
+from gen_trace import DEVICES
+w = TraceWriter(sys.argv[1], DEVICES["h100"], "test_vp.sh", minor=2)
+w.kernel(1, "per_dispatch", 256, 32, 1024, 0, exec_model=EXEC_PER_DISPATCH)
+w.kernel(2, "fixed_3d", 64, 40, 0, 2048, cta_ps=1500000)
+t = 0
+for i in range(12):
+    w.dispatch(0, t, 1, (256, 1, 1), (200 + 17 * i, 1, 1), 1024, barrier=i % 3 == 0, signal=10 + i,
+               info=(700000 + 131000 * i, None, None, None))
+    if i % 4 != 3:
+        w.dispatch(1, t + 300, 2, (16, 4, 1), (9, 7 + i, 1 + i % 3), 2048, barrier=False, signal=100 + i)
+    else:  # kernel i - 1 is done by now: barrier-OR passes at once, barrier-AND waits for kernel i
+        w.barrier(1, t + 400, [10 + i, 10 + i - 1], kind_or=i % 8 == 7, signal=200 + i)
+        w.dispatch(1, t + 450, 2, (16, 4, 1), (9, 3, 1), 2048, barrier=True, signal=300 + i)
+    t += 2500
+w.close()
+PY
+for t in traces/sample.gdt.gz "$T/q4.gdt.gz" "$T/m2.gdt.gz"; do
     "$B/tb/vp_replay" "$t" "$T/vp.csv" >"$T/vp.out" 2>&1 || { cat "$T/vp.out"; fail "vp_replay $t"; }
     "$B/gdsim" replay "$t" --kernels-csv "$T/capi.csv" >/dev/null || fail "gdsim replay $t"
     origin=$("$B/gdsim" dump "$t" | sed -n 's/.* submit_ns \([0-9]*\):.*/\1/p' | head -n 1)
@@ -54,7 +77,12 @@ done
 # docs/VP.md's embedding example compiles and prints what the text says
 sed -n '/^<!-- vp-example -->$/,/^<!-- end vp-example -->$/p' docs/VP.md | sed '1,2d;$d' | sed '$d' >"$T/embed.cpp"
 [ -s "$T/embed.cpp" ] || fail "no example in docs/VP.md"
-${CXX:-g++} -std=c++17 -Wall -Wextra -Werror -Iinclude "$T/embed.cpp" -o "$T/embed" "$B/libgdsim.a" -lsystemc -lz -lm \
+# the SystemC the build under test used
+sc=$(env -u MAKEFLAGS -u MAKELEVEL make --no-print-directory systemc-flags)
+sc_cflags=$(echo "$sc" | sed -n 's/^SYSTEMC_CFLAGS=//p')
+sc_libs=$(echo "$sc" | sed -n 's/^SYSTEMC_LIBS=//p')
+# shellcheck disable=SC2086
+${CXX:-g++} -std=c++17 -Wall -Wextra -Werror -Iinclude $sc_cflags "$T/embed.cpp" -o "$T/embed" "$B/libgdsim.a" $sc_libs -lz -lm \
     -lpthread $(echo "$B" | grep -q asan && echo -fsanitize=address) $(echo "$B" | grep -q ubsan && echo -fsanitize=undefined) ||
     fail "docs/VP.md's example does not compile"
 "$T/embed" >"$T/embed.out" 2>&1 || { cat "$T/embed.out"; fail "docs/VP.md's example failed"; }

@@ -6,8 +6,10 @@
 // programs each queue's base, size and enable register, and writes the doorbell; the
 // GPU reads the packets (and the kernel descriptors they name) through `mem`, runs
 // them through the dispatch front-end model, decrements completion signals in
-// memory and raises `irq` for a signal that carries an event. docs/VP.md has the
-// register map, the memory layout of descriptors and signals, and a full example.
+// memory and raises `irq` for a signal that carries an event. Below the module,
+// kernel_descriptor, dispatch_packet and barrier_packet make the byte images the
+// driver writes. docs/VP.md has the register map, the memory layout of descriptors
+// and signals, and a full example.
 //
 // Rules the module keeps: it lives in the caller's simulation context and is
 // elaborated with the caller's modules; it works at the context's time resolution
@@ -21,10 +23,12 @@
 #ifndef GDSIM_GPU_HPP
 #define GDSIM_GPU_HPP
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <systemc>
 #include <tlm>
@@ -105,6 +109,119 @@ private:
     void reg_b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
     unsigned reg_transport_dbg(tlm::tlm_generic_payload &p);
     void mem_invalidate(sc_dt::uint64 start, sc_dt::uint64 end);
+};
+
+// What a driver writes into the platform's memory for the GPU, as byte images
+// (little-endian, HSA's byte order) ready for one write through the bus.
+namespace detail {
+inline void put_le(uint8_t *at, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        at[i] = (uint8_t)(v >> 8 * i);
+}
+}  // namespace detail
+
+// A kernel descriptor: the resources and CTA-time model of a kernel object. The
+// bytes are DESC_MAGIC, the body's length, then the body of a trace's kernel
+// descriptor record (traces/FORMAT.md, type 2).
+struct kernel_descriptor {
+    uint32_t id = 0;                    // any number: the kernel table's kernel id
+    uint32_t threads_per_cta = 0;       // the dispatch's workgroup size must match
+    uint32_t registers_per_thread = 0;
+    uint32_t static_shared_bytes = 0;
+    uint32_t dynamic_shared_bytes = 0;  // the dispatch's group_segment_size must be static + dynamic
+    uint64_t cta_ps = 0;                // each CTA's duration (execution-time model 1)
+    bool per_dispatch_time = false;     // model 2: each dispatch's reserved2 gives it (cta_ps must be 0)
+    std::string name;                   // 1 to 4062 bytes (4014 with an instruction mix)
+    // Optional: warp instructions per CTA of the classes fp32, fp16, int, ldst, sfu,
+    // tensor, for the energy estimate and gpc2sm.select=power; empty: none.
+    std::vector<uint64_t> instruction_mix;
+
+    std::vector<uint8_t> bytes() const
+    {
+        const size_t body = 34 + name.size() + 8 * instruction_mix.size();
+        std::vector<uint8_t> b(8 + body);
+        auto put = [&b](size_t at, uint64_t v, int n) { detail::put_le(&b[at], v, n); };
+        put(0, gpu::DESC_MAGIC, 4);
+        put(4, body, 4);
+        put(8, id, 4);
+        put(12, threads_per_cta, 4);
+        put(16, registers_per_thread, 4);
+        put(20, static_shared_bytes, 4);
+        put(24, dynamic_shared_bytes, 4);
+        put(28, per_dispatch_time ? 2 : 1, 4);
+        put(32, cta_ps, 8);
+        put(40, name.size(), 2);
+        for (size_t i = 0; i < name.size(); i++)
+            b[42 + i] = (uint8_t)name[i];
+        for (size_t c = 0; c < instruction_mix.size(); c++)
+            put(42 + name.size() + 8 * c, instruction_mix[c], 8);
+        return b;
+    }
+};
+
+// The header of an AQL packet: its type, the barrier bit, system-scope acquire and
+// release fences.
+enum packet_type : uint16_t { PACKET_KERNEL_DISPATCH = 2, PACKET_BARRIER_AND = 3, PACKET_BARRIER_OR = 5 };
+inline uint16_t packet_header(packet_type type, bool barrier)
+{
+    return (uint16_t)(type | (barrier ? 1u << 8 : 0u) | 2u << 9 | 2u << 11);
+}
+
+// An AQL kernel dispatch packet (64 bytes).
+struct dispatch_packet {
+    bool barrier = false;                          // wait for the queue's earlier packets
+    uint16_t dimensions = 0;                       // setup: 1-3; 0: the highest with a size above 1
+    std::array<uint16_t, 3> workgroup{{1, 1, 1}};  // work-items per CTA in x, y, z
+    std::array<uint32_t, 3> grid{{1, 1, 1}};       // work-items in x, y, z
+    uint32_t private_segment_bytes = 0;            // per work-item (not modelled)
+    uint32_t group_segment_bytes = 0;              // the kernel's shared memory per CTA
+    uint64_t kernel_object = 0;                    // the kernel descriptor's address
+    uint64_t kernarg_address = 0;                  // not read: the descriptor gives the time model
+    uint64_t cta_ps = 0;                           // reserved2: the CTA duration for a per_dispatch_time kernel
+    uint64_t completion_signal = 0;                // the signal's address; 0: none
+
+    std::array<uint8_t, 64> bytes() const
+    {
+        std::array<uint8_t, 64> b{};
+        auto put = [&b](size_t at, uint64_t v, int n) { detail::put_le(&b[at], v, n); };
+        unsigned dims = dimensions;
+        for (unsigned d = 0; d < 3 && !dimensions; d++)
+            if (d == 0 || workgroup[d] > 1 || grid[d] > 1)
+                dims = d + 1;
+        put(0, packet_header(PACKET_KERNEL_DISPATCH, barrier), 2);
+        put(2, dims, 2);
+        for (unsigned d = 0; d < 3; d++) {
+            put(4 + 2 * d, workgroup[d], 2);
+            put(12 + 4 * d, grid[d], 4);
+        }
+        put(24, private_segment_bytes, 4);
+        put(28, group_segment_bytes, 4);
+        put(32, kernel_object, 8);
+        put(40, kernarg_address, 8);
+        put(48, cta_ps, 8);
+        put(56, completion_signal, 8);
+        return b;
+    }
+};
+
+// An AQL barrier-AND (all dependencies) or barrier-OR (any) packet (64 bytes).
+struct barrier_packet {
+    bool any = false;                            // barrier-OR
+    bool barrier = false;
+    std::array<uint64_t, 5> dep_signal{};        // signal addresses; 0: unused
+    uint64_t completion_signal = 0;
+
+    std::array<uint8_t, 64> bytes() const
+    {
+        std::array<uint8_t, 64> b{};
+        auto put = [&b](size_t at, uint64_t v, int n) { detail::put_le(&b[at], v, n); };
+        put(0, packet_header(any ? PACKET_BARRIER_OR : PACKET_BARRIER_AND, barrier), 2);
+        for (unsigned i = 0; i < 5; i++)
+            put(8 + 8 * i, dep_signal[i], 8);
+        put(56, completion_signal, 8);
+        return b;
+    }
 };
 
 }  // namespace gdsim

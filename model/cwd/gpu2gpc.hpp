@@ -49,6 +49,7 @@
 #include "cwd.h"
 #include "cwd_msg.hpp"
 #include "gd_msg.hpp"
+#include "sc_compat.hpp"
 #include "pp_msg.hpp"
 #include "progress.hpp"
 #include "select_msg.hpp"
@@ -64,7 +65,7 @@ public:
     // the module selector (gpc2sm.select=weighted|power); optional: lake does not ask it
     tlm_utils::simple_initiator_socket_optional<gpu2gpc> select_out;
 
-    SC_HAS_PROCESS(gpu2gpc);
+    GD_SC_HAS_PROCESS(gpu2gpc);
     // err (may be null): where a replay that cannot go on says why
     gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats,
             progress_meter *progress = nullptr, gd_err *err = nullptr);

@@ -29,6 +29,7 @@
 
 #include "config.h"
 #include "gd_msg.hpp"
+#include "sc_compat.hpp"
 #include "host_msg.hpp"
 #include "hwq.h"
 #include "packet.h"
@@ -43,7 +44,7 @@ public:
     tlm_utils::simple_initiator_socket<hw_queues> doorbell_out;  // packets to the packet processor
     tlm_utils::simple_target_socket<hw_queues> space_in;         // queue space, packet completions
 
-    SC_HAS_PROCESS(hw_queues);
+    GD_SC_HAS_PROCESS(hw_queues);
     hw_queues(sc_core::sc_module_name name, const gd_config &cfg, tlm::tlm_initiator_socket<> &mem,
               sc_core::sc_out<bool> &irq, gd_run_pool *pool, gd_stats *stats);
     ~hw_queues() override;

@@ -30,6 +30,7 @@
 #include "config.h"
 #include "cwd_msg.hpp"
 #include "gd_msg.hpp"
+#include "sc_compat.hpp"
 #include "meta.h"
 #include "packet.h"
 #include "pp_msg.hpp"
@@ -47,7 +48,7 @@ public:
     tlm_utils::simple_target_socket<meta_scheduler> done_in;      // completions from GPU2GPC
     tlm_utils::simple_initiator_socket<meta_scheduler> cs_out;    // completions to the command scheduler
 
-    SC_HAS_PROCESS(meta_scheduler);
+    GD_SC_HAS_PROCESS(meta_scheduler);
     // log: --meta-log (its header written), or null; err, source: where a pipeline that
     // deadlocks says so (the trace's path), or null
     meta_scheduler(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats, std::FILE *log = nullptr,

@@ -38,6 +38,7 @@
 
 #include "cwd_msg.hpp"
 #include "gd_msg.hpp"
+#include "sc_compat.hpp"
 #include "heap.h"
 #include "host_msg.hpp"
 #include "pp.h"
@@ -59,7 +60,7 @@ public:
     // processor without one replays traces without such packets
     tlm_utils::simple_initiator_socket_optional<packet_processor> rsb_out;
 
-    SC_HAS_PROCESS(packet_processor);
+    GD_SC_HAS_PROCESS(packet_processor);
     packet_processor(sc_core::sc_module_name name, const gd_config &cfg, gd_report *report, gd_stats *stats);
     ~packet_processor() override;
 

@@ -35,6 +35,7 @@
 #include "cs.h"
 #include "cwd_msg.hpp"
 #include "gd_msg.hpp"
+#include "sc_compat.hpp"
 #include "pp_msg.hpp"
 #include "sched_msg.hpp"
 #include "stats.h"
@@ -48,7 +49,7 @@ public:
     tlm_utils::simple_target_socket<command_scheduler> done_in;      // kernel completions from GPU2GPC
     tlm_utils::simple_initiator_socket<command_scheduler> pp_out;    // completions and pq_left to the packet processor
 
-    SC_HAS_PROCESS(command_scheduler);
+    GD_SC_HAS_PROCESS(command_scheduler);
     command_scheduler(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats);
     ~command_scheduler() override;
 

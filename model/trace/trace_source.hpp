@@ -16,6 +16,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "gd_msg.hpp"
+#include "sc_compat.hpp"
 #include "gdsim.h"
 #include "host_msg.hpp"
 #include "packet.h"
@@ -40,7 +41,7 @@ public:
     tlm_utils::simple_initiator_socket<trace_source> doorbell_out;  // to the packet processor
     tlm_utils::simple_target_socket<trace_source> space_in;         // "queue has room"
 
-    SC_HAS_PROCESS(trace_source);
+    GD_SC_HAS_PROCESS(trace_source);
     // physical_queues: cs.physical_queues (0: a hardware queue per trace queue)
     trace_source(sc_core::sc_module_name name, host_env &env, bool condensed_overlap = false,
                  uint32_t physical_queues = 0);

@@ -5,6 +5,7 @@
 #ifndef VP_DRIVER_HPP
 #define VP_DRIVER_HPP
 
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -62,60 +63,47 @@ struct driver_base : sc_core::sc_module {
     uint64_t reg_read(uint64_t off) { return read64(gpu_base + off); }
     static uint64_t qreg(unsigned q, uint64_t r) { return gdsim::gpu::QUEUE0 + q * gdsim::gpu::QUEUE_STRIDE + r; }
 
-    // A kernel descriptor at addr: the header, then a trace kernel-descriptor body
-    // (traces/FORMAT.md, type 2) with a fixed CTA duration.
+    // A kernel descriptor at addr with a fixed CTA duration.
     void put_descriptor(uint64_t addr, uint32_t id, uint32_t threads, uint32_t regs, uint32_t smem, uint64_t cta_ps,
                         const std::string &name)
     {
-        std::vector<uint8_t> b(8 + 34 + name.size());
-        auto put32 = [&](size_t o, uint32_t v) { for (int i = 0; i < 4; i++) b[o + i] = (uint8_t)(v >> 8 * i); };
-        put32(0, gdsim::gpu::DESC_MAGIC);
-        put32(4, (uint32_t)(34 + name.size()));
-        put32(8, id);
-        put32(12, threads);
-        put32(16, regs);
-        put32(20, smem);
-        put32(24, 0);
-        put32(28, 1);  // execution-time model 1: fixed per-CTA duration
-        put32(32, (uint32_t)cta_ps);
-        put32(36, (uint32_t)(cta_ps >> 32));
-        b[40] = (uint8_t)name.size();
-        b[41] = (uint8_t)(name.size() >> 8);
-        std::copy(name.begin(), name.end(), b.begin() + 42);
+        gdsim::kernel_descriptor k;
+        k.id = id;
+        k.threads_per_cta = threads;
+        k.registers_per_thread = regs;
+        k.static_shared_bytes = smem;
+        k.cta_ps = cta_ps;
+        k.name = name;
+        std::vector<uint8_t> b = k.bytes();
         write(addr, b.data(), (unsigned)b.size());
     }
-    // A 1-D kernel dispatch packet (HSA AQL, 64 bytes), header written last.
+    // An AQL packet into its ring slot, the header (its first two bytes) last.
+    void put_packet(uint64_t slot, const std::array<uint8_t, 64> &p)
+    {
+        write(slot + 2, p.data() + 2, 62);
+        write(slot, p.data(), 2);
+    }
+    // A 1-D kernel dispatch.
     void put_dispatch(uint64_t slot, bool barrier, uint16_t wg, uint32_t grid, uint64_t kernel_object,
                       uint32_t group_segment, uint64_t signal)
     {
-        uint8_t p[64] = {0};
-        auto put = [&](size_t o, uint64_t v, int n) { for (int i = 0; i < n; i++) p[o + i] = (uint8_t)(v >> 8 * i); };
-        put(2, 1, 2);  // setup: 1 dimension
-        put(4, wg, 2);
-        put(6, 1, 2);
-        put(8, 1, 2);
-        put(12, grid, 4);
-        put(16, 1, 4);
-        put(20, 1, 4);
-        put(28, group_segment, 4);
-        put(32, kernel_object, 8);
-        put(56, signal, 8);
-        write(slot + 2, p + 2, 62);
-        uint16_t header = (uint16_t)(2 | (barrier ? 1u << 8 : 0) | 2u << 9 | 2u << 11);  // system-scope fences
-        write(slot, &header, 2);
+        gdsim::dispatch_packet d;
+        d.barrier = barrier;
+        d.workgroup[0] = wg;
+        d.grid[0] = grid;
+        d.group_segment_bytes = group_segment;
+        d.kernel_object = kernel_object;
+        d.completion_signal = signal;
+        put_packet(slot, d.bytes());
     }
     // A barrier-AND packet on up to five signals.
     void put_barrier_and(uint64_t slot, const std::vector<uint64_t> &deps, uint64_t signal)
     {
-        uint8_t p[64] = {0};
+        gdsim::barrier_packet b;
         for (size_t i = 0; i < deps.size() && i < 5; i++)
-            for (int k = 0; k < 8; k++)
-                p[8 + 8 * i + k] = (uint8_t)(deps[i] >> 8 * k);
-        for (int k = 0; k < 8; k++)
-            p[56 + k] = (uint8_t)(signal >> 8 * k);
-        write(slot + 2, p + 2, 62);
-        uint16_t header = (uint16_t)(3 | 2u << 9 | 2u << 11);
-        write(slot, &header, 2);
+            b.dep_signal[i] = deps[i];
+        b.completion_signal = signal;
+        put_packet(slot, b.bytes());
     }
     void check(bool ok, const char *what)
     {

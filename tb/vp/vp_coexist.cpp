@@ -25,8 +25,7 @@ void check(bool ok, const char *what)
 struct counter : sc_module {
     sc_in<bool> clk;
     unsigned ticks = 0;
-    SC_HAS_PROCESS(counter);
-    explicit counter(sc_module_name n) : sc_module(n), clk("clk")
+    SC_CTOR(counter) : clk("clk")
     {
         SC_METHOD(tick);
         sensitive << clk.pos();

@@ -33,7 +33,7 @@ struct example_driver : vp::driver_base {
     sc_in<bool> irq;
     gdsim::gpu *gpu = nullptr;
     uint64_t irq_ns = 0, done_ns = 0;
-    SC_HAS_PROCESS(example_driver);
+    VP_HAS_PROCESS(example_driver);
     explicit example_driver(sc_module_name n) : driver_base(n, GPU_REGS), irq("irq") { SC_THREAD(run); }
 
     uint64_t now_ns() const { return (uint64_t)(sc_time_stamp().to_seconds() * 1e9 + 0.5); }

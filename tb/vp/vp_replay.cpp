@@ -33,7 +33,7 @@ struct replay_driver : vp::driver_base {
     std::vector<uint64_t> write_index;
     uint64_t next_desc = DESC_BASE, packets = 0;
     int error = 0;
-    SC_HAS_PROCESS(replay_driver);
+    VP_HAS_PROCESS(replay_driver);
     replay_driver(sc_module_name n, gd_trace_reader *r, uint32_t queues)
         : driver_base(n, GPU_REGS), reader(r), nqueues(queues), write_index(queues, 0)
     {
@@ -58,35 +58,28 @@ struct replay_driver : vp::driver_base {
     }
     void descriptor(const gd_kernel_desc *k)
     {
-        std::vector<uint8_t> b(8 + 34);
-        auto put = [&](size_t o, uint64_t v, int w) { for (int i = 0; i < w; i++) b[o + i] = (uint8_t)(v >> 8 * i); };
-        size_t nl = std::strlen(k->name);
-        put(8, k->id, 4);
-        put(12, k->threads_per_cta, 4);
-        put(16, k->regs_per_thread, 4);
-        put(20, k->static_smem, 4);
-        put(24, k->dynamic_smem, 4);
-        put(28, k->exec_model, 4);
-        put(32, k->cta_duration_ps, 8);
-        put(40, nl, 2);
-        b.insert(b.end(), k->name, k->name + nl);
+        gdsim::kernel_descriptor d;
+        d.id = k->id;
+        d.threads_per_cta = k->threads_per_cta;
+        d.registers_per_thread = k->regs_per_thread;
+        d.static_shared_bytes = k->static_smem;
+        d.dynamic_shared_bytes = k->dynamic_smem;
+        d.per_dispatch_time = k->exec_model == GD_EXEC_PER_DISPATCH;
+        d.cta_ps = k->cta_duration_ps;
+        d.name = k->name;
         if (k->has_insn)
-            for (int c = 0; c < GD_INSN_CLASSES; c++)
-                for (int i = 0; i < 8; i++)
-                    b.push_back((uint8_t)(k->insn[c] >> 8 * i));
-        put(0, gdsim::gpu::DESC_MAGIC, 4);
-        put(4, b.size() - 8, 4);
+            d.instruction_mix.assign(k->insn, k->insn + GD_INSN_CLASSES);
+        std::vector<uint8_t> b = d.bytes();
         write(next_desc, b.data(), (unsigned)b.size());
         desc_addr[k->id] = next_desc;
         next_desc = (next_desc + b.size() + 63) & ~63ull;
     }
-    void put(uint32_t q, const uint8_t pkt[64])
+    void put(uint32_t q, const std::array<uint8_t, 64> &pkt)
     {
         uint64_t slot = RING_BASE + q * RING_BYTES + (write_index[q] % RING_PACKETS) * 64;
         while (write_index[q] - reg_read(qreg(q, gdsim::gpu::Q_READ)) >= RING_PACKETS)
             wait(1, SC_US);  // the ring is full: wait for the GPU to take packets
-        write(slot + 2, pkt + 2, 62);
-        write(slot, pkt, 2);  // the header last
+        put_packet(slot, pkt);
         reg_write(qreg(q, gdsim::gpu::Q_DOORBELL), ++write_index[q]);
         packets++;
     }
@@ -104,25 +97,41 @@ struct replay_driver : vp::driver_base {
         uint64_t origin = 0;
         int rc;
         while ((rc = gd_trace_next(reader, &rec, &err)) > 0) {
-            uint8_t pkt[64];
+            std::array<uint8_t, 64> pkt;
             uint64_t submit_ns;
             uint32_t q;
             if (rec.type == GD_REC_KERNEL) {
                 descriptor(rec.kernel);
                 continue;
             } else if (rec.type == GD_REC_DISPATCH) {
-                gd_aql_dispatch a = rec.dispatch.pkt;
-                a.kernel_object = desc_addr.at((uint32_t)a.kernel_object);
-                a.completion_signal = signal(a.completion_signal);
-                gd_aql_encode(pkt, &a);
+                const gd_aql_dispatch &a = rec.dispatch.pkt;
+                gdsim::dispatch_packet d;
+                d.barrier = a.header & 1u << 8;
+                d.dimensions = a.setup;
+                for (int i = 0; i < 3; i++) {
+                    d.workgroup[i] = a.workgroup_size[i];
+                    d.grid[i] = a.grid_size[i];
+                }
+                d.private_segment_bytes = a.private_segment_size;
+                d.group_segment_bytes = a.group_segment_size;
+                d.kernel_object = desc_addr.at((uint32_t)a.kernel_object);
+                d.kernarg_address = a.kernarg_address;
+                // per-dispatch CTA durations (a converted capture's) travel in reserved2
+                if (rec.dispatch.kernel->exec_model == GD_EXEC_PER_DISPATCH)
+                    d.cta_ps = rec.dispatch.cta_ps;
+                d.completion_signal = signal(a.completion_signal);
+                pkt = d.bytes();
                 submit_ns = rec.dispatch.submit_ns;
                 q = rec.dispatch.queue;
             } else if (rec.type == GD_REC_BARRIER_AND || rec.type == GD_REC_BARRIER_OR) {
-                gd_aql_barrier_pkt b = rec.barrier.pkt;
-                for (uint64_t &d : b.dep_signal)
-                    d = signal(d);
-                b.completion_signal = signal(b.completion_signal);
-                gd_aql_barrier_encode(pkt, &b);
+                const gd_aql_barrier_pkt &a = rec.barrier.pkt;
+                gdsim::barrier_packet b;
+                b.any = rec.type == GD_REC_BARRIER_OR;
+                b.barrier = a.header & 1u << 8;
+                for (int i = 0; i < 5; i++)
+                    b.dep_signal[i] = signal(a.dep_signal[i]);
+                b.completion_signal = signal(a.completion_signal);
+                pkt = b.bytes();
                 submit_ns = rec.barrier.submit_ns;
                 q = rec.barrier.queue;
             } else {
@@ -144,7 +153,7 @@ struct replay_driver : vp::driver_base {
             sc_time at((double)(submit_ns - origin), SC_NS);
             if (at > sc_time_stamp())
                 wait(at - sc_time_stamp());
-            arm(signal(gd_get64(pkt + 56)));
+            arm(signal(gd_get64(pkt.data() + 56)));
             put(q, pkt);
         }
         if (rc < 0) {
