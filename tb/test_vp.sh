@@ -5,9 +5,12 @@
 #     times hold (A 1050-3050 ns; B and C 3050-5050 ns; the interrupt at 5050 ns), the
 #     platform's free-running clock keeps going (606 edges by 6055 ns), sc_start
 #     returns, and both resolutions give the same output and kernel table;
+#     with memory that annotates a latency, the hand-checked times through
+#     b_transport, through DMI and with a global quantum;
 #  2. a clock whose cycle 1 ns cannot represent is refused, naming the key;
 #  3. per-kernel times through the sockets equal the C API's replay of the same
-#     packets (the bundled sample; a four-queue trace without barrier bits);
+#     packets (the bundled sample; a four-queue trace without barrier bits; a trace
+#     with per-dispatch CTA durations, 2-D and 3-D grids, barrier-AND and -OR);
 #  4. the C API's replays in a program with a SystemC simulation of its own.
 # Usage: sh tb/test_vp.sh BUILD_DIR
 set -u
@@ -32,6 +35,26 @@ got=$(cut -d, -f1,12,14,20 "$T/k_ps.csv" | tail -n +2 | tr '\n' ' ')
 [ "$got" = "0,1050.000,3050.000,3050.000 1,3050.000,5050.000,5050.000 2,3050.000,5050.000,5050.000 " ] ||
     fail "kernel times: $got"
 echo "example platform: same at 1 ps and 1 ns; times as hand-checked"
+
+# Memory that annotates 20 ns on every access. The driver waits out its own: 9 writes
+# before its 1 us pause and 8 for the packets put the doorbells at 1340 ns (registers
+# take no time). The GPU reads A (20 ns) and the descriptor's header and body (40 ns):
+# A enters the packet processor at 1400 ns, its first CTA at 1450 (fetch, 50 cycles),
+# ends 3450; B and C follow A, 3450-5450. The completion signals of B then C are read
+# and written (40 ns each): the interrupt at 5530 ns. Through DMI (the same latency)
+# and with a 1 us global quantum (delays kept in the quantum keeper, waited out when a
+# packet enters, before the interrupt and before the GPU idles): the same.
+for m in lat lat-dmi lat-quantum; do
+    "$B/tb/vp_example" $m "$T/k_$m.csv" >"$T/out_$m" 2>&1 || { cat "$T/out_$m"; fail "vp_example $m"; }
+done
+for m in lat-dmi lat-quantum; do
+    cmp -s "$T/out_lat" "$T/out_$m" && cmp -s "$T/k_lat.csv" "$T/k_$m.csv" || { diff "$T/out_lat" "$T/out_$m"; fail "$m differs"; }
+done
+grep -q "^interrupt at 5530 ns, all complete by 5550 ns" "$T/out_lat" || fail "memory latency: $(grep interrupt "$T/out_lat")"
+got=$(cut -d, -f1,12,14,20 "$T/k_lat.csv" | tail -n +2 | tr '\n' ' ')
+[ "$got" = "0,1450.000,3450.000,3450.000 1,3450.000,5450.000,5450.000 2,3450.000,5450.000,5450.000 " ] ||
+    fail "kernel times with memory latency: $got"
+echo "memory latency: times as hand-checked, the same through DMI and with a global quantum"
 
 "$B/tb/vp_example" ns-1980 >"$T/bad" 2>&1
 [ $? -eq 3 ] || { cat "$T/bad"; fail "a 1980 MHz clock at 1 ns resolution was not refused"; }

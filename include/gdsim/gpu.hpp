@@ -47,7 +47,8 @@ public:
     tlm_utils::simple_target_socket<gpu> regs;
     // The GPU's reads of packets, kernel descriptors and signals and its signal
     // writes: ordinary generic payloads, blocking transport, the target's delay
-    // annotations honoured; DMI used when the target grants it.
+    // annotations honoured (a quantum keeper: synced at the global quantum, when a
+    // packet enters, before an interrupt and before idling); DMI used when granted.
     tlm_utils::simple_initiator_socket<gpu> mem;
     // Raised while an enabled interrupt cause is set (INT_CAUSE & INT_ENABLE).
     sc_core::sc_out<bool> irq;

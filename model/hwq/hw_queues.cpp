@@ -9,7 +9,7 @@ namespace gd {
 hw_queues::hw_queues(sc_core::sc_module_name name, const gd_config &cfg, tlm::tlm_initiator_socket<> &mem,
                      sc_core::sc_out<bool> &irq, gd_run_pool *pool, gd_stats *stats)
     : sc_module(name), doorbell_out("doorbell_out"), space_in("space_in"), cfg_(cfg), mem_(mem), irq_(irq),
-      pool_(pool), local_(sc_core::SC_ZERO_TIME)
+      pool_(pool)
 {
     if (gd_hwq_init(&regs_, cfg.vp_queues))
         throw std::bad_alloc();
@@ -64,8 +64,11 @@ void hw_queues::drive_irq()
         irq_.write(level);
 }
 
+// Called by the fetcher only (register errors are the C core's): the error, and its
+// interrupt, come after the memory accesses that found it.
 void hw_queues::fail(uint32_t qi, enum gd_hwq_error code, uint64_t pkt, const std::string &why)
 {
+    sync();
     bool first = regs_.error == 0;
     gd_hwq_fail(&regs_, qi, code, pkt);
     if (first || error_.empty()) {
@@ -171,8 +174,10 @@ bool hw_queues::mem_access(tlm::tlm_command cmd, uint64_t addr, uint8_t *data, u
             std::memcpy(data, m, len);
         else
             std::memcpy(m, data, len);
-        local_ += rd ? dmi_.get_read_latency() : dmi_.get_write_latency();
+        qk_.inc(rd ? dmi_.get_read_latency() : dmi_.get_write_latency());
         dmi_accesses_++;
+        if (qk_.need_sync())
+            sync();
         return true;
     }
     mp_.set_command(cmd);
@@ -184,7 +189,11 @@ bool hw_queues::mem_access(tlm::tlm_command cmd, uint64_t addr, uint8_t *data, u
     mp_.set_byte_enable_length(0);
     mp_.set_dmi_allowed(false);
     mp_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    mem_->b_transport(mp_, local_);
+    sc_core::sc_time local = qk_.get_local_time();
+    mem_->b_transport(mp_, local);
+    qk_.set(local);
+    if (qk_.need_sync())
+        sync();
     if (!mp_.is_response_ok()) {
         char buf[160];
         std::snprintf(buf, sizeof buf, "the memory refused a %u-byte %s at 0x%" PRIx64 " (%s)", len,
@@ -331,9 +340,8 @@ bool hw_queues::fetch_one(uint32_t qi)
         r->priority = t.priority;
     }
     // the packet enters the packet processor once the memory's delays have passed
-    if (local_ != sc_core::SC_ZERO_TIME) {
-        sc_core::wait(local_);
-        local_ = sc_core::SC_ZERO_TIME;
+    if (qk_.get_local_time() != sc_core::SC_ZERO_TIME) {
+        sync();
         if (!q.enabled || q.stopped) {  // the driver stopped the queue meanwhile
             pending_[qi] = r;
             return false;
@@ -364,10 +372,7 @@ void hw_queues::signal_completion(const done_signal &s)
         return;
     signal_writes_++;
     if (event) {
-        if (local_ != sc_core::SC_ZERO_TIME) {  // the interrupt follows the write
-            sc_core::wait(local_);
-            local_ = sc_core::SC_ZERO_TIME;
-        }
+        sync();  // the interrupt follows the write
         regs_.event = event;
         regs_.int_cause |= 1ull << s.queue;
         interrupts_++;
@@ -400,8 +405,17 @@ void hw_queues::space(tlm::tlm_generic_payload &p, sc_core::sc_time &)
 // Completion signals first (in completion order), then the doorbells in the order
 // they were rung: each queue's packets are read until its ring is empty or the packet
 // processor's queue is full (its doorbell is kept and served when there is room).
+void hw_queues::sync()
+{
+    if (qk_.get_local_time() != sc_core::SC_ZERO_TIME)
+        qk_.sync();
+    else
+        qk_.reset();
+}
+
 void hw_queues::fetcher()
 {
+    qk_.reset();
     for (;;) {
         kick_ = false;
         while (!done_.empty()) {
@@ -431,6 +445,10 @@ void hw_queues::fetcher()
         }
         if (!done_.empty() || kick_ || (next != sc_core::SC_ZERO_TIME && next <= sc_core::sc_time_stamp()))
             continue;
+        if (qk_.get_local_time() != sc_core::SC_ZERO_TIME) {  // in time before idling
+            sync();
+            continue;
+        }
         if (next != sc_core::SC_ZERO_TIME)
             sc_core::wait(next - sc_core::sc_time_stamp(), wake_);
         else

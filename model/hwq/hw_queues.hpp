@@ -24,6 +24,7 @@
 
 #include <systemc>
 #include <tlm>
+#include <tlm_utils/tlm_quantumkeeper.h>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
@@ -91,7 +92,11 @@ private:
     std::unordered_map<uint64_t, uint32_t> signals_;        // handle -> signal number
     std::string error_;
     sc_core::sc_event wake_, irq_ev_;
-    sc_core::sc_time local_;                // annotated delay not yet waited out
+    // the memory's annotated delays not yet waited out (loosely timed): synced when the
+    // platform's global quantum is reached, before a packet enters the packet
+    // processor, before the interrupt, and before the fetcher idles
+    tlm_utils::tlm_quantumkeeper qk_;
+    void sync();  // wait out qk_'s local time, if any
     channel ch_;
     tlm::tlm_generic_payload mp_;           // memory transactions
     tlm::tlm_dmi dmi_;

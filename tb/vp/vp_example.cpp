@@ -15,6 +15,9 @@
 //
 // usage: vp_example ps|ns [KERNELS_CSV]
 //        vp_example ns-1980  (a 1980 MHz clock at 1 ns: the GPU refuses it; exit 3)
+//        vp_example lat|lat-dmi|lat-quantum [KERNELS_CSV]  (at 1 ns, every memory
+//            access annotated with 20 ns: through b_transport, through DMI, and
+//            with a 1 us global quantum; all three give the same times)
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -105,12 +108,14 @@ struct example_driver : vp::driver_base {
 
 int sc_main(int argc, char **argv)
 {
-    if (argc < 2 || (std::strcmp(argv[1], "ps") && std::strcmp(argv[1], "ns") && std::strcmp(argv[1], "ns-1980"))) {
-        std::fprintf(stderr, "usage: %s ps|ns|ns-1980 [KERNELS_CSV]\n", argv[0]);
+    const std::string mode = argc > 1 ? argv[1] : "";
+    if (mode != "ps" && mode != "ns" && mode != "ns-1980" && mode != "lat" && mode != "lat-dmi" &&
+        mode != "lat-quantum") {
+        std::fprintf(stderr, "usage: %s ps|ns|ns-1980|lat|lat-dmi|lat-quantum [KERNELS_CSV]\n", argv[0]);
         return 2;
     }
-    sc_set_time_resolution(1, std::strcmp(argv[1], "ps") == 0 ? SC_PS : SC_NS);
-    if (std::strcmp(argv[1], "ns-1980") == 0) {
+    sc_set_time_resolution(1, mode == "ps" ? SC_PS : SC_NS);
+    if (mode == "ns-1980") {
         try {
             gdsim::gpu g("gpu", {{"gpu.preset", "h100"}});
         } catch (const std::invalid_argument &e) {
@@ -120,7 +125,10 @@ int sc_main(int argc, char **argv)
         return 1;
     }
 
-    vp::memory ram("ram", 16u << 20, SC_ZERO_TIME, true);
+    const bool lat = mode.compare(0, 3, "lat") == 0;
+    vp::memory ram("ram", 16u << 20, lat ? sc_time(20, SC_NS) : SC_ZERO_TIME, mode != "lat" && mode != "lat-quantum");
+    if (mode == "lat-quantum")
+        tlm::tlm_global_quantum::instance().set(sc_time(1, SC_US));
     vp::router bus("bus");
     example_driver cpu("cpu");
     gdsim::gpu gpu("gpu", {{"gpu.preset", "h100"},
