@@ -95,9 +95,10 @@ all: $(LIB_SO) $(LIB_A) $(CLI)
 # the SystemC flags a build used; objects and programs are rebuilt when they change
 # (e.g. a build/ made with Debian's SystemC, then make SYSTEMC_HOME=DIR)
 SYSTEMC_STAMP := $(BUILD)/systemc.flags
+SYSTEMC_ID := $(SYSTEMC_CFLAGS) | $(SYSTEMC_LIBS)
 $(SYSTEMC_STAMP): FORCE
 	@mkdir -p $(dir $@)
-	@echo '$(SYSTEMC_CFLAGS) | $(SYSTEMC_LIBS)' | cmp -s - $@ || echo '$(SYSTEMC_CFLAGS) | $(SYSTEMC_LIBS)' > $@
+	@echo '$(SYSTEMC_ID)' | cmp -s - $@ || echo '$(SYSTEMC_ID)' > $@
 FORCE:
 
 systemc-flags:

@@ -408,9 +408,7 @@ void hw_queues::space(tlm::tlm_generic_payload &p, sc_core::sc_time &)
 void hw_queues::sync()
 {
     if (qk_.get_local_time() != sc_core::SC_ZERO_TIME)
-        qk_.sync();
-    else
-        qk_.reset();
+        qk_.sync();  // waits, and starts the next quantum
 }
 
 void hw_queues::fetcher()
@@ -453,6 +451,7 @@ void hw_queues::fetcher()
             sc_core::wait(next - sc_core::sc_time_stamp(), wake_);
         else
             sc_core::wait(wake_);
+        qk_.reset();  // the quantum starts when there is work again, not where it idled
     }
 }
 
