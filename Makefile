@@ -176,7 +176,8 @@ FUZZ_CC = clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover
 	    -Imodel/base -Imodel/trace -Imodel/sm -Imodel/cwd
 # the trace reader and what it calls, no SystemC
 FUZZ_TRACE_SRC = model/trace/trace.c model/trace/aql.c model/trace/condensed.c model/trace/topology.c \
-	    model/cwd/cga.c model/sm/occupancy.c model/sm/alloc.c model/sm/waves.c model/base/gd_util.c
+	    model/cwd/cga.c model/sm/occupancy.c model/sm/alloc.c model/sm/waves.c model/base/gd_util.c \
+	    model/base/config.c
 fuzz: all
 	@command -v clang >/dev/null || { echo "make fuzz needs clang (Debian package clang)"; exit 1; }
 	@mkdir -p $(BUILD)/fuzz/corpus_topology $(BUILD)/fuzz/corpus_trace
@@ -188,6 +189,9 @@ fuzz: all
 	gzip -dc $(BUILD)/fuzz/fig1.gdt.gz > $(BUILD)/fuzz/corpus_trace/fig1.gdt
 	$(BUILD)/gdsim condense traces/sample.gdt.gz $(BUILD)/fuzz/condensed.gdt.gz >/dev/null
 	gzip -dc $(BUILD)/fuzz/condensed.gdt.gz > $(BUILD)/fuzz/corpus_trace/condensed.gdt
+	python3 scripts/kineto2gdt.py tb/data/kineto/a100_alexnet_79_kernels.json.gz $(BUILD)/fuzz/calibrated.gdt.gz \
+	    --calibrate 2>/dev/null
+	gzip -dc $(BUILD)/fuzz/calibrated.gdt.gz > $(BUILD)/fuzz/corpus_trace/calibrated.gdt
 	cd $(BUILD)/fuzz && ./fuzz_topology -max_total_time=$(FUZZ_SECONDS) corpus_topology
 	cd $(BUILD)/fuzz && ./fuzz_trace -max_total_time=$(FUZZ_SECONDS) corpus_trace
 

@@ -44,6 +44,7 @@ struct gd_sim {
     gd_stats stats;
     std::string trace_path, producer;
     gd_trace_device trace_dev;
+    gd_trace_calibration calibration;  // the trace's calibration record (trace_dev.calibration points here)
     uint64_t records = 0;
     std::string getbuf;
     std::string cta_log_path;  // empty: none
@@ -125,6 +126,10 @@ int replay(gd_sim *s, const char *path)
         return rc;
     s->trace_path = path;
     s->trace_dev = *gd_trace_device_of(reader);
+    if (const gd_trace_calibration *cal = gd_trace_calibration_of(reader)) {
+        s->calibration = *cal;
+        s->trace_dev.calibration = &s->calibration;
+    }
     s->producer = gd_trace_producer(reader);
     if ((rc = gd_config_resolve(&s->cfg, s->settings, &s->trace_dev, &s->err)) != GD_OK) {
         gd_trace_close_reader(reader);

@@ -1,103 +1,361 @@
 #!/usr/bin/env python3
-"""Front-end latencies from a PyTorch-profiler capture: what the per-preset defaults
-of pp.* and cwd.grid_launch_cycles are derived from (docs/VALIDATION.md).
+"""Launch gaps from a PyTorch-profiler capture: the pp.gap_* keys (ns) of the launch-gap
+model (issue 15), fitted to the GPU's own timestamps (docs/KINETO.md, 'Calibration record').
 
-  calibrate.py CAPTURE.json[.gz] --clock-mhz MHZ [--device ID] [--queued-ns N] [--wait-ns N]
+  calibrate.py CAPTURE.json[.gz] [--device ID] [--first-fraction F] [--queued-ns N]
+               [--wait-ns N] [--min-samples N] [--by-grid] [-o FILE]
 
-It measures, on the GPU's own timestamps:
-  - the idle launch latency: start - end of the launch call, over the packets whose
-    stream had finished everything before them when the call ended (median, p10);
-  - the back-to-back gaps: start of a packet - end of the packet before it on the same
-    stream, when the packet's launch call ended at least --queued-ns before that end
-    (so it was waiting in its queue), by pair (K = kernel, C = memcpy/memset): floor
-    (p10), median, and the mean of the gaps up to --wait-ns (longer ones are waits for
-    other streams or the host, which the gap does not describe);
-and derives the keys (all times x --clock-mhz):
-  pp.completion_cycles = cwd.grid_launch_cycles = mean K->K gap / 2 (the split is not
-      observable: both lie between one kernel's end and the next one's start);
-  pp.command_launch_cycles = mean of the K->C and C->C gaps - pp.completion_cycles;
-  pp.fetch_cycles + pp.decode_cycles = median idle launch latency - grid launch,
-      split 90/10 (not observable either).
+A gap is the time from the end of a packet (kernel, or copy: memcpy/memset) to the
+start of the next packet of its stream. It is a *clean busy-queue gap*, one the fit
+uses, when
+  - the successor was waiting in its queue: its launch call (the runtime event of
+    its correlation id) ended at least --queued-ns (5000) before its release, the
+    predecessor's end (after a wait: the awaited packet's end, below);
+  - the gap is at most --wait-ns (20000): longer ones are waits for something else
+    (the host, another stream, another GPU);
+  - no packet of another stream of the device ran at any time during the gap: the
+    model reproduces contention itself, so it must not be fitted.
+The gaps fall into classes by the kinds of predecessor and successor (K kernel, C copy)
+and by how the successor was launched (a stream launch, or a graph launch:
+cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch), one key each
+(pp.gap_kernel_kernel_ns ... pp.gap_graph_copy_copy_ns). The after-wait class
+(pp.gap_after_wait_ns): the successor's stream has a recorded cross-stream wait
+(cuda_sync 'Stream Wait Event') between the two in call order (correlation ids), and
+the awaited packet (the last packet of the awaited stream issued before the awaited
+event record, as kineto2gdt.place_barriers finds it) ended after the predecessor: the
+gap then runs from the awaited packet's end, under the same three conditions. A wait
+that held nothing leaves its pair in the class of its kinds.
+
+A class's value is the median of its gaps (robust against the outliers the conditions
+let through), rounded half up to the nearest ns, at least 0 (gaps below 0, from
+timestamps rounded to the us, are kept: they are small gaps). A class with fewer than
+--min-samples (5) gaps is omitted: the preset's value applies. --first-fraction F
+(0 < F <= 1, for cross-validation) counts only the gaps whose successor is among the
+first F of the device's kernels and copies by start time (the first floor(F x n)).
+
+It prints a table (class, key, gaps, p10 / median / p90, value), the idle launch
+latency (median start - launch-call end over the packets, of the first fraction,
+launched onto an idle stream: for information) and with --by-grid the K->K gaps by
+the successor's and the predecessor's CTA count; -o FILE writes the fitted keys in
+gdsim's --config syntax (`gdsim replay TRACE --config FILE`) under a comment saying
+where they come from. `kineto2gdt.py --calibrate` embeds the same fit in the trace
+(format 1.9 calibration record). Library use: fit(capture, ...) returns the fit as a
+dict. --clock-mhz (the older derivation's) is accepted and ignored: keys are in ns.
 Python 3 standard library only."""
 import argparse
+import bisect
 import collections
+import math
 import os
-import statistics
 import sys
+import textwrap
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+import gdtrace  # noqa: E402
 import kineto2gdt  # noqa: E402
 
-
-def measure(path, device=None, queued_ns=5000, wait_ns=20000):
-    cap = kineto2gdt.collect(path, None)
-    items = [dict(k, type="K") for k in cap.kernels] + [dict(c, type="C") for c in cap.commands]
-    devices = collections.Counter(k["device"] for k in items if k["type"] == "K")
-    if device is None:
-        device = devices.most_common(1)[0][0]
-    items = [k for k in items if k["device"] == device and k["stream"] is not None]
-    for k in items:
-        rt = cap.runtime.get(k["corr"]) if k["corr"] is not None else None
-        k["launch_end"] = rt[2] if rt is not None else None
-    by_stream = collections.defaultdict(list)
-    for k in items:
-        by_stream[k["stream"]].append(k)
-    idle, gaps = [], collections.defaultdict(list)
-    for ks in by_stream.values():
-        ks.sort(key=lambda k: (k["ts"], k["corr"] if k["corr"] is not None else -1))
-        busy_until = None
-        for prev, k in zip([None] + ks[:-1], ks):
-            if k["launch_end"] is not None and (busy_until is None or busy_until <= k["launch_end"]):
-                idle.append(k["ts"] - k["launch_end"])
-            if prev is not None and k["launch_end"] is not None:
-                end = prev["ts"] + prev["dur"]
-                if k["launch_end"] <= end - queued_ns:
-                    gaps[prev["type"] + k["type"]].append(k["ts"] - end)
-            end_k = k["ts"] + k["dur"]
-            busy_until = end_k if busy_until is None else max(busy_until, end_k)
-    return device, sorted(idle), {k: sorted(v) for k, v in gaps.items()}
+# (class, key): the predecessor and successor kinds, "graph" when the successor came
+# from a graph launch; in gdtrace.GAP_KEYS order.
+CLASSES = (("K->K", "pp.gap_kernel_kernel_ns"), ("K->C", "pp.gap_kernel_copy_ns"),
+           ("C->K", "pp.gap_copy_kernel_ns"), ("C->C", "pp.gap_copy_copy_ns"),
+           ("graph K->K", "pp.gap_graph_kernel_kernel_ns"), ("graph K->C", "pp.gap_graph_kernel_copy_ns"),
+           ("graph C->K", "pp.gap_graph_copy_kernel_ns"), ("graph C->C", "pp.gap_graph_copy_copy_ns"),
+           ("after wait", "pp.gap_after_wait_ns"))
+assert tuple(k for _, k in CLASSES) == gdtrace.GAP_KEYS
+# Why a gap was left out (fit()["excluded"]).
+NOT_QUEUED = "successor not queued (launch call ended less than queued-ns before the release)"
+NO_LAUNCH = "successor without a launch call in the capture"
+TOO_LONG = "gap longer than wait-ns (a wait for something else)"
+CONTENDED = "a packet of another stream ran during the gap"
+LATER = "successor outside the first fraction"
 
 
 def pct(v, p):
-    return v[min(len(v) - 1, int(len(v) * p / 100))] if v else float("nan")
+    """The p-th percentile of the sorted list v (the element at index floor(n p / 100))."""
+    return v[min(len(v) - 1, len(v) * p // 100)] if v else None
+
+
+def median_ns(v):
+    """Median of the sorted integer list v, rounded half up to an integer."""
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2] + 1) // 2
+
+
+def _corr(x):
+    return x if isinstance(x, int) else -1
+
+
+def _ctas(kernel):
+    """A kernel event's CTA count (its grid's product), None without a usable grid."""
+    g = kernel.get("grid")
+    try:
+        return int(g[0]) * int(g[1]) * int(g[2])
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+def _one_line(s):
+    return "".join(c if c.isprintable() else "?" for c in s)
+
+
+class _Busy:
+    """Per stream, the packets' start times in order and the running maximum of their
+    ends: whether a packet of another stream ran at any time during an interval."""
+
+    def __init__(self, ops):
+        by_stream = collections.defaultdict(list)
+        for o in ops:
+            by_stream[o["stream"]].append((o["ts"], o["end"]))
+        self.streams = {}
+        for s, v in by_stream.items():
+            v.sort()
+            ends, m = [], None
+            for _, e in v:
+                m = e if m is None else max(m, e)
+                ends.append(m)
+            self.streams[s] = ([t for t, _ in v], ends)
+
+    def other_ran(self, stream, start, end):
+        """A packet of a stream other than `stream` started before `end` and ended after
+        `start` (for start == end: one ran across that instant)."""
+        for s, (starts, ends) in self.streams.items():
+            if s == stream:
+                continue
+            j = bisect.bisect_left(starts, end) - 1
+            if j >= 0 and ends[j] > start:
+                return True
+        return False
+
+
+def _awaited(cap, per_stream, device):
+    """The recorded cross-stream waits of the device as {stream: [(wait corr, awaited
+    packet)]} in call order: the awaited packet is the last packet of the awaited stream
+    issued before the awaited event record (kineto2gdt.place_barriers' rule, without
+    following barriers of the awaited stream). Waits rebuilt from cudaStreamWaitEvent
+    calls (kineto2gdt.resolve_wait_calls, when the converter ran first) are not used:
+    they are inferred from these very gaps."""
+    last_before = {}
+    for s, ops in per_stream.items():
+        suffix_min, m = [0] * len(ops), float("inf")
+        for i in range(len(ops) - 1, -1, -1):
+            m = min(m, _corr(ops[i]["corr"]))
+            suffix_min[i] = m
+        last_before[s] = suffix_min
+    out = collections.defaultdict(list)
+    for wt in cap.waits:
+        if wt.get("from_call") or (wt["device"] is not None and wt["device"] != device):
+            continue
+        s, src, rec, corr = wt["stream"], wt["wait_stream"], wt["record"], wt["corr"]
+        if not isinstance(rec, int) or rec < 0 or not isinstance(corr, int) or src == s or src not in per_stream:
+            continue
+        j = bisect.bisect_left(last_before[src], rec) - 1
+        if j >= 0:
+            out[s].append((corr, per_stream[src][j]))
+    for v in out.values():
+        v.sort(key=lambda x: x[0])
+    return out
+
+
+def fit(capture, device=None, first_fraction=None, queued_ns=5000, wait_ns=20000, min_samples=5):
+    """Fit the launch-gap keys to a capture: a path (.json or .json.gz) or a
+    kineto2gdt.Capture already collected (kineto2gdt.collect; the converter passes its
+    own). Raises kineto2gdt.ConvertError when the capture has no kernels (on the
+    device). Returns a dict:
+      keys        {key: ns} of the fitted classes, in gdtrace.GAP_KEYS order;
+      classes     {key: dict(name, samples, p10, median, p90, value)} of every class
+                  (None where it has no gap; value None when omitted);
+      omitted     {key: why} of the classes with fewer than min_samples gaps;
+      gaps        clean gaps in the fitted classes; excluded: {why: count};
+      device, capture (basename), ops (kernels and copies of the device),
+      ops_fitted (the first fraction of them), first_fraction, idle (dict(samples,
+      median): the idle launch latency, ns), by_grid ({(class, side): {log2 CTAs:
+      sorted gaps}} for the two K->K classes, side "successor" or "predecessor");
+      provenance  one line for the calibration record and the -o file's header."""
+    if first_fraction is not None and not 0 < first_fraction <= 1:
+        raise kineto2gdt.ConvertError("the first fraction must be in (0, 1], not %s" % first_fraction)
+    cap = kineto2gdt.collect(capture, None) if isinstance(capture, (str, bytes, os.PathLike)) else capture
+    path = cap.path or "capture"
+    by_device = collections.Counter(k["device"] for k in cap.kernels)
+    if not by_device:
+        raise kineto2gdt.ConvertError("%s: no kernel events (cat 'kernel') in the trace: nothing to calibrate" % path)
+    if device is None:
+        device = by_device.most_common(1)[0][0]
+    elif device not in by_device:
+        raise kineto2gdt.ConvertError("%s: no kernels on device %s (devices with kernels: %s)" % (
+            path, device, ", ".join(str(d) for d in sorted(by_device, key=str))))
+
+    # The device's packets, as small dicts of our own (the capture's are left alone).
+    ops = []
+    for kind, events in (("K", cap.kernels), ("C", cap.commands)):
+        for e in events:
+            if e["device"] != device:
+                continue
+            rt = cap.runtime.get(e["corr"]) if e["corr"] is not None else None
+            ops.append(dict(kind=kind, ts=e["ts"], end=e["ts"] + e["dur"], stream=e["stream"], corr=e["corr"],
+                            launch_end=rt[2] if rt is not None else None,
+                            graph=rt is not None and rt[0] in kineto2gdt.GRAPH_LAUNCH_APIS,
+                            ctas=_ctas(e) if kind == "K" else None))
+    ops.sort(key=lambda o: (o["ts"], _corr(o["corr"]), o["end"], o["kind"], str(o["stream"])))
+    n_first = len(ops) if first_fraction is None else int(math.floor(first_fraction * len(ops) + 1e-9))
+    for i, o in enumerate(ops):
+        o["first"] = i < n_first
+    busy = _Busy(ops)   # every packet of the device, with or without a stream
+    per_stream = collections.defaultdict(list)
+    for o in ops:
+        if o["stream"] is not None:
+            per_stream[o["stream"]].append(o)   # already in (start, correlation) order
+    waits = _awaited(cap, per_stream, device)
+
+    gaps = collections.defaultdict(list)
+    excluded = collections.Counter()
+    by_grid = collections.defaultdict(lambda: collections.defaultdict(list))
+    idle = []
+    for s, items in per_stream.items():
+        wait_corrs = [c for c, _ in waits.get(s, [])]
+        busy_until = None
+        for prev, k in zip([None] + items[:-1], items):
+            # idle launch latency: the stream had nothing left to run when the call ended
+            if k["first"] and k["launch_end"] is not None and (busy_until is None or busy_until <= k["launch_end"]):
+                idle.append(k["ts"] - k["launch_end"])
+            busy_until = k["end"] if busy_until is None else max(busy_until, k["end"])
+            if prev is None:
+                continue
+            if not k["first"]:
+                excluded[LATER] += 1
+                continue
+            # a recorded wait between the two (in call order) whose packet ended later
+            release, cls = prev["end"], ("graph " if k["graph"] else "") + prev["kind"] + "->" + k["kind"]
+            lo = bisect.bisect_right(wait_corrs, _corr(prev["corr"]))
+            hi = bisect.bisect_left(wait_corrs, _corr(k["corr"]))
+            if not (isinstance(prev["corr"], int) and isinstance(k["corr"], int)):
+                hi = lo   # no call order to place a wait in
+            for _, dep in waits.get(s, [])[lo:hi]:
+                if dep["end"] > release:
+                    release, cls = dep["end"], "after wait"
+            gap = k["ts"] - release
+            if k["launch_end"] is None:
+                excluded[NO_LAUNCH] += 1
+            elif k["launch_end"] > release - queued_ns:
+                excluded[NOT_QUEUED] += 1
+            elif gap > wait_ns:
+                excluded[TOO_LONG] += 1
+            elif busy.other_ran(s, release, k["ts"]):
+                excluded[CONTENDED] += 1
+            else:
+                gaps[cls].append(gap)
+                if cls in ("K->K", "graph K->K") and k["ctas"] and prev["ctas"]:
+                    by_grid[(cls, "successor")][k["ctas"].bit_length() - 1].append(gap)
+                    by_grid[(cls, "predecessor")][prev["ctas"].bit_length() - 1].append(gap)
+
+    keys, classes, omitted, used = {}, {}, {}, 0
+    for name, key in CLASSES:
+        v = sorted(gaps.get(name, []))
+        c = dict(name=name, samples=len(v), p10=pct(v, 10), median=median_ns(v) if v else None, p90=pct(v, 90),
+                 value=None)
+        if len(v) >= min_samples:
+            c["value"] = keys[key] = max(0, c["median"])
+            used += len(v)
+        else:
+            omitted[key] = "%d < %d gaps: the preset's value applies" % (len(v), min_samples)
+        classes[key] = c
+    idle.sort()
+    base = _one_line(os.path.basename(path))
+    share = ("first %s %% of %d ops" % ("%g" % (first_fraction * 100), len(ops)) if first_fraction is not None
+             else "all %d ops" % len(ops))
+    provenance = "calibrate.py fit of %s device %s, %s: %d gaps" % (base, _one_line(str(device)), share, used)
+    return dict(keys=keys, classes=classes, omitted=omitted, gaps=used, excluded=dict(excluded), device=device,
+                capture=base, ops=len(ops), ops_fitted=n_first, first_fraction=first_fraction,
+                idle=dict(samples=len(idle), median=median_ns(idle) if idle else None),
+                by_grid={k: dict(sorted((b, sorted(g)) for b, g in v.items())) for k, v in sorted(by_grid.items())},
+                provenance=provenance, queued_ns=queued_ns, wait_ns=wait_ns, min_samples=min_samples)
+
+
+def record_lines(result):
+    """The fitted keys as gdtrace.TraceWriter.calibration lines: (key, ns, comment)."""
+    out = []
+    for key, value in result["keys"].items():
+        c = result["classes"][key]
+        out.append((key, value, "%s: median of %d clean gaps (p10 %d, p90 %d ns)" % (
+            c["name"], c["samples"], c["p10"], c["p90"])))
+    return out
+
+
+def config_text(result):
+    """The -o file: a header comment (provenance and settings) and the keys in gdsim's
+    --config syntax."""
+    head = [result["provenance"],
+            "capture %s, device %s, %s; clean busy-queue gaps: successor queued >= %d ns before, gap <= %d ns, "
+            "no other stream's packet during it; value = median; classes with < %d gaps omitted" % (
+                result["capture"], result["device"],
+                "first %d of %d ops" % (result["ops_fitted"], result["ops"]) if result["first_fraction"] is not None
+                else "all %d ops" % result["ops"], result["queued_ns"], result["wait_ns"], result["min_samples"])]
+    for key, why in result["omitted"].items():
+        head.append("%s omitted: %s" % (key, why))
+    # short comment lines: gdsim's --config reader takes lines of up to 1023 bytes
+    lines = ["# " + w for h in head for w in textwrap.wrap(_one_line(h), 100, subsequent_indent="  ")]
+    return "\n".join(lines) + "\n" + gdtrace.calibration_text(record_lines(result))
+
+
+def _us(ns):
+    return "-" if ns is None else "%.3f" % (ns / 1000)
+
+
+def report(result, out, by_grid=False):
+    print("%s, device %s: %s" % (result["capture"], result["device"], result["provenance"]), file=out)
+    print("  %-11s %-30s %7s %9s %9s %9s  %s" % ("class", "key", "gaps", "p10 us", "median", "p90 us",
+                                                  "value (ns)"), file=out)
+    for key, c in result["classes"].items():
+        value = str(c["value"]) if c["value"] is not None else "omitted: %d < %d" % (c["samples"],
+                                                                                    result["min_samples"])
+        print("  %-11s %-30s %7d %9s %9s %9s  %s" % (c["name"], key, c["samples"], _us(c["p10"]), _us(c["median"]),
+                                                      _us(c["p90"]), value), file=out)
+    if result["excluded"]:
+        print("  left out: " + "; ".join("%s %d" % (why, n) for why, n in sorted(result["excluded"].items())),
+              file=out)
+    idle = result["idle"]
+    print("  idle launch latency (for information): median %s ns over %d packets launched onto an idle stream" % (
+        idle["median"] if idle["median"] is not None else "-", idle["samples"]), file=out)
+    if by_grid:
+        # the K->K classes' gaps by log2 CTA count of the successor and of the predecessor
+        for cls in ("K->K", "graph K->K"):
+            succ = result["by_grid"].get((cls, "successor"), {})
+            pred = result["by_grid"].get((cls, "predecessor"), {})
+            if not succ:
+                continue
+            print("  %-21s %18s %18s" % (cls + " gaps by CTAs", "successor's", "predecessor's"), file=out)
+            for b in sorted(set(succ) | set(pred)):
+                cell = ["%6d, %s us" % (len(g[b]), _us(median_ns(g[b]))) if b in g else "" for g in (succ, pred)]
+                print("    %9d-%-9d %18s %18s" % (1 << b, (2 << b) - 1, cell[0], cell[1]), file=out)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("capture")
-    ap.add_argument("--clock-mhz", type=float, required=True, help="the preset's frontend.clock_mhz")
-    ap.add_argument("--device", type=int, default=None)
-    ap.add_argument("--queued-ns", type=int, default=5000)
-    ap.add_argument("--wait-ns", type=int, default=20000)
+    ap.add_argument("capture", help="Kineto Chrome-trace JSON (.json or .json.gz)")
+    ap.add_argument("--device", type=int, default=None, help="GPU to fit (default: the one with the most kernels)")
+    ap.add_argument("--first-fraction", type=float, default=None, metavar="F",
+                    help="count only the gaps whose successor is among the first F (0 < F <= 1) of the device's "
+                         "kernels and copies by start time (cross-validation)")
+    ap.add_argument("--queued-ns", type=int, default=5000,
+                    help="the successor's launch call ended at least this long before its release (default 5000)")
+    ap.add_argument("--wait-ns", type=int, default=20000, help="longest gap counted (default 20000)")
+    ap.add_argument("--min-samples", type=int, default=5, help="fewest gaps for a class to be fitted (default 5)")
+    ap.add_argument("--by-grid", action="store_true", help="also print the K->K gaps by log2 CTA count")
+    ap.add_argument("-o", "--output", metavar="FILE", help="write the fitted keys in --config syntax")
+    ap.add_argument("--clock-mhz", type=float, help="ignored (accepted for older scripts: the keys are in ns)")
     a = ap.parse_args(argv)
-    device, idle, gaps = measure(a.capture, a.device, a.queued_ns, a.wait_ns)
-    print("%s, device %s" % (a.capture, device))
-    print("  idle launch latency: %d packets, median %.3f us, p10 %.3f us" % (
-        len(idle), statistics.median(idle) / 1000 if idle else float("nan"), pct(idle, 10) / 1000))
-    means = {}
-    for pair in ("KK", "KC", "CK", "CC"):
-        v = gaps.get(pair, [])
-        kept = [g for g in v if g <= a.wait_ns]
-        means[pair] = (statistics.mean(kept) if kept else None, len(kept))
-        print("  gap %s->%s: %5d queued, floor (p10) %.3f us, median %.3f us, mean of the %d up to %d us %s" % (
-            pair[0], pair[1], len(v), pct(v, 10) / 1000, statistics.median(v) / 1000 if v else float("nan"),
-            len(kept), a.wait_ns // 1000, "%.3f us" % (means[pair][0] / 1000) if kept else "-"))
-    cyc = a.clock_mhz / 1000.0  # cycles per ns
-    kk = means["KK"][0]
-    if kk is None:
-        print("  no back-to-back kernels: cannot derive the keys")
+    try:
+        result = fit(a.capture, a.device, a.first_fraction, a.queued_ns, a.wait_ns, a.min_samples)
+        report(result, sys.stdout, a.by_grid)
+        if not result["keys"]:
+            raise kineto2gdt.ConvertError("%s: no class has %d clean gaps: nothing fitted" % (
+                a.capture, a.min_samples))
+        if a.output:
+            with open(a.output, "w", encoding="utf-8", newline="\n") as f:
+                f.write(config_text(result))
+            print("  wrote %d key(s) to %s" % (len(result["keys"]), a.output))
+    except (kineto2gdt.ConvertError, OSError, ValueError) as e:
+        print("calibrate: error: %s" % e, file=sys.stderr)
         return 1
-    half = kk / 2
-    print("  pp.completion_cycles = cwd.grid_launch_cycles = %.0f" % (half * cyc))
-    n = means["KC"][1] + means["CC"][1]
-    if n:
-        to_cmd = ((means["KC"][0] or 0) * means["KC"][1] + (means["CC"][0] or 0) * means["CC"][1]) / n
-        print("  pp.command_launch_cycles = %.0f (gap before a command %.3f us over %d)" % (
-            max(0.0, to_cmd - half) * cyc, to_cmd / 1000, n))
-    if idle:
-        fd = max(0.0, statistics.median(idle) - half)
-        print("  pp.fetch_cycles = %.0f, pp.decode_cycles = %.0f (fetch + decode %.3f us)" % (
-            fd * 0.9 * cyc, fd * 0.1 * cyc, fd / 1000))
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Writing gdsim traces (format 1.4, traces/FORMAT.md) from Python, standard library
+"""Writing gdsim traces (format 1.9, traces/FORMAT.md) from Python, standard library
 only; used by gen_trace.py and kineto2gdt.py. Also the NVIDIA occupancy rules
 (shared/data/kineto/README.md; the same as model/sm/occupancy.c) that the converter
 needs to spread a kernel's measured time over its waves."""
@@ -9,6 +9,7 @@ import struct
 MAGIC = b"\x89GDT\r\n\x1a\n"
 REC_HEADER, REC_KERNEL, REC_DISPATCH, REC_BARRIER_AND, REC_BARRIER_OR, REC_NONKERNEL, REC_END = 1, 2, 3, 4, 5, 8, 15
 REC_PIPELINE = 9  # format 1.8
+REC_CALIBRATION = 10  # format 1.9: launch-gap keys fitted to the capture (calibrate.py)
 AQL_KERNEL_DISPATCH, AQL_BARRIER_AND, AQL_BARRIER_OR = 2, 3, 5
 AQL_BARRIER = 1 << 8
 # Fence scopes: acquire system (2) and release system (2), as CUDA and HIP runtimes set them.
@@ -18,6 +19,18 @@ UNKNOWN = 0xFFFFFFFFFFFFFFFF
 CMD_SYNC, CMD_COND, CMD_FAILS = 1, 2, 4  # a multi-tenant command's flags (format 1.6; seed 004)
 CMD_INDEPENDENT = 8  # a kernel whose CTAs' warps are independent (format 1.7; seed 001 emb. 3)
 INSN_CLASSES = ("fp32", "fp16", "int", "ldst", "sfu", "tensor")  # a kernel's instruction mix (format 1.6)
+# A packet record's flags: bit 0 of a dispatch = reference packet (1.5), of a
+# non-kernel command = barrier; bit 1 of both (1.9) = launched by a CUDA/HIP graph launch.
+DISPATCH_REFERENCE, NONKERNEL_BARRIER, PACKET_GRAPH = 1, 1, 2
+# The keys a calibration record (format 1.9) may set, all in ns: the gap from the end of a
+# packet to the start of the next one of its queue when that one was already waiting
+# (predecessor_successor; the graph ones when the successor came from a graph launch),
+# and from the end of the awaited packet to the start of a packet a cross-stream wait held.
+GAP_KEYS = ("pp.gap_kernel_kernel_ns", "pp.gap_kernel_copy_ns", "pp.gap_copy_kernel_ns", "pp.gap_copy_copy_ns",
+            "pp.gap_graph_kernel_kernel_ns", "pp.gap_graph_kernel_copy_ns", "pp.gap_graph_copy_kernel_ns",
+            "pp.gap_graph_copy_copy_ns", "pp.gap_after_wait_ns")
+CALIBRATION_PROVENANCE_MAX = 4096
+CONFIG_LINE_MAX = 1000   # gdsim --config reads lines of up to 1023 bytes
 NONKERNEL_KINDS = {"other": 0, "memcpy_htod": 1, "memcpy_dtoh": 2, "memcpy_dtod": 3, "memcpy_htoh": 4,
                    "memcpy_peer": 5, "memset": 6}
 
@@ -44,6 +57,7 @@ class TraceWriter:
         self.records = 0
         self.packets = 0
         self.minor = minor
+        self.calibrated = False
         self.f.write(MAGIC + struct.pack("<HHI", 1, minor, 0))
         d = device
         name = d.name.encode()[:63]
@@ -93,12 +107,22 @@ class TraceWriter:
             raise ValueError("the independent flag needs format 1.7 (TraceWriter(minor=7))")
         return struct.pack("<IBB2x", tenant[0], tenant[1], tenant[2] if len(tenant) > 2 else 0)
 
+    def _graph(self, graph):
+        """The graph-launched flag bit (format 1.9) of a dispatch or non-kernel command."""
+        if not graph:
+            return 0
+        if self.minor < 9:
+            raise ValueError("the graph-launched flag needs format 1.9 (TraceWriter(minor=9))")
+        return PACKET_GRAPH
+
     def dispatch(self, queue, submit_ns, kid, block, grid, smem, barrier=True, signal=0, info=None,
-                 kernarg=0, wait_until_ns=None, cluster=None, tenant=None):
+                 kernarg=0, wait_until_ns=None, cluster=None, tenant=None, graph=False):
         """block: (x, y, z) threads; grid: (x, y, z) CTAs. wait_until_ns (format 1.3, with
         launch info): the CTAs run at least until then (a collective waiting for its peers).
         cluster (format 1.4): (x, y, z, gpu_cga, mode): CTAs per GPC-CGA, GPC-CGAs per
-        GPU-CGA, 0 load_balance / 1 multicast. tenant (format 1.6): (vid, flags)."""
+        GPU-CGA, 0 load_balance / 1 multicast. tenant (format 1.6): (vid, flags). graph
+        (format 1.9): the kernel came from a CUDA/HIP graph launch."""
+        flags = self._graph(graph)
         if tenant is not None and cluster is None:
             cluster = (1, 1, 1, 1, 0)
         dims = 3 if grid[2] > 1 or block[2] > 1 else 2 if grid[1] > 1 or block[1] > 1 else 1
@@ -119,7 +143,7 @@ class TraceWriter:
                 tail += struct.pack("<4HB7x", *cluster)
         if tenant is not None:
             tail += self._tenant(tenant)
-        self.record(REC_DISPATCH, struct.pack("<HHIQ", queue, 0, 0, submit_ns) + pkt + tail)
+        self.record(REC_DISPATCH, struct.pack("<HHIQ", queue, flags, 0, submit_ns) + pkt + tail)
 
     def barrier(self, queue, submit_ns, deps, kind_or=False, barrier=True, signal=0, info=None, tenant=None):
         """An AQL barrier-AND (or -OR) packet waiting on up to 5 signals; tenant (1.6): (vid, flags)."""
@@ -132,10 +156,12 @@ class TraceWriter:
         self.record(REC_BARRIER_OR if kind_or else REC_BARRIER_AND,
                     struct.pack("<HHIQ", queue, 0, 0, submit_ns) + pkt + tail)
 
-    def nonkernel(self, queue, submit_ns, kind, duration_ps, nbytes, barrier=True, signal=0, info=None, tenant=None):
+    def nonkernel(self, queue, submit_ns, kind, duration_ps, nbytes, barrier=True, signal=0, info=None, tenant=None,
+                  graph=False):
         """A memcpy/memset (or other non-kernel) command that takes duration_ps on its queue;
-        tenant (1.6): (vid, flags)."""
-        payload = struct.pack("<HHIQQQQ", queue, NONKERNEL_KINDS[kind], 1 if barrier else 0, submit_ns, duration_ps,
+        tenant (1.6): (vid, flags); graph (1.9): it came from a CUDA/HIP graph launch."""
+        flags = (NONKERNEL_BARRIER if barrier else 0) | self._graph(graph)
+        payload = struct.pack("<HHIQQQQ", queue, NONKERNEL_KINDS[kind], flags, submit_ns, duration_ps,
                               nbytes, signal)
         tail = self._info(info if info is not None or tenant is None else (None, None, None, None))
         if tenant is not None:
@@ -149,10 +175,81 @@ class TraceWriter:
         self.record(REC_PIPELINE, struct.pack("<HHIQQII", queue, 0, 1 if barrier else 0, submit_ns, signal,
                                               len(text), 0) + text)
 
+    def calibration(self, provenance, lines):
+        """The calibration record (format 1.9): at most one, before the first packet.
+        provenance: one line saying where the fit comes from (1..4096 bytes of UTF-8, no
+        NUL, CR or LF). lines: (key, value_ns[, comment]) tuples, or a dict {key: value_ns}
+        or {key: (value_ns, comment)}; each key one of GAP_KEYS, at most once, the value a
+        non-negative integer, the comment (None: none) one line. Written in gdsim's
+        --config syntax, one `key = value  # comment` line each (calibration_text)."""
+        if self.minor < 9:
+            raise ValueError("a calibration record needs format 1.9 (TraceWriter(minor=9))")
+        if self.calibrated:
+            raise ValueError("a trace has at most one calibration record")
+        if self.packets:
+            raise ValueError("the calibration record must come before the first packet record")
+        prov = provenance.encode() if isinstance(provenance, str) else bytes(provenance)
+        if not 1 <= len(prov) <= CALIBRATION_PROVENANCE_MAX:
+            raise ValueError("the calibration provenance must be 1 to %d bytes, not %d" % (
+                CALIBRATION_PROVENANCE_MAX, len(prov)))
+        if any(c in prov for c in b"\0\r\n"):
+            raise ValueError("the calibration provenance must be one line (no NUL, CR or LF)")
+        prov.decode()   # UTF-8 (raises UnicodeDecodeError, a ValueError)
+        text = calibration_text(lines).encode()
+        self.record(REC_CALIBRATION, struct.pack("<I", len(prov)) + prov + text)
+        self.calibrated = True
+
     def close(self):
         self.record(REC_END, struct.pack("<QQ", self.records, self.packets))
         self.f.close()
         self.raw.close()
+
+
+def calibration_text(lines):
+    """The fit in gdsim's --config syntax (`key = value  # comment` lines, '\n' ends):
+    what TraceWriter.calibration writes and what calibrate.py -o writes. See
+    TraceWriter.calibration for `lines`; raises ValueError on anything the record may
+    not hold."""
+    if isinstance(lines, dict):
+        lines = [(k,) + (tuple(v) if isinstance(v, (tuple, list)) else (v,)) for k, v in lines.items()]
+    out, seen = [], set()
+    for line in lines:
+        key, value = line[0], line[1]
+        comment = line[2] if len(line) > 2 else None
+        if key not in GAP_KEYS:
+            raise ValueError("'%s' is not a key a calibration record may set (%s)" % (key, ", ".join(GAP_KEYS)))
+        if key in seen:
+            raise ValueError("'%s' is set twice" % key)
+        seen.add(key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError("%s: the value must be a non-negative integer (ns), not %r" % (key, value))
+        text = "%s = %d" % (key, value)
+        if comment is not None and any(c in comment for c in "\0\r\n"):
+            raise ValueError("%s: the comment must be one line (no NUL, CR or LF)" % key)
+        if comment:
+            text += "  # " + comment
+        if len(text.encode()) > CONFIG_LINE_MAX:
+            raise ValueError("%s: the line is longer than gdsim's --config reader takes (%d bytes)" % (
+                key, CONFIG_LINE_MAX))
+        out.append(text + "\n")
+    if not out:
+        raise ValueError("a calibration record needs at least one key")
+    return "".join(out)
+
+
+def parse_config(text):
+    """KEY = VALUE lines of gdsim's --config syntax ('#' starts a comment, blank lines
+    skipped) as {key: value text}, in order; raises ValueError on a line without '='."""
+    out = {}
+    for n, line in enumerate(text.split("\n"), 1):
+        line = line.split("#", 1)[0].strip(" \t\r")
+        if not line:
+            continue
+        if "=" not in line:
+            raise ValueError("line %d: expected KEY = VALUE" % n)
+        key, value = line.split("=", 1)
+        out[key.strip(" \t")] = value.strip(" \t")
+    return out
 
 
 def cta_cap(cc):
@@ -284,9 +381,10 @@ def read(path):
             if len(p) == 34 + f[7] + 48:
                 rec["insn"] = struct.unpack_from("<6Q", p, 34 + f[7])
         elif rtype in (REC_DISPATCH, REC_BARRIER_AND, REC_BARRIER_OR):
-            queue, _, _, submit = struct.unpack_from("<HHIQ", p)
+            queue, flags, _, submit = struct.unpack_from("<HHIQ", p)
             rec.update(queue=queue, submit_ns=submit)
             if rtype == REC_DISPATCH:
+                rec.update(flags=flags, graph=bool(flags & PACKET_GRAPH))
                 f = struct.unpack_from("<HHHHHHIIIIIQQQQ", p, 16)
                 rec.update(header=f[0], setup=f[1], block=f[2:5], grid_items=f[6:9], smem=f[10], kernel=f[11],
                            signal=f[14])
@@ -309,11 +407,17 @@ def read(path):
                     rec["priority"] = p[tenant_at + 5]
         elif rtype == REC_NONKERNEL:
             f = struct.unpack_from("<HHIQQQQ", p)
-            rec.update(queue=f[0], kind=f[1], flags=f[2], submit_ns=f[3], duration_ps=f[4], bytes=f[5], signal=f[6])
+            rec.update(queue=f[0], kind=f[1], flags=f[2], submit_ns=f[3], duration_ps=f[4], bytes=f[5], signal=f[6],
+                       graph=bool(f[2] & PACKET_GRAPH))
             if len(p) > 40:
                 rec["info"] = struct.unpack_from("<4Q", p, 40)
             if len(p) > 72:
                 rec["tenant"] = struct.unpack_from("<IB", p, 72)
+        elif rtype == REC_CALIBRATION:
+            n = struct.unpack_from("<I", p)[0]
+            text = p[4 + n:].decode()
+            rec.update(provenance=p[4:4 + n].decode(), text=text,
+                       keys={k: int(v) for k, v in parse_config(text).items()})
         elif rtype == REC_HEADER:
             f = struct.unpack_from("<11I", p)
             rec.update(cc=(f[0], f[1]), sms=f[2], warp_size=f[9], gpcs=f[10])

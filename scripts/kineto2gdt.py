@@ -2,7 +2,7 @@
 """Convert a PyTorch-profiler trace (Kineto Chrome-trace JSON, .json or .json.gz) into a
 gdsim trace (.gdt.gz, traces/FORMAT.md).
 
-  kineto2gdt.py IN.json[.gz] OUT.gdt.gz [--device ID] [--pid PID]
+  kineto2gdt.py IN.json[.gz] OUT.gdt.gz [--device ID] [--pid PID] [--infer-waits] [--calibrate[=F]]
 
 What it makes of the capture (docs/KINETO.md has the details):
   - the device description from `deviceProperties` (inferred, with a warning, when absent);
@@ -14,8 +14,15 @@ What it makes of the capture (docs/KINETO.md has the details):
   - each packet's host submit time is the end of its launch API event (linked by
     `correlation`); one without gets the documented fallback;
   - each kernel's measured duration spread over its waves on the capturing device: its
-    CTAs run duration / waves;
+    CTAs run duration / waves (a kernel partly beside a collective: its shape-mates'
+    median duration, or the measured one without the replay's second slowdown);
   - the measured start and duration and the `correlation` id ride along as launch info;
+  - kernels and copies of a CUDA/HIP graph launch (cudaGraphLaunch, ...) carry the
+    graph-launched flag (format 1.9; other traces keep the format they had);
+  - --calibrate[=F]: the launch gaps calibrate.fit measures on the capture (on the first
+    F, 0 < F <= 1, of the device's packets; default all) go into the trace as a
+    calibration record (format 1.9) that gdsim applies over its preset; none when no
+    gap class has enough clean gaps (reported);
   - everything it does not convert is counted and reported on stderr, with why.
 
 Python 3 standard library only. The JSON is read as a stream (the trace events are
@@ -46,6 +53,9 @@ KERNEL_LAUNCH_APIS = {
     "hipLaunchKernel", "hipExtLaunchKernel", "hipModuleLaunchKernel", "hipExtModuleLaunchKernel",
     "hipLaunchCooperativeKernel", "hipGraphLaunch",
 }
+# The graph launches among them: their kernels and copies are graph-launched (format 1.9
+# flag; the launch-gap model's pp.gap_graph_* keys, calibrate.py).
+GRAPH_LAUNCH_APIS = {"cudaGraphLaunch", "cudaGraphLaunch_ptsz", "cuGraphLaunch", "hipGraphLaunch"}
 # HIP reports these grids in work-items, not workgroups (shared/data/kineto/README.md).
 GRID_IN_WORK_ITEMS = {"hipExtModuleLaunchKernel", "hipModuleLaunchKernel"}
 # Without a launch event a kernel is taken as submitted this long before it started,
@@ -55,6 +65,10 @@ MAX_QUEUES = 1024
 # Collective-communication kernels (NCCL, RCCL): they wait inside for the other GPUs of
 # the collective, which gdsim does not model; see own_work_and_peers().
 COLLECTIVE_PREFIXES = ("ncclKernel", "ncclDevKernel", "rcclKernel")
+# partly_beside_collectives(): a collective counts as resident when a kernel started only if
+# it started at least this long before it (closer, a replay may start either first: a few
+# launch gaps).
+RESIDENT_LEAD_NS = 5000
 # --infer-waits: a packet waiting in its queue (launch ended this long before the packet
 # ahead of it ended) that starts more than INFER_WAIT_NS after that packet ended was held
 # back by something else (the gaps calibrate.py averages stop there too).
@@ -184,7 +198,8 @@ def to_ns(v):
 # Collecting the capture
 
 class Capture:
-    def __init__(self):
+    def __init__(self, path=None):
+        self.path = path                   # the capture file
         self.device_props = None
         self.kernels = []                  # per kernel event: dict of what we use
         self.commands = []                 # per gpu_memcpy / gpu_memset event
@@ -203,7 +218,7 @@ def event_kind(e):
 
 
 def collect(path, pid_filter):
-    cap = Capture()
+    cap = Capture(path)
     with open_text(path) as f:
         for key, val in JsonStream(f, path).items():
             if key == "deviceProperties":
@@ -371,8 +386,9 @@ def waves_beside_resident(kernels, dev):
     run (an NCCL kernel holds a few SMs for milliseconds) had only the slots they left:
     count its waves on those (gdtrace.resident_placement, slots_beside), so that replaying the capture, where
     the same kernels again run side by side, reproduces its measured duration. Kernels
-    that overlapped others only in part keep the waves of an idle GPU. Updates
-    k["waves"]; returns how many kernels changed."""
+    that overlapped others only in part keep the waves of an idle GPU (those a collective
+    held SMs beside when they started: partly_beside_collectives). Updates k["waves"];
+    returns how many kernels changed."""
     order = sorted(kernels, key=lambda k: (k["ts"], k["corr"] if isinstance(k["corr"], int) else -1))
     active, placements, changed = [], {}, 0
     for k in order:
@@ -412,6 +428,147 @@ def own_work_and_peers(kernels):
         k["own_dur"] = shortest[(k["name"], tuple(k["grid"]), tuple(k["block"]))]
         k["wait_until"] = k["ts"] + k["dur"]
     return len(coll)
+
+
+def finish_ps(ctas, cta_ps, segments):
+    """When the last of `ctas` CTAs of cta_ps each ends, started greedily on the slots
+    `segments` gives ((from_ps, slots), ... from 0 on, the last slot count for ever):
+    each CTA starts as soon as a slot is free, and keeps its slot until it ends. A
+    batch of CTAs that started together restarts together while CTAs are left."""
+    batches, left = [], ctas          # [end_ps, CTAs]: every batch runs until `left` is 0
+    for j, (start, slots) in enumerate(segments):
+        until = segments[j + 1][0] if j + 1 < len(segments) else None
+        add = min(left, slots - sum(c for _, c in batches))
+        if add > 0:
+            batches.append([start + cta_ps, add])
+            left -= add
+        while left:
+            due = [b for b in batches if until is None or b[0] < until]
+            if not due:
+                break
+            n = sum(c for _, c in due)
+            rounds = left // n
+            if until is not None:
+                rounds = min([rounds] + [-(-(until - b[0]) // cta_ps) for b in due])
+            if rounds:
+                for b in due:
+                    b[0] += rounds * cta_ps
+                left -= rounds * n
+                continue
+            for b in sorted(due):            # fewer CTAs left than due: the earliest take them
+                take = min(b[1], left)
+                if take < b[1]:
+                    batches.append([b[0], b[1] - take])   # these slots stay idle
+                    b[1] = take
+                b[0] += cta_ps
+                left -= take
+                if not left:
+                    break
+    return max(b[0] for b in batches)
+
+
+def cta_ps_for(ctas, dur_ps, segments):
+    """The CTA time (ps) with which finish_ps(ctas, ., segments) comes nearest dur_ps (a
+    tie: the longer). finish_ps grows with the CTA time: a bisection."""
+    lo, hi = 1, max(1, dur_ps)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if finish_ps(ctas, mid, segments) >= dur_ps:
+            hi = mid
+        else:
+            lo = mid + 1
+    if lo > 1 and dur_ps - finish_ps(ctas, lo - 1, segments) < finish_ps(ctas, lo, segments) - dur_ps:
+        return lo - 1
+    return lo
+
+
+def partly_beside_collectives(kernels, dev):
+    """A kernel that a collective kernel of another stream (a few SMs for milliseconds)
+    held SMs beside when it started (the collective started RESIDENT_LEAD_NS or more
+    before it), and that ended after the collective, is slowed twice in a replay: its
+    measured duration includes sharing the GPU, and the replay takes the collective's SMs
+    away again. (A collective that starts during its run does not slow it in a replay:
+    the distributor serves the older kernel's CTAs until all have launched, cwd.admission
+    inorder, the default. Kernels that other streams' kernels held SMs beside for their
+    whole run are waves_beside_resident's.) Such a kernel gets, as its CTA time
+    (k["cta_ps"]):
+    (a) the median measured duration of its shape-mates (same name, grid, block,
+        registers, shared memory) whose runs overlapped no collective, over the waves of
+        an idle GPU, as a kernel that ran alone: the replay adds the collective's
+        contention itself. Only when that median is between its measured duration less
+        the time collectives overlapped it and its measured duration: an overlap cannot
+        have cost more than itself, nor made the kernel faster; mates outside did other
+        work (a grid-stride copy of another size, a GEMM of another depth);
+    (b) otherwise, the CTA time with which its CTAs, started greedily on the slots left
+        beside the collectives resident when it started until each ended
+        (resident_placement, slots_beside) and on all slots after, end at its measured
+        end (finish_ps): replayed in step with the capture it keeps its measured duration.
+        Counting its waves beside the collective for the whole run instead would shorten
+        it by the part of the run the collective did not cover.
+    Returns (kernels given (a), kernels given (b), of those (b) whose CTA time changed)."""
+    order = sorted(kernels, key=lambda k: (k["ts"], k["corr"] if isinstance(k["corr"], int) else -1))
+    colls = [k for k in order if k["name"].startswith(COLLECTIVE_PREFIXES)]
+    if not colls:
+        return 0, 0, 0
+    coll_ts = [c["ts"] for c in colls]
+    longest = max(c["dur"] for c in colls)
+
+    def overlapping(k):
+        end, i = k["ts"] + k["dur"], bisect.bisect_left(coll_ts, k["ts"] + k["dur"]) - 1
+        out = []
+        while i >= 0 and coll_ts[i] >= k["ts"] - longest:
+            c = colls[i]
+            if c["stream"] != k["stream"] and c["ts"] < end and c["ts"] + c["dur"] > k["ts"]:
+                out.append(c)
+            i -= 1
+        return out
+
+    mates, partly = collections.defaultdict(list), []
+    active = []
+    for k in order:
+        end = k["ts"] + k["dur"]
+        active = [a for a in active if a["ts"] + a["dur"] > k["ts"]]
+        if not k["name"].startswith(COLLECTIVE_PREFIXES):
+            over = overlapping(k)
+            key = (k["name"], tuple(k["grid"]), tuple(k["block"]), k["regs"], k["smem"])
+            if not over:
+                mates[key].append(k["dur"])
+            elif not any(a["stream"] != k["stream"] and a["ts"] + a["dur"] >= end for a in active):
+                held = [c for c in over if k["ts"] - c["ts"] >= RESIDENT_LEAD_NS]   # resident when it started
+                if held:
+                    partly.append((k, key, over, held))
+        active.append(k)
+    n_a = n_b = changed = 0
+    placements = {}
+    for k, key, over, held in partly:
+        dur_ps = k["dur"] * 1000
+        spans = sorted((max(c["ts"], k["ts"]), min(c["ts"] + c["dur"], k["ts"] + k["dur"])) for c in over)
+        covered, reach = 0, k["ts"]
+        for a, b in spans:                                          # their union
+            covered += max(0, b - max(a, reach))
+            reach = max(reach, b)
+        m = mates.get(key)
+        if m:
+            m = sorted(m)
+            twice = m[(len(m) - 1) // 2] + m[len(m) // 2]          # 2 x the median, exact
+            if 2 * (k["dur"] - covered) <= twice <= 2 * k["dur"]:
+                k["cta_ps"] = (twice * 1000 + k["waves"]) // (2 * k["waves"])   # half up
+                n_a += 1
+                continue
+        segments = []
+        for t in sorted({0} | {c["ts"] + c["dur"] - k["ts"] for c in held}):
+            resident = tuple((c["threads"], c["regs"], c["smem"], prod(c["grid"])) for c in held
+                             if c["ts"] + c["dur"] - k["ts"] > t)
+            if resident not in placements:
+                placements[resident] = resident_placement(dev, resident)
+            segments.append((t * 1000, slots_beside(dev, resident, k["threads"], k["regs"], k["smem"],
+                                                    placements[resident])))
+        cta = cta_ps_for(prod(k["grid"]), dur_ps, segments)
+        if cta != (dur_ps + k["waves"] // 2) // k["waves"]:
+            changed += 1
+        k["cta_ps"] = cta
+        n_b += 1
+    return n_a, n_b, changed
 
 
 def place_barriers(cap, per_stream, device_id):
@@ -636,7 +793,12 @@ def infer_waits(per_stream, wait_ns=INFER_WAIT_NS, queued_ns=INFER_QUEUED_NS, he
     return out, dict(inferred_barriers=n_barriers, wait_commands=n_fillers, wait_ns=filler_ns, typical_gap_ns=typical)
 
 
-def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=False):
+def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=False, calibrate=None):
+    """calibrate: None, or a fraction 0 < f <= 1: embed a calibration record (format 1.9)
+    of the launch gaps calibrate.fit measures on the first f of the device's packets
+    (1: the whole capture), when any class has enough of them."""
+    if calibrate is not None and not 0 < calibrate <= 1:
+        raise ConvertError("--calibrate: the fraction must be in (0, 1], not %s" % calibrate)
     cap = collect(in_path, pid)
     warnings = []
     by_device = collections.Counter(k["device"] for k in cap.kernels)
@@ -647,6 +809,12 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
     elif device_id not in by_device:
         raise ConvertError("%s: no kernels on device %s (devices with kernels: %s)" % (
             in_path, device_id, ", ".join(str(d) for d in sorted(by_device, key=str))))
+    fitted = None
+    if calibrate is not None:
+        # on the capture as collected, before the conversion adds to it: the same fit as
+        # `calibrate.py IN --device ID [--first-fraction F]`
+        import calibrate as calibration   # here, not at the top: calibrate.py imports this module
+        fitted = calibration.fit(cap, device_id, None if calibrate == 1 else calibrate)
     dev = device_from_props(cap.device_props, device_id, warnings) or infer_device(cap.kernels, warnings)
 
     kernels = []
@@ -699,6 +867,16 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
     if beside:
         warnings.append("%d kernel(s) ran while kernels of other streams held SMs throughout: their measured "
                         "duration is spread over the waves the remaining SM resources allow (docs/KINETO.md)" % beside)
+    by_mates, fitted_b, changed_b = partly_beside_collectives(kernels, dev)
+    if by_mates or fitted_b:
+        what = "kernel that a collective kernel of another stream held SMs beside when it started, for part of its run"
+        if by_mates:
+            cap.assumed[(what, "CTA time = the median measured duration of its shape-mates that overlapped no "
+                               "collective, over the idle GPU's waves (a)")] += by_mates
+        if fitted_b:
+            cap.assumed[(what + ", without shape-mates whose median its run can explain",
+                         "CTA time with which its CTAs, on the slots left beside the collective until it ended, end "
+                         "at its measured end (b; %d changed by it)" % changed_b)] += fitted_b
 
     commands = []
     for c in cap.commands:
@@ -851,8 +1029,14 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
         return extra_vid.setdefault((pid, s), len(streams) + len(extra_vid))
 
     vids = [vid_of(q, p) for q, p in packets]
+    # Packets of a CUDA/HIP graph launch carry the graph-launched flag (format 1.9).
+    graph_of = {id(p): p.get("rt") is not None and p["rt"][0] in GRAPH_LAUNCH_APIS for _, p in packets}
+    n_graph = sum(graph_of.values())
+    record = fitted is not None and bool(fitted["keys"])
     producer = "kineto2gdt.py %s device %s" % (os.path.basename(in_path), device_id)
-    w = TraceWriter(out_path, dev, producer, minor=6 if extra_vid else 3)
+    w = TraceWriter(out_path, dev, producer, minor=9 if n_graph or record else 6 if extra_vid else 3)
+    if record:
+        w.calibration(fitted["provenance"], calibration.record_lines(fitted))
     descs = {}
     handles = {}   # completion signals: only packets something depends on carry one
     for _, p in packets:
@@ -870,9 +1054,10 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
                 kid = descs[key] = len(descs) + 1
                 w.kernel(kid, p["name"], p["threads"], p["regs"], p["smem"], 0, EXEC_PER_DISPATCH)
             own = p.get("own_dur", p["dur"])
-            cta_ps = (own * 1000 + p["waves"] // 2) // p["waves"]
+            cta_ps = p["cta_ps"] if "cta_ps" in p else (own * 1000 + p["waves"] // 2) // p["waves"]
             w.dispatch(q, p["submit"], kid, p["block"], p["grid"], p["smem"], barrier=True, signal=signal,
-                       info=(cta_ps, corr, p["ts"], p["dur"]), wait_until_ns=p.get("wait_until"), tenant=tenant)
+                       info=(cta_ps, corr, p["ts"], p["dur"]), wait_until_ns=p.get("wait_until"), tenant=tenant,
+                       graph=graph_of[id(p)])
             n_kernels += 1
         elif p["type"] == "command":
             if p.get("filler"):
@@ -880,7 +1065,7 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
                             info=(None, None, None, None))
                 continue
             w.nonkernel(q, p["submit"], p["cmd"], p["dur"] * 1000, p["bytes"], barrier=True, signal=signal,
-                        info=(None, corr, p["ts"], p["dur"]), tenant=tenant)
+                        info=(None, corr, p["ts"], p["dur"]), tenant=tenant, graph=graph_of[id(p)])
             n_commands += 1
         else:
             w.barrier(q, p["submit"], [handles[id(p["dep"])]], barrier=True, signal=signal, info=(None, corr, None, None),
@@ -893,6 +1078,19 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
           "(%s) on %d queue(s), %d kernel descriptors; %d trace events read" % (
               in_path, out_path, n_kernels, n_commands, n_barriers, device_id, dev.name, len(streams), len(descs),
               cap.events), file=log)
+    if n_graph:
+        print("kineto2gdt: %d packet(s) launched by a CUDA/HIP graph launch (%s): flagged graph-launched "
+              "(format 1.9)" % (n_graph, ", ".join(sorted({p["rt"][0] for _, p in packets if graph_of[id(p)]}))),
+              file=log)
+    if record:
+        print("kineto2gdt: calibration record (format 1.9): %s: %s%s" % (
+            fitted["provenance"], ", ".join("%s = %d" % kv for kv in fitted["keys"].items()),
+            "; %d class(es) with fewer than %d gaps left to the preset" % (len(fitted["omitted"]),
+                                                                           fitted["min_samples"])
+            if fitted["omitted"] else ""), file=log)
+    elif fitted is not None:
+        print("kineto2gdt: --calibrate: no calibration record: no class has %d clean gaps (%s); the preset's gaps "
+              "apply" % (fitted["min_samples"], fitted["provenance"]), file=log)
     for wmsg in warnings:
         print("kineto2gdt: warning: " + wmsg, file=log)
     if cap.assumed:
@@ -907,7 +1105,8 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
     return dict(kernels=n_kernels, commands=n_commands, barriers=n_barriers, waits=len(cap.waits),
                 capture_kernels=capture_kernels, device_id=device_id, **inferred,
                 skipped=dict(cap.skipped), assumed=dict(cap.assumed), device=dev, warnings=warnings,
-                events=cap.events, launches_used=runtime_used)
+                events=cap.events, launches_used=runtime_used, graph_packets=n_graph,
+                calibration=fitted if record else None)
 
 
 def main(argv=None):
@@ -923,9 +1122,12 @@ def main(argv=None):
                          "packets back from the timeline (docs/KINETO.md)")
     ap.add_argument("--pid", type=int, default=None,
                     help="use only the host (launch API) events of this process (default: all)")
+    ap.add_argument("--calibrate", type=float, nargs="?", const=1.0, default=None, metavar="F",
+                    help="embed the launch gaps calibrate.py fits to the capture (on its first F of packets, "
+                         "0 < F <= 1, default all) as a calibration record (format 1.9; docs/KINETO.md)")
     a = ap.parse_args(argv)
     try:
-        convert(a.input, a.output, a.device, a.pid, infer=a.infer_waits)
+        convert(a.input, a.output, a.device, a.pid, infer=a.infer_waits, calibrate=a.calibrate)
     except (ConvertError, OSError) as e:
         print("kineto2gdt: error: %s" % e, file=sys.stderr)
         return 1
@@ -933,4 +1135,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    sys.modules.setdefault("kineto2gdt", sys.modules[__name__])   # one module when calibrate.py imports it
     sys.exit(main())

@@ -56,6 +56,8 @@ static gd_config small_config(uint32_t sms, std::initializer_list<std::pair<cons
     gd_settings_set(s, "pp.decode_cycles", "10", nullptr);
     gd_settings_set(s, "pp.completion_cycles", "50", nullptr);
     gd_settings_set(s, "cwd.grid_launch_cycles", "200", nullptr);
+    for (const char *g : {"pp.gap_kernel_kernel_ns", "pp.gap_kernel_copy_ns", "pp.gap_copy_kernel_ns", "pp.gap_copy_copy_ns", "pp.gap_graph_kernel_kernel_ns", "pp.gap_graph_kernel_copy_ns", "pp.gap_graph_copy_kernel_ns", "pp.gap_graph_copy_copy_ns", "pp.gap_after_wait_ns"})
+        gd_settings_set(s, g, "0", nullptr);  // a queued packet goes as soon as its barrier bit lets it
     gd_config c;
     ck_assert_int_eq(gd_config_resolve(&c, s, nullptr, nullptr), GD_OK);
     gd_settings_free(s);

@@ -221,7 +221,9 @@ def test_collectives_and_resident_kernels():
     - N1 (2 CTAs of 544 threads x 96 registers) holds 2 SMs from 100 to 600 us; kernel
       K (stream 7, 320 CTAs of 256 threads x 80 registers: 3 per idle SM, none beside
       an N1 CTA) runs 200..240 within it: 318 slots, 2 waves, 20 us per CTA; kernel L
-      (same shape, 580..620) outlives N1: the waves of an idle GPU (324 slots: 1)."""
+      (same shape, 580..620) outlives N1 by 20 us and has no shape-mates: 318 CTAs
+      start at 580, the other 2 when N1 ends at 600, so 20 us per CTA end it at 620
+      (test_partly_beside_collective)."""
     nccl = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"
     ev = [launch_event(1, 0), launch_event(2, 1), launch_event(3, 2), launch_event(4, 3),
           big_kernel_event(9, 1, 100, 500, nccl, [2, 1, 1], [544, 1, 1], 96),
@@ -240,13 +242,116 @@ def test_collectives_and_resident_kernels():
     assert d[1]["info"][0] == 20000000 and d[1]["wait_until_ns"] == 600000, d[1]
     assert d[2]["info"][0] == 20000000 and d[2]["wait_until_ns"] == 720000, d[2]
     assert d[3]["info"][0] == 20000000 and "wait_until_ns" not in d[3], d[3]
-    assert d[4]["info"][0] == 40000000, d[4]
+    assert d[4]["info"][0] == 20000000, d[4]
     assert "2 collective kernel(s)" in log.getvalue() and "1 kernel(s) ran while kernels of other streams held SMs" \
         in log.getvalue(), log.getvalue()
     # replayed: N1 starts at once and runs to 600 us; the late-launched N2 runs its 20 us
     rows = {int(r["source_id"]): r for r in replay_csv(out)}
     assert float(rows[1]["end_ns"]) == 600000.0, rows[1]
     assert float(rows[2]["end_ns"]) - float(rows[2]["first_cta_ns"]) >= 20000.0
+
+
+NCCL = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"
+
+
+def nccl_event(corr, ts, dur):
+    """A collective on stream 9 holding 2 A100 SMs (2 CTAs of 544 threads x 96 registers)."""
+    return big_kernel_event(9, corr, ts, dur, NCCL, [2, 1, 1], [544, 1, 1], 96)
+
+
+def k320(corr, ts, dur, name="K"):
+    """320 CTAs of 256 threads x 80 registers on stream 7: 3 per idle A100 SM, 324 slots,
+    1 wave; 318 slots beside an NCCL CTA (test_collectives_and_resident_kernels)."""
+    return big_kernel_event(7, corr, ts, dur, name, [320, 1, 1], [256, 1, 1], 80)
+
+
+def partly_capture(mates, extra=()):
+    """The collective N (100..220 us) holds 2 SMs when K (200..260, 60 us) starts and
+    ends 20 us into K's run: 318 of K's CTAs start at 200, 2 at 220. `mates`: (start,
+    duration) of K's shape-mates, which ran alone."""
+    ev = [nccl_event(1, 100, 120), k320(2, 200, 60)]
+    ev += [k320(3 + i, ts, dur) for i, (ts, dur) in enumerate(mates)] + list(extra)
+    # each launched 2 us before it started: the replay starts it in step with the capture
+    return synthetic(ev + [launch_event(e["args"]["correlation"], e["ts"] - 2) for e in ev])
+
+
+PARTLY = "kernel that a collective kernel of another stream held SMs beside when it started, for part of its run"
+
+
+def test_partly_beside_collective():
+    """(a) K has shape-mates that overlapped no collective, 45, 50 and 70 us: the median,
+    50 us (not the mean, 55), is within what the overlap can explain (60 us less the 20 us
+    N covered, up to 60 us), so K's CTAs run 50 us, over the idle GPU's 1 wave. Replayed,
+    2 CTAs wait for N's SMs until 220 and end at 270: 70 us, slowed once by the model's
+    contention (before: 60 us CTAs, ended at 280, slowed twice).
+    Unchanged beside it: the mates (alone: duration / 1 wave); F (700..760) inside the
+    collective N2 (600..900): 2 waves beside it, 30 us (waves_beside_resident); S
+    (950..1010), during whose run the collective N3 (980..1000) starts: the distributor
+    serves S's CTAs first (a replay does not slow S), the idle GPU's 1 wave, 60 us."""
+    extra = [nccl_event(20, 600, 300), k320(21, 700, 60, "F"), k320(22, 950, 60, "S"), nccl_event(23, 980, 20)]
+    path = partly_capture([(300, 45), (400, 50), (500, 70)], extra)
+    out = os.path.join(TMP, "partly_a.gdt.gz")
+    log = io.StringIO()
+    res = kineto2gdt.convert(path, out, log=log)
+    d = {r["info"][1]: r for r in dispatches(out)}
+    assert d[2]["info"][0] == 50000000, d[2]                      # median of the mates / 1 wave
+    assert [d[c]["info"][0] for c in (3, 4, 5)] == [45000000, 50000000, 70000000]
+    assert d[21]["info"][0] == 30000000 and d[22]["info"][0] == 60000000, (d[21], d[22])
+    assert res["assumed"][(PARTLY, "CTA time = the median measured duration of its shape-mates that overlapped no "
+                           "collective, over the idle GPU's waves (a)")] == 1, res["assumed"]
+    assert not any(what.startswith(PARTLY + ", without") for what, _ in res["assumed"]), res["assumed"]
+    assert "1 kernel(s) ran while kernels of other streams held SMs throughout" in log.getvalue()
+    accounted(res)
+    # replayed in step with the capture (K starts 0.76 us late): the 2 CTAs that waited
+    # for N's SMs run 50 us from when N ended at 220 us
+    rows = {int(r["source_id"]): r for r in replay_csv(out)}
+    k, n = rows[2], rows[1]
+    assert float(n["end_ns"]) == 220000.0, n
+    assert 270000.0 <= float(k["end_ns"]) < 271000.0, k
+    assert 69000.0 < float(k["end_ns"]) - float(k["first_cta_ns"]) < 71000.0, k
+    s = rows[22]
+    assert 59000.0 < float(s["end_ns"]) - float(s["first_cta_ns"]) < 61000.0, s   # not slowed by N3
+
+
+def test_partly_beside_collective_without_mates():
+    """(b) K without shape-mates: its CTAs run the time with which 318 of them starting at
+    200 and 2 when N ends (220) end at its measured end (260): 40 us, not the idle GPU's
+    60 us (replayed: 280, slowed twice) nor the 30 us of 2 waves beside N for the whole
+    run (replayed: 250). Replayed, K ends at 260: its measured 60 us.
+    M (1020..1080), beside the collective N4 (1000..1030), has shape-mates of 10, 10, 12
+    us: the overlap (10 us) cannot explain 60 us against 10 (other work), so (b): 318
+    CTAs at 0, 2 at 10 us: 50 us. P (1200..1260) began 2 us after the collective N5
+    (1198..1230): too close to tell which a replay starts first (RESIDENT_LEAD_NS), the
+    idle GPU's waves (a replay in step, as this one, slows it twice; the V100 capture's
+    replay started two such kernels before their collective)."""
+    extra = [nccl_event(20, 1000, 30), k320(21, 1020, 60, "M"), k320(22, 1300, 10, "M"), k320(23, 1400, 10, "M"),
+             k320(24, 1500, 12, "M"), nccl_event(25, 1198, 32), k320(26, 1200, 60, "P")]
+    path = partly_capture([], extra)
+    out = os.path.join(TMP, "partly_b.gdt.gz")
+    log = io.StringIO()
+    res = kineto2gdt.convert(path, out, log=log)
+    d = {r["info"][1]: r for r in dispatches(out)}
+    assert d[2]["info"][0] == 40000000, d[2]
+    assert d[21]["info"][0] == 50000000, d[21]
+    assert d[26]["info"][0] == 60000000, d[26]
+    assert res["assumed"][(PARTLY + ", without shape-mates whose median its run can explain",
+                           "CTA time with which its CTAs, on the slots left beside the collective until it ended, "
+                           "end at its measured end (b; 2 changed by it)")] == 2, res["assumed"]
+    accounted(res)
+    rows = {int(r["source_id"]): r for r in replay_csv(out)}
+    k, m = rows[2], rows[21]
+    assert float(rows[1]["end_ns"]) == 220000.0, rows[1]
+    assert 260000.0 <= float(k["end_ns"]) < 261000.0, k                       # its measured end
+    assert 59000.0 < float(k["end_ns"]) - float(k["first_cta_ns"]) < 61000.0, k
+    assert 59000.0 < float(m["end_ns"]) - float(m["first_cta_ns"]) < 61000.0, m
+    # the greedy start behind it: 640 CTAs, 318 slots and 324 from 20 us on: 318 at 0,
+    # 6 at 20, 316 when the first 318 end; 660: 12 more, a third round
+    segs = [(0, 318), (20000000, 324)]
+    assert kineto2gdt.finish_ps(640, 40000000, segs) == 80000000
+    assert kineto2gdt.finish_ps(660, 40000000, segs) == 120000000
+    assert kineto2gdt.finish_ps(320, 10000000, segs) == 20000000    # short: the 2 follow K's own first CTAs
+    assert kineto2gdt.cta_ps_for(320, 60000000, segs) == 40000000
+    assert kineto2gdt.cta_ps_for(640, 60000001, segs) == 30000001  # nearest; a tie goes to the longer
 
 
 def test_mi250():

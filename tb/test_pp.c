@@ -180,6 +180,85 @@ START_TEST(run_pool_recycles)
 }
 END_TEST
 
+/* The launch-gap classes (gap.h): every pair of predecessor and successor kind, and
+ * the graph variants; no class for a barrier packet or a pipeline as successor. */
+START_TEST(gap_classes)
+{
+    ck_assert_int_eq(gd_gap_class(GD_GAP_IS_KERNEL, GD_GAP_IS_KERNEL, 0), GD_GAP_KERNEL_KERNEL);
+    ck_assert_int_eq(gd_gap_class(GD_GAP_IS_KERNEL, GD_GAP_IS_COPY, 0), GD_GAP_KERNEL_COPY);
+    ck_assert_int_eq(gd_gap_class(GD_GAP_IS_COPY, GD_GAP_IS_KERNEL, 0), GD_GAP_COPY_KERNEL);
+    ck_assert_int_eq(gd_gap_class(GD_GAP_IS_COPY, GD_GAP_IS_COPY, 0), GD_GAP_COPY_COPY);
+    ck_assert_int_eq(gd_gap_class(GD_GAP_IS_KERNEL, GD_GAP_IS_KERNEL, 1), GD_GAP_GRAPH_KERNEL_KERNEL);
+    ck_assert_int_eq(gd_gap_class(GD_GAP_IS_KERNEL, GD_GAP_IS_COPY, 1), GD_GAP_GRAPH_KERNEL_COPY);
+    ck_assert_int_eq(gd_gap_class(GD_GAP_IS_COPY, GD_GAP_IS_KERNEL, 1), GD_GAP_GRAPH_COPY_KERNEL);
+    ck_assert_int_eq(gd_gap_class(GD_GAP_IS_COPY, GD_GAP_IS_COPY, 1), GD_GAP_GRAPH_COPY_COPY);
+    ck_assert_int_eq(gd_gap_class(GD_GAP_IS_BARRIER, GD_GAP_IS_KERNEL, 0), GD_GAP_AFTER_WAIT);
+    ck_assert_int_eq(gd_gap_class(GD_GAP_IS_BARRIER, GD_GAP_IS_COPY, 1), GD_GAP_AFTER_WAIT);
+    ck_assert_int_eq(gd_gap_class(GD_GAP_IS_KERNEL, GD_GAP_IS_BARRIER, 0), GD_GAP_NONE);
+    ck_assert_int_eq(gd_gap_class(GD_GAP_IS_OTHER, GD_GAP_IS_KERNEL, 0), GD_GAP_NONE);
+    ck_assert_int_eq(gd_gap_class(GD_GAP_IS_KERNEL, GD_GAP_IS_OTHER, 0), GD_GAP_NONE);
+    ck_assert_str_eq(gd_gap_class_key(GD_GAP_GRAPH_COPY_KERNEL), "pp.gap_graph_copy_kernel_ns");
+    ck_assert_str_eq(gd_gap_class_key(GD_GAP_AFTER_WAIT), "pp.gap_after_wait_ns");
+}
+END_TEST
+
+/* The hold: the class's gap less the fixed part (completion, then the barrier's own
+ * time after a wait, then the grid launch before a kernel or the engine start before a
+ * copy), never negative; and when the packet processor applies it. */
+START_TEST(gap_hold_and_release)
+{
+    gd_gap_model m;
+    memset(&m, 0, sizeof m);
+    for (int c = 0; c < GD_GAP_CLASSES; c++)
+        m.gap_ps[c] = 1000000 + 1000 * (gd_time_ps)c;
+    m.completion_ps = 50000;
+    m.barrier_ps = 7000;
+    m.grid_launch_ps = 200000;
+    m.command_launch_ps = 30000;
+    ck_assert_uint_eq(gd_gap_fixed_ps(&m, GD_GAP_KERNEL_KERNEL, GD_GAP_IS_KERNEL), 250000);
+    ck_assert_uint_eq(gd_gap_hold_ps(&m, GD_GAP_KERNEL_KERNEL, GD_GAP_IS_KERNEL), 750000);
+    ck_assert_uint_eq(gd_gap_hold_ps(&m, GD_GAP_KERNEL_COPY, GD_GAP_IS_COPY), 1001000 - 80000);
+    ck_assert_uint_eq(gd_gap_hold_ps(&m, GD_GAP_GRAPH_COPY_KERNEL, GD_GAP_IS_KERNEL), 1006000 - 250000);
+    ck_assert_uint_eq(gd_gap_hold_ps(&m, GD_GAP_AFTER_WAIT, GD_GAP_IS_KERNEL), 1008000 - 257000);
+    ck_assert_uint_eq(gd_gap_hold_ps(&m, GD_GAP_AFTER_WAIT, GD_GAP_IS_COPY), 1008000 - 87000);
+    m.gap_ps[GD_GAP_COPY_COPY] = 79999;  /* below the fixed part: no hold */
+    ck_assert_uint_eq(gd_gap_hold_ps(&m, GD_GAP_COPY_COPY, GD_GAP_IS_COPY), 0);
+    ck_assert_uint_eq(gd_gap_hold_ps(&m, GD_GAP_NONE, GD_GAP_IS_COPY), 0);
+
+    gd_pp_queue q;
+    gd_pp_queue_init(&q, 8);
+    gd_kernel_run head, prev;
+    memset(&head, 0, sizeof head);
+    memset(&prev, 0, sizeof prev);
+    head.kind = GD_PKT_KERNEL;
+    head.barrier = 1;
+    head.decoded = 400000;
+    ck_assert_uint_eq(gd_pp_release_time(&q, &head, &m), 0);  /* nothing completed on the queue yet */
+    prev.kind = GD_PKT_COMMAND;
+    gd_pp_completed(&q, &prev, 900000);
+    ck_assert_uint_eq(gd_pp_release_time(&q, &head, &m), 900000 + 1002000 - 250000);  /* copy -> kernel */
+    head.graph = 1;
+    ck_assert_uint_eq(gd_pp_release_time(&q, &head, &m), 900000 + 1006000 - 250000);
+    head.graph = 0;
+    prev.kind = GD_PKT_BARRIER_AND;
+    gd_pp_completed(&q, &prev, 900000);
+    ck_assert_uint_eq(gd_pp_release_time(&q, &head, &m), 900000 + 1008000 - 257000);
+    head.decoded = 900001;  /* decoded after the completion: the queue was idle, no gap */
+    ck_assert_uint_eq(gd_pp_release_time(&q, &head, &m), 0);
+    head.decoded = 900000;  /* at the same time: it was waiting */
+    ck_assert_uint_ne(gd_pp_release_time(&q, &head, &m), 0);
+    head.barrier = 0;       /* no barrier bit: it did not wait for the predecessor */
+    ck_assert_uint_eq(gd_pp_release_time(&q, &head, &m), 0);
+    head.barrier = 1;
+    head.in_packet = 1;     /* a condensed packet's later kernel */
+    ck_assert_uint_eq(gd_pp_release_time(&q, &head, &m), 0);
+    head.in_packet = 0;
+    head.kind = GD_PKT_PIPELINE;
+    ck_assert_uint_eq(gd_pp_release_time(&q, &head, &m), 0);
+    gd_pp_queue_destroy(&q);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pp");
@@ -190,6 +269,8 @@ int main(void)
     tcase_add_test(tc, barrier_packets_in_a_queue);
     tcase_add_test(tc, round_robin_pick);
     tcase_add_test(tc, run_pool_recycles);
+    tcase_add_test(tc, gap_classes);
+    tcase_add_test(tc, gap_hold_and_release);
     suite_add_tcase(s, tc);
     return tb_run_suite(s);
 }

@@ -69,7 +69,16 @@ static gd_trace_writer *new_trace(char **path)
     return w;
 }
 
-static gd_sim *small_gpu(void)
+/* Launch gaps no longer than the fixed latencies (pp.gap_*_ns = 0): a queued packet
+ * goes as soon as its barrier bit lets it, as the hand-checked timelines assume. */
+static void no_gaps(gd_sim *sim)
+{
+    static const char *const gaps[] = {"pp.gap_kernel_kernel_ns", "pp.gap_kernel_copy_ns", "pp.gap_copy_kernel_ns", "pp.gap_copy_copy_ns", "pp.gap_graph_kernel_kernel_ns", "pp.gap_graph_kernel_copy_ns", "pp.gap_graph_copy_kernel_ns", "pp.gap_graph_copy_copy_ns", "pp.gap_after_wait_ns"};
+    for (size_t i = 0; i < sizeof gaps / sizeof gaps[0]; i++)
+        ck_assert_int_eq(gd_sim_set(sim, gaps[i], "0"), GD_OK);
+}
+
+static gd_sim *small_gpu_with(int zero_gaps)
 {
     gd_sim *sim;
     ck_assert_int_eq(gd_sim_new(&sim, NULL), GD_OK);
@@ -82,8 +91,12 @@ static gd_sim *small_gpu(void)
                            {"cwd.cta_launch_cycles", "1"}};
     for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
         ck_assert_msg(gd_sim_set(sim, kv[i][0], kv[i][1]) == GD_OK, "%s", gd_sim_errmsg(sim));
+    if (zero_gaps)
+        no_gaps(sim);
     return sim;
 }
+
+static gd_sim *small_gpu(void) { return small_gpu_with(1); }
 
 /* Replay and return the CSV text (caller frees). */
 static char *replay_csv(gd_sim *sim, const char *trace)
@@ -599,6 +612,164 @@ START_TEST(rsb_entries_bound_ref_num)
 }
 END_TEST
 
+/* A graph-launched dispatch (format 1.9): as add_dispatch, with flags bit 1. */
+static void add_graph_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, uint32_t kid, uint16_t block,
+                               uint32_t ctas)
+{
+    gd_trace_dispatch d;
+    memset(&d, 0, sizeof d);
+    d.queue = queue;
+    d.submit_ns = submit_ns;
+    d.pkt.header = GD_AQL_TYPE_KERNEL_DISPATCH | GD_AQL_HEADER_BARRIER;
+    d.pkt.setup = 1;
+    d.pkt.workgroup_size[0] = block;
+    d.pkt.workgroup_size[1] = d.pkt.workgroup_size[2] = 1;
+    d.pkt.grid_size[0] = ctas * block;
+    d.pkt.grid_size[1] = d.pkt.grid_size[2] = 1;
+    d.pkt.kernel_object = kid;
+    d.info = gd_launch_info_unknown();
+    d.cluster = gd_cluster_none();
+    d.graph = 1;
+    ck_assert_int_eq(gd_trace_write_dispatch_rec(w, &d, NULL), GD_OK);
+}
+
+/* Launch gaps (docs/MODEL.md, 'Launch gaps'), on the hand-checked timeline (times as
+ * in the CSV, the first submit at 1000): D0 q0
+ * ends at 3310 and completes at 3360; D1, decoded behind it at 1220, would start at
+ * 3360 + 200 = 3560 (a gap of 250 ns: pp.completion_cycles + cwd.grid_launch_cycles).
+ * With pp.gap_kernel_kernel_ns = 1000 the packet processor holds it for the other
+ * 750: ready 4110, first CTA 4310 = 3310 + 1000. Graph-launched, D1 takes
+ * pp.gap_graph_kernel_kernel_ns = 600 instead: ready 3710, first CTA 3910. A gap
+ * below the fixed part (100 < 250) gives the fixed part. D2 (q1, nothing before it)
+ * is never held. */
+START_TEST(launch_gap_kernel_kernel)
+{
+    for (int graph = 0; graph < 3; graph++) {
+        char *path;
+        gd_trace_writer *w = new_trace(&path);
+        add_dispatch(w, 0, 1000, 1, 1024, 5, 1);
+        if (graph == 1)
+            add_graph_dispatch(w, 0, 1005, 1, 1024, 1);
+        else
+            add_dispatch(w, 0, 1005, 1, 1024, 1, 1);
+        add_dispatch(w, 1, 1005, 2, 32, 2, 1);
+        ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+        gd_sim *sim = small_gpu();
+        ck_assert_int_eq(gd_sim_set(sim, "pp.gap_kernel_kernel_ns", graph == 2 ? "100" : "1000"), GD_OK);
+        ck_assert_int_eq(gd_sim_set(sim, "pp.gap_graph_kernel_kernel_ns", "600"), GD_OK);
+        char *csv = replay_csv(sim, path);
+        ROW_IS(csv, 0, "0,big,0,5,1024,32,0,2,warps,100.00,1000.000,1310.000,2310.000,3310.000,310.000,62.50,"
+                       "1100.000,1110.000,1110.000,3360.000,3,,,,100,100.0000");
+        if (graph == 0)
+            ROW_IS(csv, 1, "1,big,0,1,1024,32,0,2,warps,100.00,1005.000,4310.000,4310.000,5310.000,3305.000,25.00,"
+                           "1210.000,1220.000,4110.000,5360.000,4,,,,25,25.0000");
+        else if (graph == 1)
+            ROW_IS(csv, 1, "1,big,0,1,1024,32,0,2,warps,100.00,1005.000,3910.000,3910.000,4910.000,2905.000,25.00,"
+                           "1210.000,1220.000,3710.000,4960.000,4,,,,25,25.0000");
+        else
+            ROW_IS(csv, 1, "1,big,0,1,1024,32,0,2,warps,100.00,1005.000,3560.000,3560.000,4560.000,2555.000,25.00,"
+                           "1210.000,1220.000,3360.000,4610.000,4,,,,25,25.0000");
+        ck_assert_uint_eq(stat_value(sim, "pp", "gap_holds"), graph == 2 ? 0 : 1);
+        ck_assert_uint_eq(stat_value(sim, "pp", "gap_hold_time"), graph == 0 ? 750000 : graph == 1 ? 350000 : 0);
+        free(csv);
+        gd_sim_free(sim);
+        remove(path);
+        free(path);
+    }
+}
+END_TEST
+
+/* Launch gaps after a cross-queue wait and before a copy, on barrier_and_and_command's
+ * trace plus C1 q1 submit 15: a memset of 100 ns (barrier bit) behind D1 (times from
+ * the first submit, as there; the CSV adds 1000).
+ * pp.gap_after_wait_ns = 700: D1, decoded at 340 behind B0, is released when B0
+ * completes (1360) and held 700 - (50 + 0 + 200) = 450: ready 1810, first CTA 2010 =
+ * D0's end (1310) + 700; its two CTAs end at 2510 and 2511, completion 2561.
+ * pp.gap_kernel_copy_ns = 1000: C1 is held 1000 - (50 + 30) = 920 after D1's
+ * completion, so its engine starts it at 2561 + 920 + 30 = 3511 = 2511 + 1000 and it
+ * completes at 3511 + 100 + 50 = 3661 (commands have no CSV row: the hold time says
+ * it). C0, first on q1, and B0 are never held. */
+START_TEST(launch_gap_after_wait_and_copy)
+{
+    char *path;
+    gd_trace_writer *w = new_trace(&path);
+    add_signalled(w, 0, 1000, 1, 1024, 1, 1, 0x10);
+    gd_trace_command c;
+    memset(&c, 0, sizeof c);
+    c.queue = 1;
+    c.kind = GD_CMD_MEMSET;
+    c.barrier = 1;
+    c.submit_ns = 1000;
+    c.duration_ps = 400000;
+    c.bytes = 4096;
+    c.info = gd_launch_info_unknown();
+    ck_assert_int_eq(gd_trace_write_command(w, &c, NULL), GD_OK);
+    add_barrier(w, GD_REC_BARRIER_AND, 1, 1005, 1, 0x10, 0);
+    add_dispatch(w, 1, 1010, 2, 32, 2, 1);
+    c.submit_ns = 1015;
+    c.duration_ps = 100000;
+    ck_assert_int_eq(gd_trace_write_command(w, &c, NULL), GD_OK);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    gd_sim *sim = small_gpu();
+    ck_assert_int_eq(gd_sim_set(sim, "pp.command_launch_cycles", "30"), GD_OK);
+    ck_assert_int_eq(gd_sim_set(sim, "pp.gap_after_wait_ns", "700"), GD_OK);
+    ck_assert_int_eq(gd_sim_set(sim, "pp.gap_kernel_copy_ns", "1000"), GD_OK);
+    char *csv = replay_csv(sim, path);
+    ROW_IS(csv, 1, "1,small,1,2,32,16,0,32,cta_slots,50.00,1010.000,3010.000,3011.000,3511.000,2000.000,1.56,"
+                   "1330.000,1340.000,2810.000,3561.000,6,,,,2,1.5625");
+    ck_assert_uint_eq(stat_value(sim, "pp", "gap_holds"), 2);
+    ck_assert_uint_eq(stat_value(sim, "pp", "gap_hold_time"), 450000 + 920000);
+    ck_assert_uint_eq(stat_value(sim, "pp", "commands"), 2);
+    free(csv);
+    gd_sim_free(sim);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+/* A trace's calibration record (format 1.9) sets the launch gaps under
+ * gpu.preset=trace, below keys set explicitly, and not under a named preset. The
+ * hand-checked timeline again: pp.gap_kernel_kernel_ns = 1000 from the record gives
+ * D1's first CTA at 4310 (launch_gap_kernel_kernel); an explicit 100 gives 3560; with
+ * gpu.preset=h100 the preset's own 1121 gives 3310 + 1121 = 4431. */
+START_TEST(calibration_record_sets_gaps)
+{
+    char *path = tb_tmp_path(".gdt.gz");
+    gd_trace_device d = h100_dev();
+    gd_trace_writer *w;
+    ck_assert_int_eq(gd_trace_create(&w, path, &d, "test_replay", 6, NULL), GD_OK);
+    gd_trace_calibration cal;
+    memset(&cal, 0, sizeof cal);
+    snprintf(cal.provenance, sizeof cal.provenance, "a hand-made fit");
+    cal.n = 2;
+    snprintf(cal.key[0], sizeof cal.key[0], "pp.gap_kernel_kernel_ns");
+    snprintf(cal.value[0], sizeof cal.value[0], "1000");
+    snprintf(cal.key[1], sizeof cal.key[1], "pp.gap_copy_copy_ns");
+    snprintf(cal.value[1], sizeof cal.value[1], "5");
+    ck_assert_int_eq(gd_trace_write_calibration(w, &cal, NULL), GD_OK);
+    add_kernel(w, 1, "big", 1024, 32, 1000);
+    add_kernel(w, 2, "small", 32, 16, 500);
+    add_dispatch(w, 0, 1000, 1, 1024, 5, 1);
+    add_dispatch(w, 0, 1005, 1, 1024, 1, 1);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    static const char *const first[] = {"4310.000", "3560.000", "4431.000"};
+    for (int i = 0; i < 3; i++) {
+        gd_sim *sim = small_gpu_with(0);
+        ck_assert_int_eq(gd_sim_set(sim, "gpu.preset", i == 2 ? "h100" : "trace"), GD_OK);
+        if (i == 1)
+            ck_assert_int_eq(gd_sim_set(sim, "pp.gap_kernel_kernel_ns", "100"), GD_OK);
+        char *csv = replay_csv(sim, path);
+        char *r = row(csv, 1);
+        ck_assert_msg(strstr(r, first[i]) != NULL, "case %d: %s", i, r);
+        free(r);
+        free(csv);
+        gd_sim_free(sim);
+    }
+    remove(path);
+    free(path);
+}
+END_TEST
+
 /* A cross-queue dependency (what kineto2gdt.py makes of cudaStreamWaitEvent) and a
  * non-kernel command, pp.command_launch_cycles = 30:
  * D0 q0 submit 0: 1 big CTA, completion signal 0x10;
@@ -954,6 +1125,9 @@ int main(void)
     tcase_add_test(tc, full_queue_stalls_host);
     tcase_add_test(tc, retire_before_launch_across_gpcs);
     tcase_add_test(tc, barrier_and_and_command);
+    tcase_add_test(tc, launch_gap_kernel_kernel);
+    tcase_add_test(tc, launch_gap_after_wait_and_copy);
+    tcase_add_test(tc, calibration_record_sets_gaps);
     tcase_add_test(tc, barrier_or);
     tcase_add_test(tc, dependency_cycle_is_an_error);
     tcase_add_test(tc, issue_example_h100);

@@ -11,6 +11,7 @@
 #include "cga.h"
 #include "condensed.h"
 #include "dump.h"
+#include "condense.h"
 #include "tb_util.h"
 
 /* A device description: H100-like, no GPC layout, one-letter name and producer, so
@@ -446,7 +447,7 @@ static void b_command_flags(gd_trace_writer *w)
     gd_trace_write_command(w, &c, NULL);
     uint8_t p[40];
     memset(p, 0, sizeof p);
-    gd_put32(p + 4, 2);
+    gd_put32(p + 4, 4);
     gd_put64(p + 8, 1);
     gd_trace_write_raw(w, GD_REC_NONKERNEL, p, sizeof p, NULL);
 }
@@ -585,6 +586,38 @@ static void b_cluster_gpu_cga(gd_trace_writer *w) { w_cluster(w, 8, 2, 2, 1, 3, 
 static void b_cluster_gpu_cga0(gd_trace_writer *w) { w_cluster(w, 8, 2, 2, 1, 0, 0, 0); }
 static void b_cluster_reserved(gd_trace_writer *w) { w_cluster(w, 8, 2, 2, 1, 1, 0, 4); }
 static void b_none(gd_trace_writer *w) { w_kernel(w); }
+/* A calibration record (format 1.9) from its provenance and text. */
+static void w_cal(gd_trace_writer *w, const char *prov, uint32_t plen, const char *text)
+{
+    uint8_t p[1200];
+    size_t tl = strlen(text);
+    gd_put32(p, plen);
+    memcpy(p + 4, prov, strlen(prov));
+    memcpy(p + 4 + strlen(prov), text, tl);
+    gd_trace_write_raw(w, GD_REC_CALIBRATION, p, (uint32_t)(4 + strlen(prov) + tl), NULL);
+}
+static void b_cal_late(gd_trace_writer *w)
+{
+    w_kernel(w);
+    w_cal(w, "fit", 3, "pp.gap_kernel_kernel_ns = 1000\n");
+}
+static void b_cal_key(gd_trace_writer *w) { w_cal(w, "fit", 3, "pp.fetch_cycles = 10\n"); }
+static void b_cal_value(gd_trace_writer *w) { w_cal(w, "fit", 3, "# a comment\npp.gap_copy_copy_ns = -5\n"); }
+static void b_cal_twice(gd_trace_writer *w)
+{
+    w_cal(w, "fit", 3, "pp.gap_copy_copy_ns = 5\npp.gap_copy_copy_ns = 6\n");
+}
+static void b_cal_empty(gd_trace_writer *w) { w_cal(w, "fit", 3, "# nothing\n\n"); }
+static void b_cal_syntax(gd_trace_writer *w) { w_cal(w, "fit", 3, "pp.gap_copy_copy_ns 5\n"); }
+static void b_cal_newline(gd_trace_writer *w) { w_cal(w, "a\nb", 3, "pp.gap_copy_copy_ns = 5\n"); }
+static void b_cal_plen(gd_trace_writer *w) { w_cal(w, "fit", 900, "pp.gap_copy_copy_ns = 5\n"); }
+static void b_cal_utf8(gd_trace_writer *w) { w_cal(w, "f\xc3(", 3, "pp.gap_copy_copy_ns = 5\n"); }
+static void b_cal_second(gd_trace_writer *w)
+{
+    w_cal(w, "fit", 3, "pp.gap_copy_copy_ns = 5\n");
+    w_cal(w, "fit", 3, "pp.gap_copy_copy_ns = 6\n");
+}
+#define CALREC(text) (8u + 4u + 3u + (uint32_t)sizeof(text) - 1u)
 struct corrupt_case {
     const char *name;
     body_fn body;
@@ -594,6 +627,18 @@ struct corrupt_case {
 };
 
 static const struct corrupt_case CASES[] = {
+    {"calibration after another record", b_cal_late, 1, 2, REC1 + KREC,
+     "a calibration record must directly follow the header (record 1)"},
+    {"calibration: not a gap key", b_cal_key, 1, 1, REC1, "line 1: 'pp.fetch_cycles' is not a launch-gap key"},
+    {"calibration: bad value", b_cal_value, 1, 1, REC1, "line 2: bad value '-5' for pp.gap_copy_copy_ns"},
+    {"calibration: a key twice", b_cal_twice, 1, 1, REC1, "line 2: pp.gap_copy_copy_ns is set twice"},
+    {"calibration: no settings", b_cal_empty, 1, 1, REC1, "no KEY = VALUE settings"},
+    {"calibration: syntax", b_cal_syntax, 1, 1, REC1, "line 1: expected KEY = VALUE"},
+    {"calibration: provenance line break", b_cal_newline, 1, 1, REC1, "the provenance holds a line break at byte 1"},
+    {"calibration: provenance length", b_cal_plen, 1, 1, REC1, "provenance length 900"},
+    {"calibration: provenance UTF-8", b_cal_utf8, 1, 1, REC1, "the provenance is not valid UTF-8"},
+    {"calibration: a second one", b_cal_second, 1, 2, REC1 + CALREC("pp.gap_copy_copy_ns = 5\n"),
+     "and a trace has at most one"},
     {"unknown type", b_unknown_type, 1, 1, REC1, "unknown record type 99"},
     {"reserved type", b_reserved_type, 1, 1, REC1, "(multi-tenant command) is reserved"},
     {"dependency on an unknown signal", b_unknown_dep, 1, 3, REC1 + KREC + DREC,
@@ -605,7 +650,7 @@ static const struct corrupt_case CASES[] = {
      "barrier-AND packet: header packet type is 5, expected 3"},
     {"barrier with a CTA time", b_barrier_cta_time, 1, 3, REC1 + KREC + DREC, "a barrier runs no CTAs"},
     {"command kind", b_command_kind, 1, 1, REC1, "non-kernel command: unknown kind 7"},
-    {"command flags", b_command_flags, 1, 2, REC1 + 8 + 72, "flags 0x00000002 (only bit 0, barrier"},
+    {"command flags", b_command_flags, 1, 2, REC1 + 8 + 72, "flags 0x00000004 (bit 0 barrier and bit 1 graph-launched"},
     {"missing descriptor", b_missing_desc, 1, 2, REC1 + KREC, "kernel_object 9 names no kernel descriptor"},
     {"zero grid", b_zero_grid, 1, 2, REC1 + KREC, "grid_size_y is 0"},
     {"oversized grid", b_big_grid, 1, 2, REC1 + KREC, "70000 CTAs along y exceed the device's grid limit of 65535"},
@@ -634,6 +679,72 @@ static const struct corrupt_case CASES[] = {
     {"GPU-CGA of 0", b_cluster_gpu_cga0, 1, 2, REC1 + KREC, "GPC-CGAs per GPU-CGA is 0"},
     {"cluster reserved", b_cluster_reserved, 1, 2, REC1 + KREC, "reserved byte 9 is not zero"},
 };
+
+/* Format 1.9: a calibration record and graph-launched packets are read back as
+ * written, and gdsim condense keeps both (a graph-launched dispatch stays plain). */
+START_TEST(calibration_and_graph_round_trip)
+{
+    char *path = tb_tmp_path(".gdt.gz");
+    gd_trace_writer *w = start(path);
+    gd_trace_calibration cal;
+    memset(&cal, 0, sizeof cal);
+    snprintf(cal.provenance, sizeof cal.provenance, "fit of x.json.gz, device 0");
+    cal.n = 2;
+    snprintf(cal.key[0], sizeof cal.key[0], "pp.gap_kernel_kernel_ns");
+    snprintf(cal.value[0], sizeof cal.value[0], "1121");
+    snprintf(cal.key[1], sizeof cal.key[1], "pp.gap_after_wait_ns");
+    snprintf(cal.value[1], sizeof cal.value[1], "0");
+    ck_assert_int_eq(gd_trace_write_calibration(w, &cal, NULL), GD_OK);
+    ck_assert_int_ne(gd_trace_write_calibration(w, &cal, NULL), GD_OK);  /* only right after the header */
+    w_kernel(w);
+    for (int i = 0; i < 3; i++) {
+        gd_trace_dispatch d;
+        memset(&d, 0, sizeof d);
+        d.submit_ns = 10 + (uint64_t)i;
+        d.pkt = pkt(1, 256, 4, 0);
+        d.info = gd_launch_info_unknown();
+        d.cluster = gd_cluster_none();
+        d.graph = i != 1;
+        ck_assert_int_eq(gd_trace_write_dispatch_rec(w, &d, NULL), GD_OK);
+    }
+    gd_trace_command c = command(GD_CMD_MEMSET, 20);
+    c.graph = 1;
+    ck_assert_int_eq(gd_trace_write_command(w, &c, NULL), GD_OK);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    char *out = tb_tmp_path(".gdt.gz");
+    gd_condense_opts o = {8, 1000000, 0};
+    gd_condense_stats st;
+    gd_err err;
+    ck_assert_msg(gd_condense_trace(path, out, &o, &st, &err) == GD_OK, "%s", err.msg);
+    for (int pass = 0; pass < 2; pass++) {
+        gd_trace_reader *r;
+        ck_assert_int_eq(gd_trace_open(&r, pass ? out : path, &err), GD_OK);
+        const gd_trace_calibration *got = gd_trace_calibration_of(r);
+        ck_assert_ptr_nonnull(got);
+        ck_assert_str_eq(got->provenance, "fit of x.json.gz, device 0");
+        ck_assert_uint_eq(got->n, 2);
+        ck_assert_str_eq(got->key[1], "pp.gap_after_wait_ns");
+        ck_assert_str_eq(got->value[0], "1121");
+        gd_trace_record rec;
+        int graphs = 0, commands = 0, rc;
+        while ((rc = gd_trace_next(r, &rec, &err)) == 1) {
+            if (rec.type == GD_REC_DISPATCH)
+                graphs += rec.dispatch.graph;
+            if (rec.type == GD_REC_NONKERNEL)
+                commands += rec.command.graph;
+        }
+        ck_assert_msg(rc == 0, "%s", err.msg);
+        ck_assert_int_eq(graphs, 2);  /* condensed: the two graph-launched dispatches stayed plain */
+        ck_assert_int_eq(commands, 1);
+        gd_trace_close_reader(r);
+    }
+    ck_assert_uint_eq(st.plain, 2);
+    remove(out);
+    free(out);
+    remove(path);
+    free(path);
+}
+END_TEST
 
 START_TEST(corrupt)
 {
@@ -1232,6 +1343,7 @@ int main(void)
     Suite *s = suite_create("trace");
     TCase *tc = tcase_create("codec");
     tcase_add_test(tc, round_trip);
+    tcase_add_test(tc, calibration_and_graph_round_trip);
     tcase_add_test(tc, aql_layout);
     tcase_add_test(tc, launch_info_round_trip);
     tcase_add_test(tc, barrier_command_round_trip);

@@ -1,11 +1,17 @@
 """Regression tests of the replay against the shared PyTorch-profiler captures
 (../shared/data/kineto), through scripts/validate.py: occupancy agreement, every kernel
-exactly once, and the timeline errors within the bounds docs/VALIDATION.md documents.
+exactly once, and the timeline errors within the bounds docs/VALIDATION.md documents;
+the metrics themselves (gap error on queued kernels, unexplained stalls, the start
+error with them taken out, the --split bookkeeping) exact on a small constructed
+capture; and the figures of the held-out second half (--split 0.5), printed.
 Usage: python3 tb/test_validate.py BUILD_DIR"""
 import contextlib
 import io
+import json
 import os
+import shutil
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
@@ -17,7 +23,8 @@ US = 1000.0
 
 # capture, options, bounds: median and p90 of |first CTA - measured start| (ns), |span
 # error| (fraction). docs/VALIDATION.md gives the measured values; the bounds leave
-# room for small model changes but not for a broken timeline.
+# room for small model changes but not for a broken timeline. These are the preset
+# alone (calibrate=None: no calibration record in the trace), as the bounds were set.
 CASES = [
     ("a100_train_nccl_2700_kernels", False, 0.5 * US, 3 * US, 1e-4),
     ("a100_alexnet_79_kernels", False, 2 * US, 20 * US, 1e-4),
@@ -33,7 +40,7 @@ CASES = [
 
 def check(name, infer, med, p90, span):
     v = validate.validate(os.path.join(SHARED, name + ".json.gz"),
-                          gdsim=os.path.join(BUILD, "gdsim"), infer_waits=infer)
+                          gdsim=os.path.join(BUILD, "gdsim"), infer_waits=infer, calibrate=None)
     label = "%s%s" % (name, " --infer-waits" if infer else "")
     assert v["kernels_capture"] == v["kernels_replayed"] and not v["missing"] and not v["extra"], (label, v)
     if name.startswith("mi250"):
@@ -48,13 +55,216 @@ def check(name, infer, med, p90, span):
     return label, out.getvalue()
 
 
+# --------------------------------------------------------------------------------------
+# A small constructed capture (times in us, as Kineto writes them), streams 7 and 8 of
+# device 0 (an A100's properties):
+#
+#   stream 7  K0 1000-1010  K1 1012-1022  C2 1024-1028  K3 1030-1040  K4 1041-1050
+#             K5 1150-1160  K6 1240-1270  Y 1412-1422  K8 1452-1460  K9 1510-1520
+#   stream 8  X 1400-1410 (no launch call in the capture)
+#
+# launch calls (end): K0 995, K1 998, C2 1000, K3 1002, K4 1038 (not queued: after
+# 1050 - 5), K5 1040, K6 1205, record 1256, wait 1258 (Y waits for X: a cuda_sync
+# 'Stream Wait Event'), Y 1260, K8 1301, K9 1303.
+#
+# The GPU is idle (all streams) for more than 50 us three times, and for 30 and 50 us:
+#   1050-1150 (100 us): K5 was submitted (1040) and its predecessor K4 done: a stall;
+#   1160-1240 (80 us): K6's launch call ended at 1205, after the idle began: the host;
+#   1270-1400 (130 us): Y was submitted (1260) but waits for X, not yet run (and X's
+#                       submission is unknown): waiting on another stream, no stall;
+#   1422-1452 (30 us) and 1460-1510 (50 us, not more): ready, but not above 50 us.
+# Queued kernels behind a kernel: K1 (gap 2 us), K5 (100 us, across the stall), Y
+# (142 us), K8 (30 us), K9 (50 us); not K3 (behind a copy), K4 and K6 (not queued).
+
+A100 = {"id": 0, "name": "NVIDIA A100-PG509-200", "totalGlobalMem": 42297524224, "computeMajor": 8,
+        "computeMinor": 0, "maxThreadsPerBlock": 1024, "maxThreadsPerMultiprocessor": 2048, "regsPerBlock": 65536,
+        "regsPerMultiprocessor": 65536, "warpSize": 32, "sharedMemPerBlock": 49152,
+        "sharedMemPerMultiprocessor": 167936, "numSms": 108, "sharedMemPerBlockOptin": 166912}
+
+# name, kind, stream, corr, ts, dur, launch call (ts, end) or None
+OPS = [("K0", "K", 7, 1, 1000, 10, (990, 995)), ("K1", "K", 7, 2, 1012, 10, (996, 998)),
+       ("C2", "C", 7, 3, 1024, 4, (999, 1000)), ("K3", "K", 7, 4, 1030, 10, (1001, 1002)),
+       ("K4", "K", 7, 5, 1041, 9, (1036, 1038)), ("K5", "K", 7, 6, 1150, 10, (1039, 1040)),
+       ("K6", "K", 7, 7, 1240, 30, (1200, 1205)), ("X", "K", 8, 11, 1400, 10, None),
+       ("Y", "K", 7, 14, 1412, 10, (1259, 1260)), ("K8", "K", 7, 15, 1452, 8, (1300, 1301)),
+       ("K9", "K", 7, 16, 1510, 10, (1302, 1303))]
+# replayed first CTA = measured start + DELTA (ns), end likewise
+DELTA = dict(K0=0, K1=500, K3=0, K4=0, K5=-99000, K6=-99000, X=-98000, Y=-98000, K8=-97750, K9=-97750)
+
+
+def tiny_capture(path):
+    ev = []
+    for name, kind, stream, corr, ts, dur, launch in OPS:
+        args = {"device": 0, "stream": stream, "correlation": corr}
+        if kind == "K":
+            args.update({"grid": [1, 1, 1], "block": [128, 1, 1], "registers per thread": 32, "shared memory": 0,
+                         "est. achieved occupancy %": 0})
+            ev.append({"ph": "X", "cat": "kernel", "name": "kernel_" + name, "pid": 0, "tid": stream, "ts": ts,
+                       "dur": dur, "args": args})
+        else:
+            args["bytes"] = 4096
+            ev.append({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0,
+                       "tid": stream, "ts": ts, "dur": dur, "args": args})
+        if launch:
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel" if kind == "K" else
+                       "cudaMemcpyAsync", "pid": 100, "tid": 100, "ts": launch[0], "dur": launch[1] - launch[0],
+                       "args": {"correlation": corr}})
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaEventRecord", "pid": 100, "tid": 100, "ts": 1255,
+               "dur": 1, "args": {"correlation": 12}})
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamWaitEvent", "pid": 100, "tid": 100, "ts": 1257,
+               "dur": 1, "args": {"correlation": 13}})
+    ev.append({"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 7, "ts": 1257, "dur": 1,
+               "args": {"cuda_sync_kind": "Stream Wait Event", "device": 0, "stream": 7, "wait_on_stream": 8,
+                        "wait_on_cuda_event_record_corr_id": 12, "correlation": 13}})
+    with open(path, "w") as f:
+        json.dump({"deviceProperties": [A100], "traceEvents": ev}, f)
+
+
+def rows_for(tl):
+    """A replay's kernels-CSV rows: each kernel at its measured time + DELTA."""
+    out = []
+    for k in tl.kernels:
+        d = DELTA[k["name"][len("kernel_"):]]
+        out.append(dict(source_id=str(k["corr"]), measured_start_ns="%d.000" % k["ts"],
+                        first_cta_ns="%d.000" % (k["ts"] + d), end_ns="%d.000" % (k["end"] + d),
+                        kineto_est_occupancy_pct="0"))
+    return out
+
+
+def test_split_bookkeeping():
+    assert validate.split_index(79, 0.5) == 40
+    assert validate.split_index(2700, 0.5) == 1350
+    assert validate.split_index(100, 0.55) == 55       # exact: not ceil(0.55 * 100) = ceil(55.00000000000001)
+    assert validate.split_index(10, 0.3) == 3
+    assert validate.split_index(10, 0.25) == 3
+    assert validate.split_index(1, 0.5) == 1           # a single kernel: nothing held out
+    assert validate.split_index(7, None) == 0
+    for bad in (0, 1, 1.5, -0.5):
+        try:
+            validate.split_index(10, bad)
+        except ValueError:
+            continue
+        raise AssertionError("split %s accepted" % bad)
+
+
+def test_metrics(tmp):
+    path = os.path.join(tmp, "tiny.json")
+    tiny_capture(path)
+    tl = validate.Timeline(path, 0, 50 * 1000)
+    names = [k["name"][len("kernel_"):] for k in tl.kernels]
+    assert names == ["K0", "K1", "K3", "K4", "K5", "K6", "X", "Y", "K8", "K9"], names
+
+    # unexplained stalls: exactly the 100 us one before K5
+    assert [(s["start_ns"], s["end_ns"], s["length_ns"], s["stream"], s["op"]) for s in tl.stalls] == [
+        (1050000, 1150000, 100000, 7, "kernel_K5")], tl.stalls
+    assert tl.idle_kinds == {"unexplained stall": 1, "host (nothing submitted yet)": 1,
+                             "waiting on another stream": 1}, tl.idle_kinds
+    y = [k for k in tl.kernels if k["name"] == "kernel_Y"][0]
+    assert y["ready"] == 1410000, y        # X's end, through the recorded wait
+    assert tl.stall_before(1149999) == 0 and tl.stall_before(1150000) == 100000
+    # a lower threshold takes the 30 and 50 us idles as stalls too; a higher one none
+    assert [s["length_ns"] for s in validate.Timeline(path, 0, 20 * 1000).stalls] == [100000, 30000, 50000]
+    assert validate.Timeline(path, 0, 100 * 1000).stalls == []
+
+    rows = rows_for(tl)
+    v = validate.evaluate(tl, rows)
+    assert v["evaluation"] == dict(mode="in-sample", split=None, kernels=10, first_index=0, evaluated=10,
+                                   start_ns=1000000), v["evaluation"]
+    assert not v["missing"] and not v["extra"] and v["occupancy_compared"] == v["occupancy_equal"] == 10, v
+    # gap errors |DELTA(k) - DELTA(pred)|: K1 500, K5 99000, Y 1000, K8 250, K9 0
+    assert v["gap_err_count"] == 5 and v["gap_err_not_replayed"] == 0, v
+    assert (v["gap_err_median_ns"], v["gap_err_p90_ns"], v["gap_err_max_ns"]) == (500, 99000, 99000), v
+    assert v["gap_err_over_1us"] == 1 and v["gap_err_across_stall"] == 1, v
+    # |DELTA|: 0 0 0 500 97750 97750 98000 98000 99000 99000 (nearest rank: 5th, 9th)
+    assert (v["start_err_median_ns"], v["start_err_p90_ns"], v["start_err_max_ns"]) == (97750, 99000, 99000), v
+    # the stall taken out (from K5 on, 100 us earlier): 0 0 0 500 1000 1000 2000 2000 2250 2250
+    assert (v["start_err_ex_stalls_median_ns"], v["start_err_ex_stalls_p90_ns"],
+            v["start_err_ex_stalls_max_ns"]) == (1000, 2250, 2250), v
+    assert (v["span_measured_ns"], v["span_replayed_ns"]) == (520000, 422250), v
+    s = validate.stall_summary(tl, v["span_start_ns"], v["span_end_ns"], v["span_measured_ns"])
+    assert (s["count"], s["total_ns"], s["whole_capture_count"]) == (1, 100000, 1), s
+    assert abs(s["share"] - 100000 / 520000) < 1e-12 and s["largest"][0]["at_ns"] == 50000, s
+
+    # --split 0.5: 10 kernels, the last 5 (K6 X Y K8 K9) evaluated
+    h = validate.evaluate(tl, rows, split=0.5)
+    assert h["evaluation"] == dict(mode="held-out", split=0.5, kernels=10, first_index=5, evaluated=5,
+                                   start_ns=1240000), h["evaluation"]
+    assert not h["missing"] and not h["extra"] and h["occupancy_compared"] == 10, h   # over all kernels
+    assert h["gap_err_count"] == 3, h                                                 # Y, K8, K9
+    assert (h["gap_err_median_ns"], h["gap_err_p90_ns"], h["gap_err_max_ns"]) == (250, 1000, 1000), h
+    assert (h["start_err_median_ns"], h["start_err_p90_ns"], h["start_err_max_ns"]) == (98000, 99000, 99000), h
+    assert (h["start_err_ex_stalls_median_ns"], h["start_err_ex_stalls_max_ns"]) == (2000, 2250), h
+    assert (h["span_start_ns"], h["span_end_ns"], h["span_measured_ns"], h["span_replayed_ns"]) == (
+        1240000, 1520000, 280000, 281250), h
+    s = validate.stall_summary(tl, h["span_start_ns"], h["span_end_ns"], h["span_measured_ns"])
+    assert (s["count"], s["total_ns"], s["whole_capture_count"]) == (0, 0, 1), s      # the stall is before
+    # a kernel the replay lost: counted missing, its gaps not compared
+    lost = [r for r in rows if r["source_id"] != "15"]                               # K8
+    m = validate.evaluate(tl, lost)
+    assert m["missing"] == 1 and m["gap_err_count"] == 3 and m["gap_err_not_replayed"] == 2, m
+
+    # --queued-us: with 0 us K4 is queued too (launch ended 3 us before K3's end)
+    q = validate.evaluate(tl, rows, queued_ns=0)
+    assert q["gap_err_count"] == 6, q
+
+    # the whole way through gdsim: every kernel once, the split's kernels, the stall
+    gdsim = os.path.join(BUILD, "gdsim")
+    with contextlib.redirect_stdout(io.StringIO()):
+        r = validate.validate(path, gdsim=gdsim, calibrate=None, split=0.5)
+    assert r["kernels_capture"] == r["kernels_replayed"] == 10 and not r["missing"] and not r["extra"], r
+    assert r["occupancy_compared"] == r["occupancy_equal"] == 10, r
+    assert r["evaluation"]["first_index"] == 5 and r["evaluation"]["evaluated"] == 5, r
+    assert r["gap_err_count"] == 3 and r["stalls"]["whole_capture_count"] == 1, r
+    out = io.StringIO()
+    validate.report(r, out)
+    text = out.getvalue()
+    assert "held-out second part (split 0.5): kernels 5-9 of 10" in text and "preset alone" in text, text
+    assert "unexplained stalls      0 " in text and "whole capture 1," in text, text
+    if validate.convert_has_calibrate():
+        c = validate.validate(path, gdsim=gdsim, calibrate=1.0, beside=True)
+        assert c["calibrate"] == 1.0 and c["preset_alone"]["calibrate"] is None, c
+        assert "IN-SAMPLE" in validate.describe(c), validate.describe(c)
+        assert c["stalls"]["count"] == 1 and c["stalls"]["largest"][0]["op"] == "kernel_K5", c["stalls"]
+    else:
+        try:
+            validate.validate(path, gdsim=gdsim, calibrate=1.0)
+        except validate.kineto2gdt.ConvertError as e:
+            assert "no calibrate parameter" in str(e), e
+        else:
+            raise AssertionError("calibration without kineto2gdt support accepted")
+
+
+def held_out(name):
+    """The figures of the held-out second half (--split 0.5), calibrated on the first half
+    when the converter can, with the preset alone beside: printed, not yet bounded
+    (issue 15's bounds come with the model's gap keys)."""
+    cal = 0.5 if validate.convert_has_calibrate() else None
+    v = validate.validate(os.path.join(SHARED, name + ".json.gz"), gdsim=os.path.join(BUILD, "gdsim"),
+                          calibrate=cal, split=0.5, beside=True)
+    assert v["kernels_capture"] == v["kernels_replayed"] and not v["missing"] and not v["extra"], (name, v)
+    out = io.StringIO()
+    validate.report(v, out)
+    return out.getvalue()
+
+
 def main():
+    tmp = tempfile.mkdtemp(prefix="test-validate-")
+    try:
+        test_split_bookkeeping()
+        print("ok   split bookkeeping")
+        test_metrics(tmp)
+        print("ok   metrics on a constructed capture (gap error, stalls, start error without them, split)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     for case in CASES:
         with contextlib.redirect_stdout(io.StringIO()):
             label, text = check(*case)
         print("ok  ", label)
         print(text, end="")
     print("validate: %d captures within their bounds" % len(CASES))
+    for name in sorted({c[0] for c in CASES}):
+        print("held out (--split 0.5), for information:")
+        print(held_out(name), end="")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,15 @@ typedef struct key_def {
 } key_def;
 
 #define OFF(f) offsetof(gd_config, f)
+#define GAP_DOC                                                                                   \
+    "the whole time from the end of a packet (a kernel's last CTA retiring, a copy ending) to the "   \
+    "start of the next packet of its queue (first CTA, engine start) when that packet was already "   \
+    "waiting, decoded, for its barrier bit (a busy queue). The model spends a fixed part anyway "     \
+    "(pp.completion_cycles, then cwd.grid_launch_cycles before a kernel or "                          \
+    "pp.command_launch_cycles before a copy); the packet processor holds the released packet for "   \
+    "the rest (docs/MODEL.md, 'Launch gaps'). A gap below the fixed part gives the fixed part. "       \
+    "gpu.preset=trace takes the value from the trace's calibration record when it has one "           \
+    "(scripts/calibrate.py, kineto2gdt.py --calibrate)."
 
 static const key_def KEYS[] = {
     {"gpu.preset", T_ENUM, OFF(preset), 0, 0, 0, "trace|v100|a100|h100|mi250", "trace",
@@ -160,6 +169,35 @@ static const key_def KEYS[] = {
      "Packet processor: from a non-kernel command (memcpy, memset) being ready (decoded, its "
      "barrier bit satisfied) to its copy or fill engine starting it; it then runs for the "
      "duration the trace gives and completes after pp.completion_cycles.", "preset"},
+    {"pp.gap_kernel_kernel_ns", T_UINT, OFF(pp_gap_ns[0]), 0, 1000000000, 0, NULL, NULL,
+     "Launch gap, kernel after a kernel (stream-launched): "
+     GAP_DOC, "preset"},
+    {"pp.gap_kernel_copy_ns", T_UINT, OFF(pp_gap_ns[1]), 0, 1000000000, 0, NULL, NULL,
+     "Launch gap, copy (memcpy, memset) after a kernel (stream-launched): "
+     GAP_DOC, "preset"},
+    {"pp.gap_copy_kernel_ns", T_UINT, OFF(pp_gap_ns[2]), 0, 1000000000, 0, NULL, NULL,
+     "Launch gap, kernel after a copy (stream-launched): "
+     GAP_DOC, "preset"},
+    {"pp.gap_copy_copy_ns", T_UINT, OFF(pp_gap_ns[3]), 0, 1000000000, 0, NULL, NULL,
+     "Launch gap, copy after a copy (stream-launched): "
+     GAP_DOC, "preset"},
+    {"pp.gap_graph_kernel_kernel_ns", T_UINT, OFF(pp_gap_ns[4]), 0, 1000000000, 0, NULL, NULL,
+     "Launch gap, kernel after a kernel, the kernel launched as part of a CUDA graph (trace flag, format 1.9): "
+     GAP_DOC, "preset"},
+    {"pp.gap_graph_kernel_copy_ns", T_UINT, OFF(pp_gap_ns[5]), 0, 1000000000, 0, NULL, NULL,
+     "Launch gap, copy after a kernel, the copy launched as part of a CUDA graph: "
+     GAP_DOC, "preset"},
+    {"pp.gap_graph_copy_kernel_ns", T_UINT, OFF(pp_gap_ns[6]), 0, 1000000000, 0, NULL, NULL,
+     "Launch gap, kernel after a copy, the kernel launched as part of a CUDA graph: "
+     GAP_DOC, "preset"},
+    {"pp.gap_graph_copy_copy_ns", T_UINT, OFF(pp_gap_ns[7]), 0, 1000000000, 0, NULL, NULL,
+     "Launch gap, copy after a copy, the copy launched as part of a CUDA graph: "
+     GAP_DOC, "preset"},
+    {"pp.gap_after_wait_ns", T_UINT, OFF(pp_gap_ns[8]), 0, 1000000000, 0, NULL, NULL,
+     "Launch gap after a cross-stream wait: from the end of the packet whose completion resolved a barrier "
+     "packet (a cudaStreamWaitEvent) to the start of the kernel or copy behind the barrier, which was waiting, "
+     "decoded; the fixed part also holds pp.barrier_cycles. Otherwise as pp.gap_kernel_kernel_ns: "
+     GAP_DOC, "preset"},
     {"rsb.entries", T_UINT, OFF(rsb_entries), 1, 8, 0, NULL, "8",
      "Reference state buffer: entries of its reference state table, which reference packets fill "
      "(their ref_num) and condensed packets read (a diff header's 3-bit ref_num). A trace whose "
@@ -430,41 +468,68 @@ typedef struct preset_def {
 #define SRC_KINETO_V100 "deviceProperties of shared/data/kineto/v100_train_9876_kernels.json.gz"
 #define SRC_KINETO_A100 "deviceProperties of shared/data/kineto/a100_train_nccl_2700_kernels.json.gz"
 #define SRC_CAL(capture, what) "scripts/calibrate.py shared/data/kineto/" capture ": " what " (docs/VALIDATION.md)"
-#define SRC_GAP_V100                                                                              \
-    SRC_CAL("v100_train_9876_kernels.json.gz --clock-mhz 1530",                                  \
-            "half the mean gap between back-to-back kernels on a busy stream (3.224 us over 8159 "  \
-            "gaps up to 20 us; floor 0.75 us), the other half being the other of "                  \
-            "pp.completion_cycles / cwd.grid_launch_cycles")
-#define SRC_GAP_A100                                                                              \
-    SRC_CAL("a100_train_nccl_2700_kernels.json.gz --clock-mhz 1410",                             \
-            "half the mean gap between back-to-back kernels on a busy stream (1.193 us over 734 "   \
-            "gaps; floor 1.02 us), the other half being the other of pp.completion_cycles / "       \
-            "cwd.grid_launch_cycles")
-#define SRC_GAP_H100                                                                              \
-    "provisional: no H100 capture yet; the A100 value in time (0.5965 us, half the A100 mean "    \
-    "back-to-back gap) x 1980 MHz"
-#define SRC_CMD_V100                                                                              \
-    SRC_CAL("v100_train_9876_kernels.json.gz --clock-mhz 1530",                                  \
-            "the mean gap before a memcpy/memset queued behind a kernel or another copy (4.173 us " \
-            "over 5596 gaps) minus pp.completion_cycles")
-#define SRC_CMD_A100                                                                              \
-    SRC_CAL("a100_train_nccl_2700_kernels.json.gz --clock-mhz 1410",                             \
-            "the mean gap before a memcpy/memset queued behind a kernel or another copy (1.855 us " \
-            "over 105 gaps) minus pp.completion_cycles")
-#define SRC_CMD_H100 "provisional: no H100 capture yet; the A100 value in time (1.2585 us) x 1980 MHz"
+#define SRC_CLEAN "busy-queue gaps: the packet waited in its queue, no other stream's work ran in the gap, at most 20 us"
+/* The fixed parts (pp.completion_cycles, cwd.grid_launch_cycles, pp.command_launch_cycles)
+ * are half the floor of the kernel-to-kernel gap each, so that every class's gap lies
+ * above them; pp.fetch_cycles + pp.decode_cycles are what an idle stream's launch takes
+ * beyond the grid launch (docs/VALIDATION.md, 'Launch gaps'). */
+#define SRC_FIX_V100                                                                              \
+    "half the floor of the V100 kernel-to-kernel gap (0.75 us, shared/data/kineto/README.md; the " \
+    "V100 capture's timestamps are whole microseconds): 0.375 us x 1530 MHz; the split between "  \
+    "completion and launch is not observable (docs/VALIDATION.md)"
+#define SRC_FIX_A100                                                                              \
+    SRC_CAL("a100_train_nccl_2700_kernels.json.gz", "half the floor (p10) of the kernel-to-kernel " \
+            "busy-queue gaps (1.024 us over 657 gaps, ns timestamps): 0.512 us x 1410 MHz; the split " \
+            "between completion and launch is not observable")
+#define SRC_FIX_H100 "provisional: no H100 capture yet; the A100 value in time (0.512 us) x 1980 MHz"
 #define SRC_IDLE_V100                                                                             \
-    SRC_CAL("v100_train_9876_kernels.json.gz --clock-mhz 1530",                                  \
-            "the median launch-to-start time on an idle stream (3.0 us over 197 packets) minus "     \
-            "cwd.grid_launch_cycles leaves 1.388 us for fetch + decode, split 90/10 (the split is " \
-            "not observable in a capture)")
+    SRC_CAL("v100_train_9876_kernels.json.gz", "the median launch-to-start time on an idle stream " \
+            "(3.0 us over 197 packets) minus cwd.grid_launch_cycles leaves 2.625 us for fetch + "    \
+            "decode, x 1530 MHz, split 90/10 (the split is not observable in a capture)")
 #define SRC_IDLE_A100                                                                             \
-    SRC_CAL("a100_train_nccl_2700_kernels.json.gz --clock-mhz 1410",                             \
-            "the median launch-to-start time on an idle stream (1.753 us over 2763 packets) minus " \
-            "cwd.grid_launch_cycles leaves 1.157 us for fetch + decode, split 90/10 (the split is " \
-            "not observable in a capture)")
+    SRC_CAL("a100_train_nccl_2700_kernels.json.gz", "the median launch-to-start time on an idle "   \
+            "stream (1.753 us over 2763 packets) minus cwd.grid_launch_cycles leaves 1.241 us for "  \
+            "fetch + decode, x 1410 MHz, split 90/10 (the split is not observable in a capture)")
 #define SRC_IDLE_H100                                                                             \
-    "provisional: no H100 capture yet; the A100 fetch + decode time (1.157 us) x 1980 MHz, "      \
+    "provisional: no H100 capture yet; the A100 fetch + decode time (1.241 us) x 1980 MHz, "      \
     "split 90/10"
+#define SRC_GAPS_V100(what)                                                                       \
+    SRC_CAL("v100_train_9876_kernels.json.gz", "the median of the " what " " SRC_CLEAN            \
+            "; whole microseconds")
+#define SRC_GAPS_A100(what)                                                                       \
+    SRC_CAL("a100_train_nccl_2700_kernels.json.gz", "the median of the " what " " SRC_CLEAN        \
+            "; ns timestamps")
+#define SRC_GAPS_A100_NOGRAPH(what)                                                               \
+    "the stream-launched value: the A100 captures have no CUDA-graph launches; " SRC_GAPS_A100(what)
+#define SRC_WAIT_A100                                                                             \
+    "the kernel-to-kernel value: the one cross-stream wait of shared/data/kineto/"                \
+    "a100_alexnet_79_kernels.json.gz that held its kernel back shows a 1 us gap (us timestamps), " \
+    "the same as that capture's kernel-to-kernel gaps (median 1 us over 54)"
+#define SRC_WAIT_V100                                                                             \
+    "the stream-launched kernel-to-kernel value: the V100 capture does not record what its "      \
+    "waits waited for (docs/VALIDATION.md)"
+#define GAP_PRESETS_A100(src_nograph)                                                             \
+    {"pp.gap_kernel_kernel_ns", "1121", SRC_GAPS_A100("657 kernel-to-kernel")},                 \
+    {"pp.gap_kernel_copy_ns", "1184", SRC_GAPS_A100("64 kernel-to-copy")},                      \
+    {"pp.gap_copy_kernel_ns", "1696", SRC_GAPS_A100("55 copy-to-kernel")},                      \
+    {"pp.gap_copy_copy_ns", "2208", SRC_GAPS_A100("27 copy-to-copy")},                          \
+    {"pp.gap_graph_kernel_kernel_ns", "1121", src_nograph("657 kernel-to-kernel")},             \
+    {"pp.gap_graph_kernel_copy_ns", "1184", src_nograph("64 kernel-to-copy")},                  \
+    {"pp.gap_graph_copy_kernel_ns", "1696", src_nograph("55 copy-to-kernel")},                  \
+    {"pp.gap_graph_copy_copy_ns", "2208", src_nograph("27 copy-to-copy")},                      \
+    {"pp.gap_after_wait_ns", "1121", SRC_WAIT_A100}
+#define SRC_PROV_GAPS(dev) "provisional: no " dev " capture with back-to-back work; the A100 value (" \
+    "shared/data/kineto/a100_train_nccl_2700_kernels.json.gz, docs/VALIDATION.md)"
+#define GAP_PRESETS_PROVISIONAL(dev)                                                              \
+    {"pp.gap_kernel_kernel_ns", "1121", SRC_PROV_GAPS(dev)},                                     \
+    {"pp.gap_kernel_copy_ns", "1184", SRC_PROV_GAPS(dev)},                                       \
+    {"pp.gap_copy_kernel_ns", "1696", SRC_PROV_GAPS(dev)},                                       \
+    {"pp.gap_copy_copy_ns", "2208", SRC_PROV_GAPS(dev)},                                         \
+    {"pp.gap_graph_kernel_kernel_ns", "1121", SRC_PROV_GAPS(dev)},                               \
+    {"pp.gap_graph_kernel_copy_ns", "1184", SRC_PROV_GAPS(dev)},                                 \
+    {"pp.gap_graph_copy_kernel_ns", "1696", SRC_PROV_GAPS(dev)},                                 \
+    {"pp.gap_graph_copy_copy_ns", "2208", SRC_PROV_GAPS(dev)},                                   \
+    {"pp.gap_after_wait_ns", "1121", SRC_PROV_GAPS(dev)}
 
 /* Values every preset shares (NVIDIA cc 7.0, 8.0 and 9.0 agree on them). */
 static const preset_value COMMON[] = {
@@ -495,11 +560,21 @@ static const preset_value V100[] = {
     {"sm.smem_per_cta_optin", "98304", SRC_KINETO_V100 " (sharedMemPerBlockOptin)"},
     {"sm.max_threads_per_cta", "1024", SRC_KINETO_V100 " (maxThreadsPerBlock)"},
     {"frontend.clock_mhz", "1530", SRC_V100_WP ": boost clock 1530 MHz (front-end clock assumed equal)"},
-    {"pp.fetch_cycles", "1911", SRC_IDLE_V100},
-    {"pp.decode_cycles", "212", SRC_IDLE_V100},
-    {"pp.completion_cycles", "2466", SRC_GAP_V100},
-    {"pp.command_launch_cycles", "3919", SRC_CMD_V100},
-    {"cwd.grid_launch_cycles", "2466", SRC_GAP_V100},
+    {"pp.fetch_cycles", "3615", SRC_IDLE_V100},
+    {"pp.decode_cycles", "402", SRC_IDLE_V100},
+    {"pp.completion_cycles", "574", SRC_FIX_V100},
+    {"pp.command_launch_cycles", "574", SRC_FIX_V100},
+    {"cwd.grid_launch_cycles", "574", SRC_FIX_V100},
+    {"pp.gap_kernel_kernel_ns", "4000", SRC_GAPS_V100("1689 stream-launched kernel-to-kernel")},
+    {"pp.gap_kernel_copy_ns", "3000", SRC_GAPS_V100("116 stream-launched kernel-to-copy")},
+    {"pp.gap_copy_kernel_ns", "3000", SRC_GAPS_V100("121 stream-launched copy-to-kernel")},
+    {"pp.gap_copy_copy_ns", "3000", SRC_GAPS_V100("3557 stream-launched copy-to-copy")},
+    {"pp.gap_graph_kernel_kernel_ns", "1000", SRC_GAPS_V100("2975 graph-launched kernel-to-kernel")},
+    {"pp.gap_graph_kernel_copy_ns", "6000", SRC_GAPS_V100("478 graph-launched kernel-to-copy")},
+    {"pp.gap_graph_copy_kernel_ns", "3000", SRC_GAPS_V100("482 graph-launched copy-to-kernel")},
+    {"pp.gap_graph_copy_copy_ns", "3000", "the stream-launched value: the V100 capture has no graph-launched copy "
+                                          "after a copy; " SRC_GAPS_V100("3557 stream-launched copy-to-copy")},
+    {"pp.gap_after_wait_ns", "4000", SRC_WAIT_V100},
     {NULL, NULL, NULL},
 };
 
@@ -517,11 +592,12 @@ static const preset_value A100[] = {
     {"sm.smem_per_cta_optin", "166912", SRC_KINETO_A100 " (sharedMemPerBlockOptin, 163 KiB)"},
     {"sm.max_threads_per_cta", "1024", SRC_KINETO_A100 " (maxThreadsPerBlock)"},
     {"frontend.clock_mhz", "1410", SRC_A100_WP ": boost clock 1410 MHz (front-end clock assumed equal)"},
-    {"pp.fetch_cycles", "1468", SRC_IDLE_A100},
-    {"pp.decode_cycles", "163", SRC_IDLE_A100},
-    {"pp.completion_cycles", "841", SRC_GAP_A100},
-    {"pp.command_launch_cycles", "1775", SRC_CMD_A100},
-    {"cwd.grid_launch_cycles", "841", SRC_GAP_A100},
+    {"pp.fetch_cycles", "1575", SRC_IDLE_A100},
+    {"pp.decode_cycles", "175", SRC_IDLE_A100},
+    {"pp.completion_cycles", "722", SRC_FIX_A100},
+    {"pp.command_launch_cycles", "722", SRC_FIX_A100},
+    {"cwd.grid_launch_cycles", "722", SRC_FIX_A100},
+    GAP_PRESETS_A100(SRC_GAPS_A100_NOGRAPH),
     {NULL, NULL, NULL},
 };
 
@@ -539,11 +615,12 @@ static const preset_value H100[] = {
     {"sm.smem_per_cta_optin", "232448", SRC_PG " (227 KiB per CTA with opt-in on cc 9.0)"},
     {"sm.max_threads_per_cta", "1024", SRC_PG},
     {"frontend.clock_mhz", "1980", SRC_H100_WP ": H100 SXM5 boost clock 1980 MHz (front-end clock assumed equal)"},
-    {"pp.fetch_cycles", "2062", SRC_IDLE_H100},
-    {"pp.decode_cycles", "229", SRC_IDLE_H100},
-    {"pp.completion_cycles", "1181", SRC_GAP_H100},
-    {"pp.command_launch_cycles", "2492", SRC_CMD_H100},
-    {"cwd.grid_launch_cycles", "1181", SRC_GAP_H100},
+    {"pp.fetch_cycles", "2211", SRC_IDLE_H100},
+    {"pp.decode_cycles", "246", SRC_IDLE_H100},
+    {"pp.completion_cycles", "1014", SRC_FIX_H100},
+    {"pp.command_launch_cycles", "1014", SRC_FIX_H100},
+    {"cwd.grid_launch_cycles", "1014", SRC_FIX_H100},
+    GAP_PRESETS_PROVISIONAL("H100"),
     {NULL, NULL, NULL},
 };
 
@@ -551,13 +628,11 @@ static const preset_value H100[] = {
 #define SRC_LLVM_AMDGPU "LLVM AMDGPU backend, AMDGPUBaseInfo.cpp (IsaInfo) for gfx90a"
 #define SRC_HC22 "AMD, Hot Chips 22 (2022): a CDNA2 die has 8 shader engines of 14 CUs (112 CUs)"
 #define SRC_KINETO_MI250 "deviceProperties of shared/data/kineto/mi250_minitoy_14_kernels.json.gz"
-#define SRC_GAP_MI250                                                                             \
-    "provisional: the MI250 capture has no back-to-back kernels; the A100 value in time "         \
-    "(0.5965 us) x 1700 MHz"
+#define SRC_FIX_MI250 "provisional: the MI250 capture has no back-to-back work; the A100 value in time (0.512 us) x 1700 MHz"
 #define SRC_IDLE_MI250                                                                            \
     "scripts/calibrate.py shared/data/kineto/mi250_minitoy_14_kernels.json.gz: the median "       \
     "launch-to-start time on an idle stream (6.253 us over 16 packets) minus "                   \
-    "cwd.grid_launch_cycles leaves 5.657 us for fetch + decode, x 1700 MHz, split 90/10"
+    "cwd.grid_launch_cycles leaves 5.741 us for fetch + decode, x 1700 MHz, split 90/10"
 
 /* One GCD of an AMD Instinct MI250 (CDNA2, gfx90a): HIP shows each GCD as a device. */
 static const preset_value MI250[] = {
@@ -583,12 +658,12 @@ static const preset_value MI250[] = {
     {"sm.smem_per_cta_optin", "65536", SRC_KINETO_MI250 " (no opt-in above sharedMemPerBlock)"},
     {"sm.max_threads_per_cta", "1024", SRC_KINETO_MI250 " (maxThreadsPerBlock)"},
     {"frontend.clock_mhz", "1700", SRC_MI250 ": peak engine clock 1700 MHz (front-end clock assumed equal)"},
-    {"pp.fetch_cycles", "8654", SRC_IDLE_MI250},
-    {"pp.decode_cycles", "962", SRC_IDLE_MI250},
-    {"pp.completion_cycles", "1014", SRC_GAP_MI250},
-    {"pp.command_launch_cycles", "2139", "provisional: the MI250 capture has no copy queued behind other work; "
-                                         "the A100 value in time (1.2585 us) x 1700 MHz"},
-    {"cwd.grid_launch_cycles", "1014", SRC_GAP_MI250},
+    {"pp.fetch_cycles", "8784", SRC_IDLE_MI250},
+    {"pp.decode_cycles", "976", SRC_IDLE_MI250},
+    {"pp.completion_cycles", "870", SRC_FIX_MI250},
+    {"pp.command_launch_cycles", "870", SRC_FIX_MI250},
+    {"cwd.grid_launch_cycles", "870", SRC_FIX_MI250},
+    GAP_PRESETS_PROVISIONAL("MI250"),
     {NULL, NULL, NULL},
 };
 
@@ -917,6 +992,9 @@ static int choose_preset(preset_choice *c, const gd_settings *s, const gd_trace_
     int known = match_chip(dev);
     set_trace_val(c, "gpu.name", "%.63s", dev->name);
     trace_layout(c, dev, known >= 0);
+    if (dev->calibration)  /* the trace's launch-gap fit, over the preset (trace.c checked the keys) */
+        for (uint32_t i = 0; i < dev->calibration->n; i++)
+            set_trace_val(c, dev->calibration->key[i], "%s", dev->calibration->value[i]);
     if (known >= 0) {
         c->base = known;
         return GD_OK;
@@ -1005,6 +1083,8 @@ int gd_config_resolve(gd_config *out, const gd_settings *s, const gd_trace_devic
             free(c);
             return rc;
         }
+        if (c->trace_val[k] && !s->values[k] && strncmp(KEYS[k].name, "pp.gap_", 7) == 0)
+            out->calibrated_keys++;
         if (strcmp(KEYS[k].name, "gpu.sms_per_gpc") == 0)
             list_count = n;
     }
@@ -1178,6 +1258,23 @@ static void build_info(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, build_info_once);
+}
+
+int gd_config_check_calibration(const char *key, const char *value, char *why, size_t n)
+{
+    int k = key_index(key);
+    if (k < 0 || strncmp(key, "pp.gap_", 7) != 0) {
+        snprintf(why, n, "'%.60s' is not a launch-gap key (pp.gap_*_ns)", key);
+        return -1;
+    }
+    gd_config scratch;
+    uint32_t count = 0;
+    if (parse_value(&KEYS[k], value, &scratch, &count)) {
+        snprintf(why, n, "bad value '%.40s' for %s (an integer from %u to %u, ns)", value, key, KEYS[k].min,
+                 KEYS[k].max);
+        return -1;
+    }
+    return 0;
 }
 
 size_t gd_config_nkeys(void) { return NKEYS; }

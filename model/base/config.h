@@ -59,6 +59,8 @@ typedef struct gd_config {
     uint32_t vp_queues;                    /* gdsim::gpu: hardware queues in its register block */
     uint32_t pp_barrier_cycles;
     uint32_t pp_command_launch_cycles;
+    uint32_t pp_gap_ns[9];                 /* the launch-gap classes (pp/gap.h, enum gd_gap_class order), ns */
+    uint32_t calibrated_keys;              /* derived: keys the trace's calibration record set (not overridden) */
     uint32_t rsb_entries;
     uint32_t rsb_access_cycles;
     char rsb_replacement[16];              /* "lru" | "fifo": gdsim condense */
@@ -116,6 +118,17 @@ typedef struct gd_config {
     char sim_shortcuts[16];                /* "on" | "off" */
 } gd_config;
 
+/* A trace's calibration record (format 1.9, traces/FORMAT.md): where the launch-gap fit
+ * came from, and its settings (pp.gap_* keys and their values as text). */
+#define GD_CALIBRATION_MAX_KEYS 16
+#define GD_CALIBRATION_MAX_PROVENANCE 512
+typedef struct gd_trace_calibration {
+    char provenance[GD_CALIBRATION_MAX_PROVENANCE + 1];
+    uint32_t n;
+    char key[GD_CALIBRATION_MAX_KEYS][48];
+    char value[GD_CALIBRATION_MAX_KEYS][24];
+} gd_trace_calibration;
+
 /* What a trace says about the device it was captured on or made for. */
 typedef struct gd_trace_device {
     char name[64];
@@ -130,6 +143,8 @@ typedef struct gd_trace_device {
     uint32_t warp_size;
     uint32_t gpcs;                         /* 0 when unknown */
     uint32_t sms_per_gpc[GD_MAX_GPCS];
+    const gd_trace_calibration *calibration;  /* format 1.9: the trace's launch-gap fit, NULL:
+                                                        none; gpu.preset=trace applies it */
 } gd_trace_device;
 
 /* The text settings a user made (key -> value); unset keys are NULL. */
@@ -154,6 +169,10 @@ int gd_config_format(char *buf, size_t size, const gd_config *cfg, const char *k
  * preset's value (for gpu.preset=auto without a trace: not known, "(from trace)"),
  * else the default. Writes into buf. */
 int gd_settings_effective(char *buf, size_t size, const gd_settings *s, const char *key, gd_err *err);
+
+/* A calibration record's setting (trace.h gd_trace_calibration): 0 when key is a
+ * launch-gap key (pp.gap_*) and value a valid value for it; else -1 with why. */
+int gd_config_check_calibration(const char *key, const char *value, char *why, size_t n);
 
 /* Key table access. */
 typedef struct gd_key_info {

@@ -43,3 +43,37 @@ void gd_format_ns(char *buf, size_t size, uint64_t base_ns, gd_time_ps ps)
 {
     snprintf(buf, size, "%" PRIu64 ".%03u", base_ns + ps / 1000u, (unsigned)(ps % 1000u));
 }
+
+int gd_utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = p[i];
+        size_t k;
+        uint32_t cp, min;
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            k = 1, cp = c & 0x1F, min = 0x80;
+        } else if ((c & 0xF0) == 0xE0) {
+            k = 2, cp = c & 0x0F, min = 0x800;
+        } else if ((c & 0xF8) == 0xF0) {
+            k = 3, cp = c & 0x07, min = 0x10000;
+        } else {
+            return 0;
+        }
+        if (n - i <= k)
+            return 0;
+        for (size_t j = 1; j <= k; j++) {
+            if ((p[i + j] & 0xC0) != 0x80)
+                return 0;
+            cp = (cp << 6) | (p[i + j] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return 0;
+        i += k + 1;
+    }
+    return 1;
+}

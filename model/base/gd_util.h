@@ -35,6 +35,9 @@ int gd_err_vset(gd_err *err, int code, const char *fmt, va_list ap);
 /* Picoseconds taken by `cycles` cycles of a clock of `mhz` MHz, rounded to the
  * nearest picosecond. */
 gd_time_ps gd_cycles_to_ps(uint64_t cycles, uint32_t mhz);
+/* 1 when s[0..n) is well-formed UTF-8 (no overlong forms, surrogates or code points
+ * above U+10FFFF), else 0. */
+int gd_utf8_valid(const char *s, size_t n);
 
 /* Integer helpers. */
 static inline uint64_t gd_div_ceil(uint64_t a, uint64_t b) { return (a + b - 1) / b; }

@@ -13,6 +13,14 @@ int gd_write_summary_text(FILE *f, const gd_config *cfg, const gd_summary *s, co
                 info->trace_producer ? info->trace_producer : "");
     fprintf(f, "  model device        %s (preset %s: %u GPCs, %u SMs, cc %u.%u, front-end %u MHz)\n", cfg->gpu_name,
             cfg->preset, cfg->gpcs, cfg->sms, cfg->sm.cc_major, cfg->sm.cc_minor, cfg->clock_mhz);
+    if (info->trace_device && info->trace_device->calibration) {
+        const gd_trace_calibration *cal = info->trace_device->calibration;
+        if (strncmp(cfg->preset, "trace", 5) == 0)
+            fprintf(f, "  launch gaps         %u of the %u keys of the trace's calibration applied (%s)\n",
+                    cfg->calibrated_keys, cal->n, cal->provenance);
+        else
+            fprintf(f, "  launch gaps         the trace's calibration is not applied (gpu.preset=%s)\n", cfg->preset);
+    }
     fprintf(f, "  kernels             %" PRIu64 " on %" PRIu64 " queue%s\n", s->kernels, s->queues,
             s->queues == 1 ? "" : "s");
     fprintf(f, "  CTAs                %" PRIu64 "\n", s->ctas);
@@ -47,6 +55,12 @@ int gd_write_summary_json(FILE *f, const gd_config *cfg, const gd_summary *s, co
         fprintf(f, ", \"device\": {\"name\": ");
         gd_json_str(f, d->name);
         fprintf(f, ", \"sms\": %u, \"cc\": \"%u.%u\"}", d->sms, d->cc_major, d->cc_minor);
+        if (d->calibration) {
+            fprintf(f, ", \"calibration\": {\"provenance\": ");
+            gd_json_str(f, d->calibration->provenance);
+            fprintf(f, ", \"keys\": %u, \"applied\": %u}", d->calibration->n,
+                    strncmp(cfg->preset, "trace", 5) == 0 ? cfg->calibrated_keys : 0);
+        }
     }
     fprintf(f, "},\n  \"config\": {");
     char buf[512];

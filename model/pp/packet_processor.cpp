@@ -55,6 +55,7 @@ packet_processor::packet_processor(sc_core::sc_module_name name, const gd_config
       condensed_overlap_(std::string(cfg.pp_condensed_overlap) == "on"),
       sched_(std::string(cfg.cs_policy) != "aql")
 {
+    gd_gap_model_init(&gap_, &cfg);
     doorbell_in.register_b_transport(this, &packet_processor::doorbell);
     done_in.register_b_transport(this, &packet_processor::done);
     gd_heap_init(&calendar_);
@@ -72,6 +73,10 @@ packet_processor::packet_processor(sc_core::sc_module_name name, const gd_config
                      &commands_);
         gd_stats_add(stats, basename(), "command_bytes", "bytes", "bytes the non-kernel commands moved or set",
                      &command_bytes_);
+        gd_stats_add(stats, basename(), "gap_holds", "packets",
+                     "packets held after their barrier bit released them on a busy queue, for the rest of their "
+                     "launch-gap class (pp.gap_*_ns)", &gap_holds_);
+        gd_stats_add(stats, basename(), "gap_hold_time", "ps", "time those packets were held, summed", &gap_hold_ps_);
         gd_stats_add(stats, basename(), "host_stalls", "submits", "submits that found their queue full", &host_stalls_);
         gd_stats_add(stats, basename(), "distributor_full_waits", "dispatches",
                      "dispatches that waited for room in the distributor", &cwd_waits_);
@@ -134,6 +139,7 @@ void packet_processor::doorbell(tlm::tlm_generic_payload &p, sc_core::sc_time &)
         queues_.resize(r->queue + 1);
         for (size_t i = old; i < queues_.size(); i++)
             gd_pp_queue_init(&queues_[i], queue_packets_);
+        hold_posted_.resize(queues_.size(), 0);
     }
     gd_pp_queue &q = queues_[r->queue];
     if (!q.used)
@@ -198,10 +204,13 @@ void packet_processor::handle(const ev &e, gd_time_ps now)
         decoder_busy_ = false;
         break;
     }
+    case GAP_HELD:  // a held packet may go now (issue() checks it)
+        break;
     case COMPLETE: {
         gd_kernel_run *r = e.run;
         gd_pp_queue &q = queues_[r->queue];
         r->completion = now;
+        gd_pp_completed(&q, r, now);
         if (r->kind == GD_PKT_BARRIER_AND || r->kind == GD_PKT_BARRIER_OR)
             gd_pp_barrier_completed(&q);
         else
@@ -293,6 +302,16 @@ void packet_processor::issue(gd_time_ps now)
         if (!gd_pp_can_dispatch(&q))
             continue;
         gd_kernel_run *r = gd_pp_queue_head(&q);
+        gd_time_ps release = gd_pp_release_time(&q, r, &gap_);
+        if (release > now) {  // a busy queue: held for the rest of its launch gap
+            if (hold_posted_[qi] != release) {
+                hold_posted_[qi] = release;
+                gap_holds_++;
+                gap_hold_ps_ += release - now;
+                post(release, ev{GAP_HELD, qi, nullptr});
+            }
+            continue;
+        }
         if (r->kind == GD_PKT_KERNEL || r->kind == GD_PKT_PIPELINE) {  // a pipeline goes to the meta-scheduler
             if (cwd_full_)
                 continue;

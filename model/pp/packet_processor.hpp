@@ -17,6 +17,8 @@
 //     queue launches before that;
 //   - non-kernel command: its engine starts it after pp.command_launch_cycles,
 //     it runs for its duration, completion after pp.completion_cycles.
+// A packet released by its barrier bit while it waited decoded (a busy queue) is held
+// for the rest of its launch-gap class's time (gap.h, pp.gap_*_ns) before it goes.
 // With cs.policy=inorder|waitqueue the barrier bit is the command scheduler's
 // business (its commands' sync/conditional flags): a decoded kernel or non-kernel
 // command goes to the scheduler at once (unless a barrier packet holds its queue),
@@ -72,7 +74,7 @@ public:
     std::string stuck() const;
 
 private:
-    enum ev_type : uint8_t { FETCH_DONE, DECODE_DONE, COMPLETE };
+    enum ev_type : uint8_t { FETCH_DONE, DECODE_DONE, COMPLETE, GAP_HELD };
     struct ev {
         ev_type type;
         uint32_t queue;
@@ -92,6 +94,8 @@ private:
 
     const gd_time_ps fetch_ps_, decode_ps_, completion_ps_, barrier_ps_, command_launch_ps_;
     const uint32_t queue_packets_;
+    gd_gap_model gap_;                  // the launch-gap classes (gap.h)
+    std::vector<gd_time_ps> hold_posted_;  // per queue: the release time a GAP_HELD wake is posted for
     gd_report *report_;
     std::vector<gd_pp_queue> queues_;   // indexed by queue id (grown on first use)
     std::vector<uint32_t> used_;        // queue ids seen, ascending
@@ -107,6 +111,7 @@ private:
     channel dispatch_ch_, space_ch_, rsb_ch_;
     uint64_t packets_ = 0, host_stalls_ = 0, cwd_waits_ = 0, outstanding_ = 0, completions_ = 0;
     uint64_t barriers_ = 0, barrier_wait_ps_ = 0, commands_ = 0, command_bytes_ = 0;
+    uint64_t gap_holds_ = 0, gap_hold_ps_ = 0;  // packets the launch-gap model held, and for how long
     // front-end overhead (seed 000): AQL packets fetched and their bytes, RSB accesses,
     // and the time spent fetching, decoding, in the RSB and cleaning up (ps)
     uint64_t packets_fetched_ = 0, bytes_fetched_ = 0, rsb_accesses_ = 0, rsb_kernels_ = 0, overhead_ps_ = 0;

@@ -115,3 +115,32 @@ void gd_pp_barrier_completed(gd_pp_queue *q)
     q->barriers_pending--;
     q->outstanding--;
 }
+
+static int gap_kind(const gd_kernel_run *r)
+{
+    switch (r->kind) {
+    case GD_PKT_KERNEL: return GD_GAP_IS_KERNEL;
+    case GD_PKT_COMMAND: return GD_GAP_IS_COPY;
+    case GD_PKT_BARRIER_AND:
+    case GD_PKT_BARRIER_OR: return GD_GAP_IS_BARRIER;
+    default: return GD_GAP_IS_OTHER;
+    }
+}
+
+void gd_pp_completed(gd_pp_queue *q, const gd_kernel_run *r, gd_time_ps now)
+{
+    q->last_kind = (uint8_t)gap_kind(r);
+    q->have_last = 1;
+    q->last_done = now;
+}
+
+gd_time_ps gd_pp_release_time(const gd_pp_queue *q, const gd_kernel_run *head, const gd_gap_model *m)
+{
+    if (!head->barrier || head->in_packet || !q->have_last || head->decoded > q->last_done)
+        return 0;
+    int succ = gap_kind(head);
+    int cls = gd_gap_class(q->last_kind, succ, head->graph);
+    if (cls == GD_GAP_NONE)
+        return 0;
+    return q->last_done + gd_gap_hold_ps(m, cls, succ);
+}

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "gap.h"
 #include "gd_util.h"
 #include "packet.h"
 
@@ -36,6 +37,10 @@ typedef struct gd_pp_queue {
     struct gd_kernel_run *bar_head, *bar_tail;  /* taken, not yet resolved, oldest first */
     int space_waiter;      /* a submit found this queue full */
     int used;
+    /* the launch-gap model (gap.h): the packet of this queue that completed last */
+    uint8_t last_kind;     /* enum gd_gap_kind */
+    uint8_t have_last;
+    gd_time_ps last_done;  /* when its completion was signalled */
 } gd_pp_queue;
 
 void gd_pp_queue_init(gd_pp_queue *q, uint32_t limit);
@@ -81,6 +86,18 @@ static inline int gd_pp_can_dispatch(const gd_pp_queue *q)
 {
     return q->count && q->state == GD_PQ_DECODED && gd_pp_deps_ready(q, q->ring[q->head]);
 }
+
+/* A packet of q completed at `now` (its completion signalled, barrier-bit waiters
+ * released): the launch-gap model remembers it. */
+void gd_pp_completed(gd_pp_queue *q, const gd_kernel_run *r, gd_time_ps now);
+
+/* The launch-gap model (gap.h): when may the head packet, whose barrier bit its queue
+ * satisfies, leave? If it was already decoded and waiting when the packet that
+ * released it completed (a busy queue), not before that completion plus the hold of
+ * the pair's gap class; 0 when no gap applies (no barrier bit, an idle queue, a kernel
+ * of a condensed packet after its first, a pipeline launch, the command scheduler's
+ * policies). */
+gd_time_ps gd_pp_release_time(const gd_pp_queue *q, const gd_kernel_run *head, const gd_gap_model *m);
 
 /* Round-robin over the queues ids[0..n): the first position k (0 <= k < n, counted
  * from position start) whose queue's head packet is in `state`; UINT32_MAX if none.

@@ -42,17 +42,15 @@ static int dispatch(encoder *e, const gd_trace_dispatch *d, const gd_condense_op
     int rc;
     e->st->dispatches++;
     e->st->bytes_before += GD_AQL_PACKET_SIZE;
-    if (gd_cluster_is_cga(&d->cluster) || gd_launch_info_waits(&d->info) || d->tenant.given) {
+    /* A condensed packet has no tenant field, cluster shape, wait-until time or graph
+     * flag (a CUDA graph's kernels are already launched as one): such a dispatch stays
+     * plain, with its own. */
+    if (gd_cluster_is_cga(&d->cluster) || gd_launch_info_waits(&d->info) || d->tenant.given || d->graph) {
         e->st->plain++;
         e->st->bytes_after += GD_AQL_PACKET_SIZE;
         if ((rc = flush(e, err)) != GD_OK)
             return rc;
-        if (d->tenant.given)  /* a condensed packet has no tenant field: it stays plain with its own */
-            return gd_trace_write_dispatch_tenant(e->w, d->queue, d->submit_ns, &d->pkt, &d->info, &d->cluster,
-                                                  &d->tenant, err);
-        return gd_cluster_is_cga(&d->cluster)
-                   ? gd_trace_write_dispatch_cluster(e->w, d->queue, d->submit_ns, &d->pkt, &d->info, &d->cluster, err)
-                   : gd_trace_write_dispatch(e->w, d->queue, d->submit_ns, &d->pkt, &d->info, err);
+        return gd_trace_write_dispatch_rec(e->w, d, err);
     }
     gd_aql_dispatch a = d->pkt;
     a.reserved0 = 0;
@@ -140,6 +138,12 @@ int gd_condense_trace(const char *in, const char *out, const gd_condense_opts *o
     char producer[300];
     snprintf(producer, sizeof producer, "gdsim condense of %.200s", gd_trace_producer(r));
     if ((rc = gd_trace_create(&e.w, out, gd_trace_device_of(r), producer, 6, err)) != GD_OK) {
+        gd_trace_close_reader(r);
+        return rc;
+    }
+    const gd_trace_calibration *cal = gd_trace_calibration_of(r);
+    if (cal && (rc = gd_trace_write_calibration(e.w, cal, err)) != GD_OK) {
+        gd_trace_abandon(e.w);
         gd_trace_close_reader(r);
         return rc;
     }

@@ -64,6 +64,8 @@ static void dispatch_line(FILE *f, const gd_trace_dispatch *d)
     info_fields(f, &d->info);
     if (d->ref_num >= 0)
         fprintf(f, " reference ref_num %d", d->ref_num);
+    if (d->graph)
+        fprintf(f, " graph-launched");
     if (gd_cluster_is_cga(&d->cluster))
         fprintf(f, " cluster %ux%ux%u gpu_cga %u %s", d->cluster.dim[0], d->cluster.dim[1], d->cluster.dim[2],
                 d->cluster.gpu_cga, d->cluster.mode == GD_CGA_MULTICAST ? "multicast" : "load_balance");
@@ -88,6 +90,13 @@ int gd_trace_dump(FILE *out, const char *path, gd_err *err)
                  "memory (%u B opt-in), warp %u; producer \"%s\"\n",
             d->max_threads_per_sm, d->regs_per_sm, d->smem_per_sm, d->max_threads_per_cta, d->smem_per_cta_default,
             d->smem_per_cta_optin, d->warp_size, gd_trace_producer(r));
+    const gd_trace_calibration *cal = gd_trace_calibration_of(r);
+    if (cal) {
+        fprintf(out, "#1 calibration: \"%s\";", cal->provenance);
+        for (uint32_t i = 0; i < cal->n; i++)
+            fprintf(out, " %s = %s", cal->key[i], cal->value[i]);
+        fputc('\n', out);
+    }
     gd_trace_record rec;
     while ((rc = gd_trace_next(r, &rec, err)) == 1) {
         fprintf(out, "#%" PRIu64 " ", rec.index);
@@ -133,6 +142,8 @@ int gd_trace_dump(FILE *out, const char *path, gd_err *err)
                          " completion_signal 0x%" PRIx64,
                     c->queue, c->submit_ns, gd_command_kind_name(c->kind), c->barrier ? 1 : 0, c->duration_ps,
                     c->bytes, c->completion_signal);
+            if (c->graph)
+                fprintf(out, " graph-launched");
             info_fields(out, &c->info);
             tenant_fields(out, &c->tenant);
             fputc('\n', out);

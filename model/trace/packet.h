@@ -42,6 +42,7 @@ typedef struct gd_kernel_run {
     uint8_t skip_cleanup;       /* no completion (cleanup) latency: a condensed packet's kernel before its
                                    last whose cleanup information needs none (seed 000 fig 7) */
     int barrier;                /* AQL header barrier bit */
+    uint8_t graph;              /* kernels and commands: launched as part of a CUDA graph (launch-gap class) */
     uint64_t completion_signal;
     uint32_t signal;            /* number of the completion signal (trace.h), GD_NO_SIGNAL if none */
     uint32_t dep[GD_AQL_MAX_DEPS];  /* barriers: signal numbers they depend on */

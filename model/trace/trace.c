@@ -46,6 +46,7 @@ const char *gd_record_type_name(unsigned type)
     case GD_REC_MT_COMMAND: return "multi-tenant command";
     case GD_REC_NONKERNEL: return "non-kernel command";
     case GD_REC_PIPELINE: return "pipeline-launch packet";
+    case GD_REC_CALIBRATION: return "calibration";
     case GD_REC_END: return "end";
     }
     return "unknown";
@@ -165,6 +166,11 @@ struct gd_trace_reader {
     uint32_t bufcap;
     uint32_t simd_width;    /* meta.simd_width (0: the device's warp size) */
     gd_pipeline_def *pipes; /* pipeline-launch packets' topologies, newest first */
+    int have_calibration;   /* format 1.9: record 1 was a calibration record */
+    gd_trace_calibration calibration;
+    int pending;            /* gd_trace_open read record 1's frame (it was not a calibration record): */
+    uint8_t pending_frame[GD_TRACE_FRAME_SIZE]; /* gd_trace_next takes it from here */
+    int pending_eof;        /* ... or found the input ended there */
 };
 
 static int rec_error(gd_trace_reader *r, gd_err *err, uint64_t index, uint64_t offset, const char *fmt, ...)
@@ -309,6 +315,39 @@ static int parse_header(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint
     return 0;
 }
 
+static int parse_calibration(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
+                             gd_err *err);
+
+/* Format 1.9: record 1 may be the calibration record, which the configuration needs
+ * before any packet is read; any other record's frame is kept for gd_trace_next. */
+static int read_calibration(gd_trace_reader *r, gd_err *err)
+{
+    uint64_t off = r->offset;
+    int rc = read_exact(r, r->pending_frame, GD_TRACE_FRAME_SIZE, 1, off, 1, err);
+    if (rc == 1) {
+        r->pending_eof = 1;
+        return 0;
+    }
+    if (rc)
+        return rc;
+    if (gd_get16(r->pending_frame) != GD_REC_CALIBRATION) {
+        r->pending = 1;
+        return 0;
+    }
+    if (gd_get16(r->pending_frame + 2))
+        return rec_error(r, err, 1, off, "record flags 0x%04x are not zero", gd_get16(r->pending_frame + 2));
+    uint32_t len = gd_get32(r->pending_frame + 4);
+    if (len > GD_TRACE_MAX_RECORD)
+        return rec_error(r, err, 1, off, "record length %u is beyond the format's limit of %u bytes", len,
+                         GD_TRACE_MAX_RECORD);
+    if (ensure_buf(r, len))
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    if ((rc = read_exact(r, r->buf, len, 1, off, 0, err)) != 0)
+        return rc;
+    r->records = 2;
+    return parse_calibration(r, r->buf, len, 1, off, err);
+}
+
 int gd_trace_open(gd_trace_reader **out, const char *path, gd_err *err)
 {
     *out = NULL;
@@ -375,6 +414,10 @@ int gd_trace_open(gd_trace_reader **out, const char *path, gd_err *err)
     r->records = 1;
     default_limits(r);
     gd_rst_init(&r->rst, GD_RST_MAX);
+    if (r->minor >= 9 && (rc = read_calibration(r, err)) != 0) {
+        gd_trace_close_reader(r);
+        return rc;
+    }
     *out = r;
     return GD_OK;
 }
@@ -855,7 +898,11 @@ static int parse_dispatch(gd_trace_reader *r, const uint8_t *p, uint32_t len, ui
     if ((flags & 1) && r->minor < 5)
         return rec_error(r, err, idx, off, "dispatch record marks a reference packet in a version 1.%u trace (needs "
                          "1.5)", r->minor);
-    int rc = packet_head(r, p, (flags & ~1u) || gd_get32(p + 4), "dispatch", idx, off, &d->queue, &d->submit_ns,
+    if ((flags & 2) && r->minor < 9)
+        return rec_error(r, err, idx, off, "dispatch record marks a graph-launched kernel (flags bit 1) in a version "
+                         "1.%u trace (needs 1.9)", r->minor);
+    d->graph = (flags & 2) != 0;
+    int rc = packet_head(r, p, (flags & ~3u) || gd_get32(p + 4), "dispatch", idx, off, &d->queue, &d->submit_ns,
                          err);
     if (rc)
         return rc;
@@ -1006,10 +1053,14 @@ static int parse_command(gd_trace_reader *r, const uint8_t *p, uint32_t len, uin
     if (c->kind >= GD_CMD_KINDS)
         return rec_error(r, err, idx, off, "non-kernel command: unknown kind %u (known: 0 to %d)", c->kind,
                          GD_CMD_KINDS - 1);
-    if (flags & ~1u)
-        return rec_error(r, err, idx, off, "non-kernel command: flags 0x%08x (only bit 0, barrier, is defined)",
-                         flags);
+    if (flags & ~3u)
+        return rec_error(r, err, idx, off, "non-kernel command: flags 0x%08x (bit 0 barrier and bit 1 graph-launched "
+                         "are defined)", flags);
+    if ((flags & 2u) && r->minor < 9)
+        return rec_error(r, err, idx, off, "non-kernel command marks a graph launch (flags bit 1) in a version 1.%u "
+                         "trace (needs 1.9)", r->minor);
     c->barrier = flags & 1u;
+    c->graph = (flags & 2u) != 0;
     c->tenant = gd_tenant_default(c->queue, c->barrier);
     if (len == COMMAND_TENANT_SIZE &&
         (rc = get_tenant(r, &c->tenant, p + COMMAND_SIZE + LAUNCH_INFO_SIZE, "non-kernel command", idx, off, err)) != 0)
@@ -1108,15 +1159,110 @@ static int parse_pipeline(gd_trace_reader *r, const uint8_t *p, uint32_t len, ui
     return 0;
 }
 
+/* The calibration record (format 1.9): u32 provenance length P (1 .. 512), P bytes of
+ * provenance (UTF-8, one line), then KEY = VALUE lines in --config syntax ('#'
+ * comments), only launch-gap keys, each at most once. */
+static int parse_calibration(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
+                             gd_err *err)
+{
+    gd_trace_calibration *c = &r->calibration;
+    memset(c, 0, sizeof *c);
+    if (len < 4)
+        return rec_error(r, err, idx, off, "calibration record is %u bytes: too short for its provenance length", len);
+    uint32_t plen = gd_get32(p);
+    if (plen < 1 || plen > GD_CALIBRATION_MAX_PROVENANCE || plen > len - 4)
+        return rec_error(r, err, idx, off, "calibration record: provenance length %u (1 to %d, within the record's %u "
+                         "bytes)", plen, GD_CALIBRATION_MAX_PROVENANCE, len - 4);
+    const char *prov = (const char *)p + 4;
+    for (uint32_t i = 0; i < plen; i++)
+        if (prov[i] == '\0' || prov[i] == '\n' || prov[i] == '\r')
+            return rec_error(r, err, idx, off, "calibration record: the provenance holds a %s at byte %u (one line of "
+                             "text)", prov[i] ? "line break" : "NUL byte", i);
+    if (!gd_utf8_valid(prov, plen))
+        return rec_error(r, err, idx, off, "calibration record: the provenance is not valid UTF-8");
+    memcpy(c->provenance, prov, plen);
+    const char *t = prov + plen, *end = (const char *)p + len;
+    unsigned line = 0;
+    while (t < end) {
+        const char *nl = memchr(t, '\n', (size_t)(end - t));
+        const char *le = nl ? nl : end;
+        line++;
+        char buf[256];
+        size_t n = (size_t)(le - t);
+        if (n >= sizeof buf)
+            return rec_error(r, err, idx, off, "calibration record, line %u: longer than %zu bytes", line,
+                             sizeof buf - 1);
+        memcpy(buf, t, n);
+        buf[n] = '\0';
+        t = nl ? nl + 1 : end;
+        if (memchr(buf, '\0', n))
+            return rec_error(r, err, idx, off, "calibration record, line %u: a NUL byte", line);
+        char *hash = strchr(buf, '#');
+        if (hash)
+            *hash = '\0';
+        char *k = buf;
+        while (*k == ' ' || *k == '\t')
+            k++;
+        char *e = k + strlen(k);
+        while (e > k && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+            *--e = '\0';
+        if (!*k)
+            continue;
+        char *eq = strchr(k, '=');
+        if (!eq)
+            return rec_error(r, err, idx, off, "calibration record, line %u: expected KEY = VALUE", line);
+        char *v = eq + 1;
+        do
+            *eq-- = '\0';
+        while (eq >= k && (*eq == ' ' || *eq == '\t'));
+        while (*v == ' ' || *v == '\t')
+            v++;
+        char why[160];
+        if (gd_config_check_calibration(k, v, why, sizeof why))
+            return rec_error(r, err, idx, off, "calibration record, line %u: %s", line, why);
+        for (uint32_t i = 0; i < c->n; i++)
+            if (strcmp(c->key[i], k) == 0)
+                return rec_error(r, err, idx, off, "calibration record, line %u: %s is set twice", line, k);
+        if (c->n == GD_CALIBRATION_MAX_KEYS)
+            return rec_error(r, err, idx, off, "calibration record, line %u: more than %d settings", line,
+                             GD_CALIBRATION_MAX_KEYS);
+        size_t kl = strlen(k), vl = strlen(v);
+        if (kl >= sizeof c->key[0] || vl >= sizeof c->value[0])
+            return rec_error(r, err, idx, off, "calibration record, line %u: the key or value is too long", line);
+        memcpy(c->key[c->n], k, kl + 1);
+        memcpy(c->value[c->n], v, vl + 1);
+        c->n++;
+    }
+    if (c->n == 0)
+        return rec_error(r, err, idx, off, "calibration record: no KEY = VALUE settings");
+    r->have_calibration = 1;
+    return 0;
+}
+
+const gd_trace_calibration *gd_trace_calibration_of(const gd_trace_reader *r)
+{
+    return r->have_calibration ? &r->calibration : NULL;
+}
+
 int gd_trace_next(gd_trace_reader *r, gd_trace_record *rec, gd_err *err)
 {
     if (r->done)
         return 0;
     uint8_t frame[GD_TRACE_FRAME_SIZE];
     uint64_t idx = r->records, off = r->offset;
+    int rc;
+    if (r->pending) {  /* gd_trace_open looked at record 1's frame already */
+        off -= GD_TRACE_FRAME_SIZE;
+        memcpy(frame, r->pending_frame, sizeof frame);
+        r->pending = 0;
+        rc = 0;
+    } else if (r->pending_eof) {
+        rc = 1;
+    } else {
+        rc = read_exact(r, frame, sizeof frame, idx, off, 1, err);
+    }
     rec->index = idx;
     rec->offset = off;
-    int rc = read_exact(r, frame, sizeof frame, idx, off, 1, err);
     if (rc == 1)
         return rec_error(r, err, idx, off, "the trace ends without an end record: truncated trace");
     if (rc)
@@ -1150,6 +1296,12 @@ int gd_trace_next(gd_trace_reader *r, gd_trace_record *rec, gd_err *err)
             break;
         return rec_error(r, err, idx, off, "record type %u (%s) in a version 1.%u trace (needs format 1.8)", type,
                          gd_record_type_name(type), r->minor);
+    case GD_REC_CALIBRATION:
+        if (r->minor < 9)
+            return rec_error(r, err, idx, off, "record type %u (%s) in a version 1.%u trace (needs format 1.9)", type,
+                             gd_record_type_name(type), r->minor);
+        return rec_error(r, err, idx, off, "a calibration record must directly follow the header (record 1)%s",
+                         r->have_calibration ? ", and a trace has at most one" : "");
     case GD_REC_MT_COMMAND:
         return rec_error(r, err, idx, off, "record type %u (%s) is reserved for a later version of gdsim; this build "
                          "cannot replay it", type, gd_record_type_name(type));
@@ -1403,9 +1555,9 @@ int gd_trace_write_dispatch_cluster(gd_trace_writer *w, uint32_t queue, uint64_t
     return gd_trace_write_dispatch_tenant(w, queue, submit_ns, pkt, info, cluster, NULL, err);
 }
 
-int gd_trace_write_dispatch_tenant(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns,
-                                   const gd_aql_dispatch *pkt, const gd_launch_info *info,
-                                   const gd_cluster *cluster, const gd_tenant *tenant, gd_err *err)
+static int write_dispatch_long(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, const gd_aql_dispatch *pkt,
+                               const gd_launch_info *info, const gd_cluster *cluster, const gd_tenant *tenant,
+                               uint16_t flags, gd_err *err)
 {
     uint8_t p[DISPATCH_TENANT_SIZE];
     gd_cluster none_cluster = gd_cluster_none();
@@ -1413,6 +1565,7 @@ int gd_trace_write_dispatch_tenant(gd_trace_writer *w, uint32_t queue, uint64_t 
         cluster = &none_cluster;
     memset(p, 0, sizeof p);
     gd_put16(p, (uint16_t)queue);
+    gd_put16(p + 2, flags);
     gd_put64(p + 8, submit_ns);
     gd_aql_encode(p + 16, pkt);
     gd_launch_info none = gd_launch_info_unknown();
@@ -1428,6 +1581,39 @@ int gd_trace_write_dispatch_tenant(gd_trace_writer *w, uint32_t queue, uint64_t 
     if (tenant)
         put_tenant(p + DISPATCH_CLUSTER_SIZE, tenant);
     return gd_trace_write_raw(w, GD_REC_DISPATCH, p, tenant ? DISPATCH_TENANT_SIZE : DISPATCH_CLUSTER_SIZE, err);
+}
+
+int gd_trace_write_dispatch_tenant(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns,
+                                   const gd_aql_dispatch *pkt, const gd_launch_info *info,
+                                   const gd_cluster *cluster, const gd_tenant *tenant, gd_err *err)
+{
+    return write_dispatch_long(w, queue, submit_ns, pkt, info, cluster, tenant, 0, err);
+}
+
+int gd_trace_write_dispatch_rec(gd_trace_writer *w, const gd_trace_dispatch *d, gd_err *err)
+{
+    uint16_t flags = d->graph ? 2 : 0;
+    if (d->tenant.given || gd_cluster_is_cga(&d->cluster))
+        return write_dispatch_long(w, d->queue, d->submit_ns, &d->pkt, &d->info, &d->cluster,
+                                   d->tenant.given ? &d->tenant : NULL, flags, err);
+    return write_dispatch(w, d->queue, d->submit_ns, &d->pkt, &d->info, flags, err);
+}
+
+int gd_trace_write_calibration(gd_trace_writer *w, const gd_trace_calibration *cal, gd_err *err)
+{
+    size_t plen = strlen(cal->provenance);
+    if (w->records != 1)
+        return gd_err_set(err, GD_EINVAL, "a calibration record must directly follow the header");
+    if (plen < 1 || plen > GD_CALIBRATION_MAX_PROVENANCE || cal->n > GD_CALIBRATION_MAX_KEYS)
+        return gd_err_set(err, GD_EINVAL, "calibration record: provenance of %zu bytes (1 to %d), %u settings (at "
+                          "most %d)", plen, GD_CALIBRATION_MAX_PROVENANCE, cal->n, GD_CALIBRATION_MAX_KEYS);
+    uint8_t p[4 + GD_CALIBRATION_MAX_PROVENANCE + GD_CALIBRATION_MAX_KEYS * (48 + 24 + 4)];
+    gd_put32(p, (uint32_t)plen);
+    memcpy(p + 4, cal->provenance, plen);
+    size_t len = 4 + plen;
+    for (uint32_t i = 0; i < cal->n; i++)
+        len += (size_t)snprintf((char *)p + len, sizeof p - len, "%s = %s\n", cal->key[i], cal->value[i]);
+    return gd_trace_write_raw(w, GD_REC_CALIBRATION, p, (uint32_t)len, err);
 }
 
 int gd_trace_write_barrier(gd_trace_writer *w, unsigned type, uint32_t queue, uint64_t submit_ns,
@@ -1464,7 +1650,7 @@ int gd_trace_write_command(gd_trace_writer *w, const gd_trace_command *c, gd_err
                           "only)");
     gd_put16(p, (uint16_t)c->queue);
     gd_put16(p + 2, (uint16_t)c->kind);
-    gd_put32(p + 4, c->barrier ? 1u : 0u);
+    gd_put32(p + 4, (c->barrier ? 1u : 0u) | (c->graph ? 2u : 0u));
     gd_put64(p + 8, c->submit_ns);
     gd_put64(p + 16, c->duration_ps);
     gd_put64(p + 24, c->bytes);

@@ -23,7 +23,7 @@ extern "C" {
 
 #define GD_TRACE_MAGIC "\x89GDT\r\n\x1a\n"
 #define GD_TRACE_VERSION_MAJOR 1
-#define GD_TRACE_VERSION_MINOR 8
+#define GD_TRACE_VERSION_MINOR 9
 #define GD_TRACE_FILE_HEADER_SIZE 16
 #define GD_TRACE_FRAME_SIZE 8
 #define GD_TRACE_MAX_RECORD (1u << 20)  /* largest payload accepted, bytes */
@@ -40,6 +40,7 @@ enum gd_record_type {
     GD_REC_MT_COMMAND = 7,    /* reserved: later version */
     GD_REC_NONKERNEL = 8,     /* format 1.2 */
     GD_REC_PIPELINE = 9,      /* format 1.8: a pipeline-launch packet (seed 002; an AQL vendor-specific packet) */
+    GD_REC_CALIBRATION = 10,  /* format 1.9: the launch-gap fit of the capture the trace came from (record 1 only) */
     GD_REC_END = 15
 };
 
@@ -190,6 +191,7 @@ typedef struct gd_trace_dispatch {
     gd_cluster cluster;            /* gd_cluster_none() when the record has none */
     int ref_num;                   /* a reference packet (format 1.5): its RST index; -1 otherwise */
     gd_tenant tenant;              /* format 1.6, else VID = queue, sync, conditional = barrier bit */
+    int graph;                     /* format 1.9: launched as part of a CUDA graph (flags bit 1) */
 } gd_trace_dispatch;
 
 /* A barrier-AND or barrier-OR packet (HSA): holds its queue until its dependency
@@ -231,6 +233,7 @@ typedef struct gd_trace_command {
     uint32_t signal;                    /* number of completion_signal, GD_NO_SIGNAL if 0 */
     gd_launch_info info;                /* source id, measured start and duration */
     gd_tenant tenant;                   /* format 1.6 (written when tenant.given), else derived */
+    int graph;                          /* format 1.9: launched as part of a CUDA graph (flags bit 1) */
 } gd_trace_command;
 
 /* A condensed dispatch packet (format 1.5; seed 000, condensed.h): launches its
@@ -313,6 +316,12 @@ void gd_trace_set_simd_width(gd_trace_reader *r, uint32_t simd_width);
 /* The reference state table's entries (rsb.entries; default and most: 8). */
 void gd_trace_set_rsb(gd_trace_reader *r, uint32_t entries);
 
+/* The calibration record (format 1.9, traces/FORMAT.md; the struct is config.h's):
+ * where the fit came from and its KEY = VALUE settings (launch-gap keys, pp.gap_*),
+ * which gpu.preset=trace applies over the preset. NULL when the trace has none.
+ * gd_trace_open reads it. */
+const gd_trace_calibration *gd_trace_calibration_of(const gd_trace_reader *r);
+
 /* Read the next record. Returns 1 with *rec filled, 0 after the END record has
  * been read and checked (the trace is complete and valid), or a negative GD_E*
  * code with err naming the file, record and offset. */
@@ -356,6 +365,10 @@ int gd_trace_write_dispatch_tenant(gd_trace_writer *w, uint32_t queue, uint64_t 
                                    const gd_cluster *cluster, const gd_tenant *tenant, gd_err *err);
 int gd_trace_write_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns,
                             const gd_aql_dispatch *pkt, const gd_launch_info *info, gd_err *err);
+/* A plain dispatch as the reader decoded it: its launch info, wait-until time, cluster
+ * shape, tenant field and graph-launched flag (format 1.9), in the shortest layout
+ * that holds them. */
+int gd_trace_write_dispatch_rec(gd_trace_writer *w, const gd_trace_dispatch *d, gd_err *err);
 int gd_trace_write_barrier(gd_trace_writer *w, unsigned type, uint32_t queue, uint64_t submit_ns,
                            const gd_aql_barrier_pkt *pkt, const gd_launch_info *info, gd_err *err);
 /* A barrier packet with a tenant field (format 1.6; NULL: none). */
@@ -363,6 +376,9 @@ int gd_trace_write_barrier_tenant(gd_trace_writer *w, unsigned type, uint32_t qu
                                   const gd_aql_barrier_pkt *pkt, const gd_launch_info *info, const gd_tenant *tenant,
                                   gd_err *err);
 int gd_trace_write_command(gd_trace_writer *w, const gd_trace_command *c, gd_err *err);
+/* The calibration record (format 1.9): right after the header, before any other
+ * record; the settings' text is written as given. */
+int gd_trace_write_calibration(gd_trace_writer *w, const gd_trace_calibration *cal, gd_err *err);
 /* A pipeline-launch packet (format 1.8): the topology's text (len bytes), unchecked here. */
 int gd_trace_write_pipeline(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, int barrier,
                             uint64_t completion_signal, const char *text, uint32_t len, gd_err *err);

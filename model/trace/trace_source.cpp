@@ -42,6 +42,7 @@ void trace_source::fill_dispatch(gd_kernel_run *r, const gd_trace_dispatch &d)
     r->kind = GD_PKT_KERNEL;
     r->queue = d.queue;
     r->barrier = gd_aql_barrier(d.pkt.header);
+    r->graph = (uint8_t)d.graph;
     r->completion_signal = d.pkt.completion_signal;
     r->signal = d.signal;
     r->desc = d.kernel;
@@ -158,6 +159,7 @@ bool trace_source::read_packet()
             r->kind = GD_PKT_COMMAND;
             r->queue = c.queue;
             r->barrier = c.barrier;
+            r->graph = (uint8_t)c.graph;
             r->cmd_kind = (uint8_t)c.kind;
             r->completion_signal = c.completion_signal;
             r->signal = c.signal;

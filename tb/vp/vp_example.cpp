@@ -144,7 +144,18 @@ int sc_main(int argc, char **argv)
                            {"cwd.id_broadcast_cycles", "0"},
                            {"cwd.mask_launch_cycles", "0"},
                            {"meta.check_cycles", "0"},
-                           {"meta.launch_cycles", "0"}});
+                           {"meta.launch_cycles", "0"},
+                           // launch gaps no longer than the latencies above: a queued packet
+                           // goes as soon as its barrier bit lets it (pp.gap_*_ns)
+                           {"pp.gap_kernel_kernel_ns", "0"},
+                           {"pp.gap_kernel_copy_ns", "0"},
+                           {"pp.gap_copy_kernel_ns", "0"},
+                           {"pp.gap_copy_copy_ns", "0"},
+                           {"pp.gap_graph_kernel_kernel_ns", "0"},
+                           {"pp.gap_graph_kernel_copy_ns", "0"},
+                           {"pp.gap_graph_copy_kernel_ns", "0"},
+                           {"pp.gap_graph_copy_copy_ns", "0"},
+                           {"pp.gap_after_wait_ns", "0"}});
     sc_signal<bool> irq("irq");
     sc_clock clk("clk", 10, SC_NS);
     vp::heartbeat beat("beat");
