@@ -234,14 +234,33 @@ def test_metrics(tmp):
             raise AssertionError("calibration without kineto2gdt support accepted")
 
 
+# Held out (--split 0.5, calibrated on the first half): gap error median and p90 (ns),
+# |span error| (fraction), for the captures with queued kernels (docs/VALIDATION.md,
+# 'Launch gaps, in-sample and held out'). A100 training and AlexNet: issue 15's
+# bounds (0.5 us, 3 us, 1 %). V100 training misses them (whole-microsecond timestamps,
+# gaps spread 2-9 us that nothing in the capture explains): its bounds guard today's
+# figures (1.007 / 4.007 us, +0.165 %) against getting worse.
+HELD_OUT_BOUNDS = {
+    "a100_train_nccl_2700_kernels": (0.5 * US, 3 * US, 0.01),
+    "a100_alexnet_79_kernels": (0.5 * US, 3 * US, 0.01),
+    "v100_train_9876_kernels": (1.1 * US, 4.5 * US, 0.01),
+}
+
+
 def held_out(name):
-    """The figures of the held-out second half (--split 0.5), calibrated on the first half
-    when the converter can, with the preset alone beside: printed, not yet bounded
-    (issue 15's bounds come with the model's gap keys)."""
-    cal = 0.5 if validate.convert_has_calibrate() else None
+    """The figures of the held-out second half (--split 0.5), calibrated on the first
+    half, with the preset alone beside; bounded where HELD_OUT_BOUNDS says."""
     v = validate.validate(os.path.join(SHARED, name + ".json.gz"), gdsim=os.path.join(BUILD, "gdsim"),
-                          calibrate=cal, split=0.5, beside=True)
+                          calibrate=0.5, split=0.5, beside=True)
     assert v["kernels_capture"] == v["kernels_replayed"] and not v["missing"] and not v["extra"], (name, v)
+    if not name.startswith("mi250"):
+        assert v["occupancy_compared"] == v["kernels_capture"] == v["occupancy_equal"], (name, v)
+    if name in HELD_OUT_BOUNDS:
+        med, p90, span = HELD_OUT_BOUNDS[name]
+        assert v["gap_err_count"] > 0, (name, "no queued kernels held out")
+        assert v["gap_err_median_ns"] <= med, (name, v["gap_err_median_ns"])
+        assert v["gap_err_p90_ns"] <= p90, (name, v["gap_err_p90_ns"])
+        assert abs(v["span_rel_err"]) <= span, (name, v["span_rel_err"])
     out = io.StringIO()
     validate.report(v, out)
     return out.getvalue()
@@ -263,7 +282,7 @@ def main():
         print(text, end="")
     print("validate: %d captures within their bounds" % len(CASES))
     for name in sorted({c[0] for c in CASES}):
-        print("held out (--split 0.5), for information:")
+        print("held out (--split 0.5)%s:" % (" within its bounds" if name in HELD_OUT_BOUNDS else ""))
         print(held_out(name), end="")
 
 
