@@ -612,6 +612,30 @@ START_TEST(rsb_entries_bound_ref_num)
 }
 END_TEST
 
+/* A memset of `duration_ps` on queue q (barrier bit), submitted at submit_ns. */
+static void add_memset(gd_trace_writer *w, uint32_t q, uint64_t submit_ns, gd_time_ps duration_ps)
+{
+    gd_trace_command c;
+    memset(&c, 0, sizeof c);
+    c.queue = q;
+    c.kind = GD_CMD_MEMSET;
+    c.barrier = 1;
+    c.submit_ns = submit_ns;
+    c.duration_ps = duration_ps;
+    c.bytes = 4096;
+    c.info = gd_launch_info_unknown();
+    ck_assert_int_eq(gd_trace_write_command(w, &c, NULL), GD_OK);
+}
+
+/* barrier_and_and_command's packets: D0, C0, B0, D1 (see there). */
+static void add_wait_and_command(gd_trace_writer *w)
+{
+    add_signalled(w, 0, 1000, 1, 1024, 1, 1, 0x10);
+    add_memset(w, 1, 1000, 400000);
+    add_barrier(w, GD_REC_BARRIER_AND, 1, 1005, 1, 0x10, 0);
+    add_dispatch(w, 1, 1010, 2, 32, 2, 1);
+}
+
 /* A graph-launched dispatch (format 1.9): as add_dispatch, with flags bit 1. */
 static void add_graph_dispatch(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, uint32_t kid, uint16_t block,
                                uint32_t ctas)
@@ -693,22 +717,8 @@ START_TEST(launch_gap_after_wait_and_copy)
 {
     char *path;
     gd_trace_writer *w = new_trace(&path);
-    add_signalled(w, 0, 1000, 1, 1024, 1, 1, 0x10);
-    gd_trace_command c;
-    memset(&c, 0, sizeof c);
-    c.queue = 1;
-    c.kind = GD_CMD_MEMSET;
-    c.barrier = 1;
-    c.submit_ns = 1000;
-    c.duration_ps = 400000;
-    c.bytes = 4096;
-    c.info = gd_launch_info_unknown();
-    ck_assert_int_eq(gd_trace_write_command(w, &c, NULL), GD_OK);
-    add_barrier(w, GD_REC_BARRIER_AND, 1, 1005, 1, 0x10, 0);
-    add_dispatch(w, 1, 1010, 2, 32, 2, 1);
-    c.submit_ns = 1015;
-    c.duration_ps = 100000;
-    ck_assert_int_eq(gd_trace_write_command(w, &c, NULL), GD_OK);
+    add_wait_and_command(w);
+    add_memset(w, 1, 1015, 100000);
     ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
     gd_sim *sim = small_gpu();
     ck_assert_int_eq(gd_sim_set(sim, "pp.command_launch_cycles", "30"), GD_OK);
@@ -787,19 +797,7 @@ START_TEST(barrier_and_and_command)
 {
     char *path;
     gd_trace_writer *w = new_trace(&path);
-    add_signalled(w, 0, 1000, 1, 1024, 1, 1, 0x10);
-    gd_trace_command c;
-    memset(&c, 0, sizeof c);
-    c.queue = 1;
-    c.kind = GD_CMD_MEMSET;
-    c.barrier = 1;
-    c.submit_ns = 1000;
-    c.duration_ps = 400000;
-    c.bytes = 4096;
-    c.info = gd_launch_info_unknown();
-    ck_assert_int_eq(gd_trace_write_command(w, &c, NULL), GD_OK);
-    add_barrier(w, GD_REC_BARRIER_AND, 1, 1005, 1, 0x10, 0);
-    add_dispatch(w, 1, 1010, 2, 32, 2, 1);
+    add_wait_and_command(w);
     ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
     gd_sim *sim = small_gpu();
     ck_assert_int_eq(gd_sim_set(sim, "pp.command_launch_cycles", "30"), GD_OK);
