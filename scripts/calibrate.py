@@ -31,7 +31,9 @@ let through), rounded half up to the nearest ns, at least 0 (gaps below 0, from
 timestamps rounded to the us, are kept: they are small gaps). A class with fewer than
 --min-samples (5) gaps is omitted: the preset's value applies. --first-fraction F
 (0 < F <= 1, for cross-validation) counts only the gaps whose successor is among the
-first F of the device's kernels and copies by start time (the first floor(F x n)).
+first ceil(F x n) of the device's n kernels by start time (then correlation id), or is
+a copy that started before the first kernel left out: validate.py --split F holds out
+exactly the other kernels.
 
 It prints a table (class, key, gaps, p10 / median / p90, value), the idle launch
 latency (median start - launch-call end over the packets, of the first fraction,
@@ -45,6 +47,7 @@ Python 3 standard library only."""
 import argparse
 import bisect
 import collections
+import fractions
 import math
 import os
 import sys
@@ -167,7 +170,8 @@ def fit(capture, device=None, first_fraction=None, queued_ns=5000, wait_ns=20000
       omitted     {key: why} of the classes with fewer than min_samples gaps;
       gaps        clean gaps in the fitted classes; excluded: {why: count};
       device, capture (basename), ops (kernels and copies of the device),
-      ops_fitted (the first fraction of them), first_fraction, idle (dict(samples,
+      ops_fitted (those in the fitted window), kernels, kernels_fitted (the first
+      ceil(F x kernels) by start), first_fraction, idle (dict(samples,
       median): the idle launch latency, ns), by_grid ({(class, side): {log2 CTAs:
       sorted gaps}} for the two K->K classes, side "successor" or "predecessor");
       provenance  one line for the calibration record and the -o file's header."""
@@ -196,9 +200,19 @@ def fit(capture, device=None, first_fraction=None, queued_ns=5000, wait_ns=20000
                             graph=rt is not None and rt[0] in kineto2gdt.GRAPH_LAUNCH_APIS,
                             ctas=_ctas(e) if kind == "K" else None))
     ops.sort(key=lambda o: (o["ts"], _corr(o["corr"]), o["end"], o["kind"], str(o["stream"])))
-    n_first = len(ops) if first_fraction is None else int(math.floor(first_fraction * len(ops) + 1e-9))
-    for i, o in enumerate(ops):
+    # The fitted window: the first ceil(F x n) kernels by measured start (validate.py
+    # --split F holds out exactly the others) and the copies that started before the
+    # first kernel left out.
+    kernels = [o for o in ops if o["kind"] == "K"]   # already in (start, correlation) order
+    n_first = len(kernels) if first_fraction is None else math.ceil(
+        fractions.Fraction(str(first_fraction)) * len(kernels))
+    cut = (kernels[n_first]["ts"], _corr(kernels[n_first]["corr"])) if n_first < len(kernels) else None
+    for i, o in enumerate(kernels):
         o["first"] = i < n_first
+    for o in ops:
+        if o["kind"] == "C":
+            o["first"] = cut is None or (o["ts"], _corr(o["corr"])) < cut
+    ops_fitted = sum(o["first"] for o in ops)
     busy = _Busy(ops)   # every packet of the device, with or without a stream
     per_stream = collections.defaultdict(list)
     for o in ops:
@@ -260,11 +274,13 @@ def fit(capture, device=None, first_fraction=None, queued_ns=5000, wait_ns=20000
         classes[key] = c
     idle.sort()
     base = _one_line(os.path.basename(path))
-    share = ("first %s %% of %d ops" % ("%g" % (first_fraction * 100), len(ops)) if first_fraction is not None
+    share = ("first %s %% of %d kernels (%d of %d ops)" % ("%g" % (first_fraction * 100), len(kernels), ops_fitted,
+                                                           len(ops)) if first_fraction is not None
              else "all %d ops" % len(ops))
     provenance = "calibrate.py fit of %s device %s, %s: %d gaps" % (base, _one_line(str(device)), share, used)
     return dict(keys=keys, classes=classes, omitted=omitted, gaps=used, excluded=dict(excluded), device=device,
-                capture=base, ops=len(ops), ops_fitted=n_first, first_fraction=first_fraction,
+                capture=base, ops=len(ops), ops_fitted=ops_fitted, kernels=len(kernels), kernels_fitted=n_first,
+                first_fraction=first_fraction,
                 idle=dict(samples=len(idle), median=median_ns(idle) if idle else None),
                 by_grid={k: dict(sorted((b, sorted(g)) for b, g in v.items())) for k, v in sorted(by_grid.items())},
                 provenance=provenance, queued_ns=queued_ns, wait_ns=wait_ns, min_samples=min_samples)
@@ -287,7 +303,9 @@ def config_text(result):
             "capture %s, device %s, %s; clean busy-queue gaps: successor queued >= %d ns before, gap <= %d ns, "
             "no other stream's packet during it; value = median; classes with < %d gaps omitted" % (
                 result["capture"], result["device"],
-                "first %d of %d ops" % (result["ops_fitted"], result["ops"]) if result["first_fraction"] is not None
+                "first %d of %d kernels (%d of %d ops)" % (result["kernels_fitted"], result["kernels"],
+                                                          result["ops_fitted"], result["ops"])
+                if result["first_fraction"] is not None
                 else "all %d ops" % result["ops"], result["queued_ns"], result["wait_ns"], result["min_samples"])]
     for key, why in result["omitted"].items():
         head.append("%s omitted: %s" % (key, why))
@@ -333,8 +351,9 @@ def main(argv=None):
     ap.add_argument("capture", help="Kineto Chrome-trace JSON (.json or .json.gz)")
     ap.add_argument("--device", type=int, default=None, help="GPU to fit (default: the one with the most kernels)")
     ap.add_argument("--first-fraction", type=float, default=None, metavar="F",
-                    help="count only the gaps whose successor is among the first F (0 < F <= 1) of the device's "
-                         "kernels and copies by start time (cross-validation)")
+                    help="count only the gaps whose successor is among the first ceil(F x n) (0 < F <= 1) of "
+                         "the device's n kernels by start time, or a copy before the first kernel left out "
+                         "(cross-validation: validate.py --split F holds out the others)")
     ap.add_argument("--queued-ns", type=int, default=5000,
                     help="the successor's launch call ended at least this long before its release (default 5000)")
     ap.add_argument("--wait-ns", type=int, default=20000, help="longest gap counted (default 20000)")

@@ -20,7 +20,8 @@ What it makes of the capture (docs/KINETO.md has the details):
   - kernels and copies of a CUDA/HIP graph launch (cudaGraphLaunch, ...) carry the
     graph-launched flag (format 1.9; other traces keep the format they had);
   - --calibrate[=F]: the launch gaps calibrate.fit measures on the capture (on the first
-    F, 0 < F <= 1, of the device's packets; default all) go into the trace as a
+    ceil(F x n), 0 < F <= 1, of the device's n kernels by start and the copies before
+    the next kernel; default all) go into the trace as a
     calibration record (format 1.9) that gdsim applies over its preset; none when no
     gap class has enough clean gaps (reported);
   - everything it does not convert is counted and reported on stderr, with why.
@@ -795,8 +796,8 @@ def infer_waits(per_stream, wait_ns=INFER_WAIT_NS, queued_ns=INFER_QUEUED_NS, he
 
 def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=False, calibrate=None):
     """calibrate: None, or a fraction 0 < f <= 1: embed a calibration record (format 1.9)
-    of the launch gaps calibrate.fit measures on the first f of the device's packets
-    (1: the whole capture), when any class has enough of them."""
+    of the launch gaps calibrate.fit measures on the first ceil(f x n) of the device's n
+    kernels by start and the copies before the next one (1: the whole capture), when any class has enough of them."""
     if calibrate is not None and not 0 < calibrate <= 1:
         raise ConvertError("--calibrate: the fraction must be in (0, 1], not %s" % calibrate)
     cap = collect(in_path, pid)
@@ -1123,8 +1124,8 @@ def main(argv=None):
     ap.add_argument("--pid", type=int, default=None,
                     help="use only the host (launch API) events of this process (default: all)")
     ap.add_argument("--calibrate", type=float, nargs="?", const=1.0, default=None, metavar="F",
-                    help="embed the launch gaps calibrate.py fits to the capture (on its first F of packets, "
-                         "0 < F <= 1, default all) as a calibration record (format 1.9; docs/KINETO.md)")
+                    help="embed the launch gaps calibrate.py fits to the capture (on its first F of kernels "
+                         "by start and the copies among them, 0 < F <= 1, default all) as a calibration record (format 1.9; docs/KINETO.md)")
     a = ap.parse_args(argv)
     try:
         convert(a.input, a.output, a.device, a.pid, infer=a.infer_waits, calibrate=a.calibrate)

@@ -214,12 +214,6 @@ class Timeline:
                                next_stream=nxt["stream"] if nxt is not None else None))
         return stalls, kinds
 
-    def calibration_order(self):
-        """The ops in calibrate.fit's order (start, correlation, end, kind, stream): its
-        first fraction is a prefix of this."""
-        return sorted(self.ops, key=lambda o: (o["ts"], o["corr"] if isinstance(o["corr"], int) else -1, o["end"],
-                                               o["kind"], str(o["stream"])))
-
     def stall_before(self, t):
         """Total length of the unexplained stalls that ended at or before t."""
         return self._stall_cum[bisect.bisect_right(self._stall_ends, t)]
@@ -233,12 +227,27 @@ def row_key(row):
             int(D(row["measured_start_ns"])) if row["measured_start_ns"] else None)
 
 
-def evaluate(tl, rows, split=None, queued_ns=QUEUED_US * 1000, capture_kernels=None, fitted_ops=None):
+def spread_floor(gaps, key):
+    """The gaps' own spread: sorted |measured - the median of the measured gaps with the
+    same key| (the upper median, in exact arithmetic). It is the error left by the best
+    single value per key fitted to these very gaps (a median minimises the absolute
+    error), the floor below which no model that gives every gap of a key the same
+    value can go: key = stream or graph launch (the classes of a queued K->K gap), or
+    that and the two kernels' names."""
+    by = collections.defaultdict(list)
+    for g in gaps:
+        by[key(g)].append(g["measured"])
+    med = {k: sorted(v)[len(v) // 2] for k, v in by.items()}
+    return sorted(abs(g["measured"] - med[key(g)]) for g in gaps)
+
+
+def evaluate(tl, rows, split=None, queued_ns=QUEUED_US * 1000, capture_kernels=None, fitted_kernels=None):
     """The figures of one replay (its kernels CSV rows) against the timeline, on the
     evaluated kernels: all, or with split those of index >= ceil(split * n) in
     measured-start order. Occupancy and 'each exactly once' are over all kernels.
-    fitted_ops: the calibration's window, its first fitted_ops ops in calibrate.fit's
-    order; the evaluated kernels inside it are counted (held out: none should be)."""
+    fitted_kernels: the calibration's window, its first fitted_kernels kernels by start
+    (calibrate.fit's first_fraction); evaluated kernels inside it are counted (held
+    out: none, since both cut at ceil(F x n))."""
     capture_kernels = capture_kernels if capture_kernels is not None else [
         (k["corr"], k["ts"], k["dur"], k["est"]) for k in tl.kernels]
     want = {}
@@ -263,10 +272,11 @@ def evaluate(tl, rows, split=None, queued_ns=QUEUED_US * 1000, capture_kernels=N
     ev = dict(mode="held-out" if split is not None else "in-sample", split=split, kernels=n, first_index=cut,
               evaluated=len(evaluated),
               start_ns=evaluated[0]["ts"] if evaluated else None)
-    if fitted_ops is not None and split is not None:
-        window = set(id(o) for o in tl.calibration_order()[:fitted_ops])
-        ev.update(calibration_ops=fitted_ops, ops=len(tl.ops),
-                  evaluated_in_calibration=sum(id(k) in window for k in evaluated))
+    if fitted_kernels is not None and split is not None:
+        # calibrate.fit fits on the first fitted_kernels kernels (and the copies before
+        # the next one): the same cut as here unless the two orders differ
+        ev.update(calibration_kernels=fitted_kernels,
+                  evaluated_in_calibration=max(0, fitted_kernels - cut))
 
     # (a) gap error on queued kernels
     gaps, not_replayed = [], 0
@@ -280,9 +290,12 @@ def evaluate(tl, rows, split=None, queued_ns=QUEUED_US * 1000, capture_kernels=N
             continue
         meas = k["ts"] - p["end"]
         rep = D(rk["first_cta_ns"]) - D(rp["end_ns"])
+        graph = k["rt"] is not None and k["rt"][0] in kineto2gdt.GRAPH_LAUNCH_APIS
         gaps.append(dict(err=abs(rep - meas), measured=meas, replayed=rep, stream=k["stream"], name=k["name"],
-                         start_ns=k["ts"], stall=tl.stall_before(k["ts"]) != tl.stall_before(p["end"])))
+                         start_ns=k["ts"], stall=tl.stall_before(k["ts"]) != tl.stall_before(p["end"]),
+                         graph=graph, pair=(graph, p["name"], k["name"])))
     gerr = sorted(g["err"] for g in gaps)
+    floor_class, floor_pair = spread_floor(gaps, lambda g: g["graph"]), spread_floor(gaps, lambda g: g["pair"])
 
     # (c) start error, and with the unexplained stalls taken out of the measured timeline
     errs, errs_ex = [], []
@@ -318,6 +331,9 @@ def evaluate(tl, rows, split=None, queued_ns=QUEUED_US * 1000, capture_kernels=N
         gap_err_max_ns=f(gerr[-1]) if gerr else None, gap_err_not_replayed=not_replayed,
         gap_err_across_stall=sum(g["stall"] for g in gaps),
         gap_err_over_1us=sum(g["err"] > 1000 for g in gaps),
+        gap_floor_median_ns=f(pct(floor_class, 50)), gap_floor_p90_ns=f(pct(floor_class, 90)),
+        gap_floor_pair_median_ns=f(pct(floor_pair, 50)), gap_floor_pair_p90_ns=f(pct(floor_pair, 90)),
+        gap_floor_pairs=len(set(g["pair"] for g in gaps)),
         start_err_median_ns=f(pct(errs, 50)), start_err_p90_ns=f(pct(errs, 90)),
         start_err_max_ns=f(errs[-1]) if errs else None,
         start_err_ex_stalls_median_ns=f(pct(errs_ex, 50)), start_err_ex_stalls_p90_ns=f(pct(errs_ex, 90)),
@@ -419,9 +435,10 @@ def validate(capture, preset=None, sets=(), device=None, gdsim=None, keep=None, 
                  converter_report=log.getvalue())
         fitted = conv.get("calibration")
         v["calibration"] = None if not fitted else {k: fitted.get(k) for k in (
-            "provenance", "keys", "omitted", "gaps", "ops", "ops_fitted", "first_fraction")}
+            "provenance", "keys", "omitted", "gaps", "ops", "ops_fitted", "kernels", "kernels_fitted",
+            "first_fraction")}
         v.update(evaluate(tl, rows, split, v["queued_ns"], conv["capture_kernels"],
-                          fitted.get("ops_fitted") if fitted else None))
+                          fitted.get("kernels_fitted") if fitted else None))
         if out is None:
             out = v
         else:
@@ -447,8 +464,8 @@ def describe(v):
     else:
         what = "all %d kernels" % ev["kernels"]
     if ev.get("evaluated_in_calibration"):
-        what += " (WARNING: %d of them inside the calibration's window, its first %d of %d ops)" % (
-            ev["evaluated_in_calibration"], ev["calibration_ops"], ev["ops"])
+        what += " (WARNING: %d of them inside the calibration's window, its first %d kernels)" % (
+            ev["evaluated_in_calibration"], ev["calibration_kernels"])
     if v["calibrate"] is None:
         return what + "; preset alone (no calibration record)"
     if ev["mode"] == "held-out":
@@ -473,6 +490,10 @@ def lines(v):
         out.append(("gap error, queued K->K", "median %s, p90 %s, max %s over %d gaps (%d over 1 us, %d across a "
                     "stall)" % (us(v["gap_err_median_ns"]), us(v["gap_err_p90_ns"]), us(v["gap_err_max_ns"]),
                                 v["gap_err_count"], v["gap_err_over_1us"], v["gap_err_across_stall"])))
+        out.append(("  the gaps' own spread", "median %s, p90 %s with one value per launch kind fitted to "
+                    "them; %s, %s with one per kernel-name pair (%d)" % (
+                        us(v["gap_floor_median_ns"]), us(v["gap_floor_p90_ns"]), us(v["gap_floor_pair_median_ns"]),
+                        us(v["gap_floor_pair_p90_ns"]), v["gap_floor_pairs"])))
     else:
         out.append(("gap error, queued K->K", "n/a (no kernel queued behind a kernel)"))
     if v["start_err_median_ns"] is None:

@@ -30,7 +30,7 @@ class Builder:
 
     def __init__(self):
         self.events, self.corr, self.host = [], 0, 0
-        self.ops = 0
+        self.ops = self.kernels = 0
 
     def call(self, name, ts=None, dur=500):
         """A host runtime call; at the next host time unless ts is given."""
@@ -59,6 +59,7 @@ class Builder:
             self.events.append(dict(ph="X", cat="gpu_memcpy", name="Memcpy DtoD (Device -> Device)", pid=0,
                                     tid=stream, ts=start / 1000, dur=dur / 1000, args=args))
         self.ops += 1
+        self.kernels += kind == "K"
         return start + dur
 
     def wait(self, stream, on_stream, record):
@@ -96,7 +97,8 @@ WHOLE = dict(FIRST_HALF, **{"pp.gap_kernel_kernel_ns": 3000})
 def build():
     """Stream 7 runs the classes' sequences back to back, all launched long before
     (busy queue); stream 9 holds the packets waited for and one that runs during a gap;
-    stream 11 pads the second half so that the first half is exactly 50 % of the ops.
+    stream 11 pads the second half so that the first half is exactly 50 % of the
+    kernels (the copies all lie in the first half).
     Left out: a K->K gap of 100 during which a stream-9 kernel ran, one of 25000 (above
     wait-ns), one of 50 whose launch call ended 1 us before its predecessor ended (not
     queued); each would move the K->K median if counted."""
@@ -132,18 +134,18 @@ def build():
         b.wait(7, 9, b.call("cudaEventRecord"))
         p_start = x_end + g
         t = b.op("K", 7, p_start)
-    first_half = b.ops
+    first_half = b.kernels
     # second half: five K->K gaps of 3000 after a pause, then padding on stream 11
     t = b.op("K", 7, t + 1000000)
     for _ in range(5):
         t = b.op("K", 7, t + 3000)
     t += 1000000
-    while b.ops < 2 * first_half:
+    while b.kernels < 2 * first_half:
         t = b.op("K", 11, t + 30000)             # gaps above wait-ns: none counted
-    return b.write("gaps.json"), first_half
+    return b.write("gaps.json"), first_half, b.ops - b.kernels
 
 
-PATH, HALF = build()
+PATH, HALF, COPIES = build()
 
 
 def test_fit_whole():
@@ -159,8 +161,8 @@ def test_fit_whole():
                             "pp.gap_graph_copy_copy_ns": "0 < 5 gaps: the preset's value applies"}, r["omitted"]
     c = r["classes"]["pp.gap_kernel_kernel_ns"]
     assert (c["p10"], c["median"], c["p90"]) == (1100, 3000, 5000), c
-    assert r["device"] == 0 and r["ops"] == 2 * HALF and r["gaps"] == 36
-    assert r["provenance"] == "calibrate.py fit of gaps.json device 0, all %d ops: 36 gaps" % (2 * HALF)
+    assert r["device"] == 0 and r["ops"] == 2 * HALF + COPIES and r["gaps"] == 36
+    assert r["provenance"] == "calibrate.py fit of gaps.json device 0, all %d ops: 36 gaps" % (2 * HALF + COPIES)
     ex = r["excluded"]
     assert ex[calibrate.CONTENDED] >= 1 and ex[calibrate.TOO_LONG] >= 1 and ex[calibrate.NOT_QUEUED] == 2, ex
 
@@ -168,8 +170,11 @@ def test_fit_whole():
 def test_fit_first_half():
     r = calibrate.fit(PATH, first_fraction=0.5)
     assert r["keys"] == FIRST_HALF, r["keys"]
-    assert r["ops_fitted"] == HALF and r["classes"]["pp.gap_kernel_kernel_ns"]["samples"] == 5
-    assert "first 50 %% of %d ops: 31 gaps" % (2 * HALF) in r["provenance"], r["provenance"]
+    assert (r["kernels"], r["kernels_fitted"]) == (2 * HALF, HALF), r
+    assert r["ops_fitted"] == HALF + COPIES and r["ops"] == 2 * HALF + COPIES, r
+    assert r["classes"]["pp.gap_kernel_kernel_ns"]["samples"] == 5
+    assert "first 50 %% of %d kernels (%d of %d ops): 31 gaps" % (2 * HALF, HALF + COPIES, 2 * HALF + COPIES) \
+        in r["provenance"], r["provenance"]
     # a collected Capture gives the same fit as the path
     assert calibrate.fit(kineto2gdt.collect(PATH, None), first_fraction=0.5) == r
 

@@ -175,6 +175,10 @@ def test_metrics(tmp):
     assert v["gap_err_count"] == 5 and v["gap_err_not_replayed"] == 0, v
     assert (v["gap_err_median_ns"], v["gap_err_p90_ns"], v["gap_err_max_ns"]) == (500, 99000, 99000), v
     assert v["gap_err_over_1us"] == 1 and v["gap_err_across_stall"] == 1, v
+    # the gaps' own spread: measured 2, 100, 142, 30, 50 us, median 50: |g - 50| = 0 20 48
+    # 50 92 us; every kernel-name pair once: 0
+    assert (v["gap_floor_median_ns"], v["gap_floor_p90_ns"]) == (48000, 92000), v
+    assert (v["gap_floor_pair_median_ns"], v["gap_floor_pair_p90_ns"], v["gap_floor_pairs"]) == (0, 0, 5), v
     # |DELTA|: 0 0 0 500 97750 97750 98000 98000 99000 99000 (nearest rank: 5th, 9th)
     assert (v["start_err_median_ns"], v["start_err_p90_ns"], v["start_err_max_ns"]) == (97750, 99000, 99000), v
     # the stall taken out (from K5 on, 100 us earlier): 0 0 0 500 1000 1000 2000 2000 2250 2250
@@ -192,6 +196,8 @@ def test_metrics(tmp):
     assert not h["missing"] and not h["extra"] and h["occupancy_compared"] == 10, h   # over all kernels
     assert h["gap_err_count"] == 3, h                                                 # Y, K8, K9
     assert (h["gap_err_median_ns"], h["gap_err_p90_ns"], h["gap_err_max_ns"]) == (250, 1000, 1000), h
+    # held out 142, 30, 50 us: median 50, |g - 50| = 0 20 92 us
+    assert (h["gap_floor_median_ns"], h["gap_floor_p90_ns"]) == (20000, 92000), h
     assert (h["start_err_median_ns"], h["start_err_p90_ns"], h["start_err_max_ns"]) == (98000, 99000, 99000), h
     assert (h["start_err_ex_stalls_median_ns"], h["start_err_ex_stalls_max_ns"]) == (2000, 2250), h
     assert (h["span_start_ns"], h["span_end_ns"], h["span_measured_ns"], h["span_replayed_ns"]) == (
@@ -236,15 +242,17 @@ def test_metrics(tmp):
 
 # Held out (--split 0.5, calibrated on the first half): gap error median and p90 (ns),
 # |span error| (fraction), for the captures with queued kernels (docs/VALIDATION.md,
-# 'Launch gaps, in-sample and held out'). A100 training and AlexNet: issue 15's
-# bounds (0.5 us, 3 us, 1 %). V100 training misses them (whole-microsecond timestamps,
-# gaps spread 2-9 us that nothing in the capture explains): its bounds guard today's
-# figures (1.007 / 4.007 us, +0.165 %) against getting worse.
+# 'Launch gaps, in-sample and held out'): issue 15's bounds (0.5 us, 3 us, 1 %), or
+# where the held-out gaps' own spread is wider than that (V100 training: whole-
+# microsecond timestamps, stream-launched gaps spread 2-9 us that nothing in the
+# capture explains; one best value per launch kind fitted to the held-out gaps
+# themselves leaves 1.000 / 4.000 us) at most FLOOR_SLACK above that spread.
 HELD_OUT_BOUNDS = {
     "a100_train_nccl_2700_kernels": (0.5 * US, 3 * US, 0.01),
     "a100_alexnet_79_kernels": (0.5 * US, 3 * US, 0.01),
-    "v100_train_9876_kernels": (1.1 * US, 4.5 * US, 0.01),
+    "v100_train_9876_kernels": (0.5 * US, 3 * US, 0.01),
 }
+FLOOR_SLACK = 0.05 * US
 
 
 def held_out(name):
@@ -258,8 +266,11 @@ def held_out(name):
     if name in HELD_OUT_BOUNDS:
         med, p90, span = HELD_OUT_BOUNDS[name]
         assert v["gap_err_count"] > 0, (name, "no queued kernels held out")
-        assert v["gap_err_median_ns"] <= med, (name, v["gap_err_median_ns"])
-        assert v["gap_err_p90_ns"] <= p90, (name, v["gap_err_p90_ns"])
+        assert v["gap_err_median_ns"] <= max(med, v["gap_floor_median_ns"] + FLOOR_SLACK), (
+            name, v["gap_err_median_ns"], v["gap_floor_median_ns"])
+        assert v["gap_err_p90_ns"] <= max(p90, v["gap_floor_p90_ns"] + FLOOR_SLACK), (
+            name, v["gap_err_p90_ns"], v["gap_floor_p90_ns"])
+        assert v["evaluation"].get("evaluated_in_calibration") == 0, (name, v["evaluation"])
         assert abs(v["span_rel_err"]) <= span, (name, v["span_rel_err"])
     out = io.StringIO()
     validate.report(v, out)
