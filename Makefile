@@ -180,9 +180,11 @@ FUZZ_TRACE_SRC = model/trace/trace.c model/trace/aql.c model/trace/condensed.c m
 	    model/base/config.c
 fuzz: all
 	@command -v clang >/dev/null || { echo "make fuzz needs clang (Debian package clang)"; exit 1; }
-	@mkdir -p $(BUILD)/fuzz/corpus_topology $(BUILD)/fuzz/corpus_trace
+	@mkdir -p $(BUILD)/fuzz/corpus_topology $(BUILD)/fuzz/corpus_trace $(BUILD)/fuzz/corpus_config
 	$(FUZZ_CC) tb/fuzz_topology.c model/trace/topology.c model/base/gd_util.c -o $(BUILD)/fuzz/fuzz_topology -lm
 	$(FUZZ_CC) tb/fuzz_trace.c $(FUZZ_TRACE_SRC) -o $(BUILD)/fuzz/fuzz_trace -lm -lz
+	$(FUZZ_CC) tb/fuzz_config.c $(FUZZ_TRACE_SRC) -o $(BUILD)/fuzz/fuzz_config -lm -lz
+	cp tb/data/configs/*.cfg $(BUILD)/fuzz/corpus_config/
 	cp traces/topologies/*.topo $(BUILD)/fuzz/corpus_topology/
 	gzip -dc traces/sample.gdt.gz > $(BUILD)/fuzz/corpus_trace/sample.gdt
 	python3 scripts/gen_trace.py $(BUILD)/fuzz/fig1.gdt.gz --pipeline traces/topologies/fig1.topo
@@ -194,6 +196,7 @@ fuzz: all
 	gzip -dc $(BUILD)/fuzz/calibrated.gdt.gz > $(BUILD)/fuzz/corpus_trace/calibrated.gdt
 	cd $(BUILD)/fuzz && ./fuzz_topology -max_total_time=$(FUZZ_SECONDS) corpus_topology
 	cd $(BUILD)/fuzz && ./fuzz_trace -max_total_time=$(FUZZ_SECONDS) corpus_trace
+	cd $(BUILD)/fuzz && ./fuzz_config -max_total_time=$(FUZZ_SECONDS) corpus_config
 
 docs: $(BUILD)/gen_config_doc
 	$(BUILD)/gen_config_doc > docs/CONFIG.md

@@ -96,48 +96,13 @@ static int set_kv(gd_sim *sim, const char *kv, const char *where)
     return 0;
 }
 
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    char *e = s + strlen(s);
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
-        *--e = '\0';
-    return s;
-}
-
 static int read_config(gd_sim *sim, const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "gdsim: %s: cannot open: %s\n", path, strerror(errno));
+    if (gd_sim_load_config(sim, path) != GD_OK) {
+        fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
         return 2;
     }
-    char line[1024];
-    int lineno = 0, rc = 0;
-    while (!rc && fgets(line, sizeof line, f)) {
-        lineno++;
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = '\0';
-        char *s = trim(line);
-        if (!*s)
-            continue;
-        char *eq = strchr(s, '=');
-        char where[512];
-        snprintf(where, sizeof where, "%s:%d", path, lineno);
-        if (!eq) {
-            fprintf(stderr, "gdsim: %s: expected KEY = VALUE\n", where);
-            rc = 2;
-            break;
-        }
-        *eq = '\0';
-        char kv[1024];
-        snprintf(kv, sizeof kv, "%s=%s", trim(s), trim(eq + 1));
-        rc = set_kv(sim, kv, where);
-    }
-    fclose(f);
-    return rc;
+    return 0;
 }
 
 static int cmd_keys(int argc, char **argv)

@@ -344,6 +344,16 @@ int gd_sim_set(gd_sim *sim, const char *key, const char *value)
     return gd_settings_set(sim->settings, key, value, &sim->err);
 }
 
+int gd_sim_load_config(gd_sim *sim, const char *path)
+{
+    if (!sim)
+        return GD_EINVAL;
+    gd_err_clear(&sim->err);
+    if (!path)
+        return fail(sim, GD_EINVAL, "%s", "gd_sim_load_config: path is NULL");
+    return gd_settings_load(sim->settings, path, &sim->err);
+}
+
 int gd_sim_get(const char **out, gd_sim *sim, const char *key)
 {
     if (!out || !sim || !key)

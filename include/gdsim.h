@@ -128,6 +128,13 @@ void gd_sim_free(gd_sim *sim);
  * with a message naming the key and the accepted values. */
 int gd_sim_set(gd_sim *sim, const char *key, const char *value);
 
+/* Set the keys of a configuration file (the CLI's --config FILE): one KEY = VALUE a
+ * line, '#' to the end of a line a comment, blanks around key and value ignored; at
+ * most 1023 bytes a line and 1 MiB in all. Either every setting applies or none: a
+ * file that cannot be read is GD_EIO, a bad line GD_ECONFIG, each with a message that
+ * names the file and the line. */
+int gd_sim_load_config(gd_sim *sim, const char *path);
+
 /* Read a configuration value as it would be used now (text form). For device keys
  * left at their defaults this is the preset's value; the trace may still change
  * them when gpu.preset=trace. The string lives until the next call on sim. */

@@ -2,6 +2,7 @@
 #ifndef TB_UTIL_H
 #define TB_UTIL_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,36 @@
     "kernel K1 in=F1 out=F2,F3 items=32 amplification=1 threads=256 regs=32 cta_ns=2000\n"         \
     "kernel K2 in=F2 out=F4 items=32 amplification=1 threads=256 regs=64 cta_ns=4000 importance=1\n" \
     "kernel K3 in=F4,F3 items=32 threads=128 regs=32 cta_ns=1000\n"
+
+/* One deterministic mutation of base[0..n) into buf (room for n + 64 bytes): 1 to 8
+ * edits (a random byte, a byte of alphabet, a deletion, an insertion of a byte of
+ * alphabet), drawn from the xorshift state *x. Returns the new length. The parsers'
+ * mutation tests replay thousands of these in every `make check`. */
+static inline size_t tb_mutate(char *buf, const char *base, size_t n, uint64_t *x, const char *alphabet)
+{
+    size_t len = n, na = strlen(alphabet);
+    memcpy(buf, base, n);
+    *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+    int edits = 1 + (int)(*x % 8);
+    for (int e = 0; e < edits; e++) {
+        *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+        size_t pos = (size_t)(*x >> 8) % len;
+        uint8_t op = (uint8_t)(*x & 3);
+        if (op == 0)
+            buf[pos] = (char)(*x >> 40);  /* any byte */
+        else if (op == 1)
+            buf[pos] = alphabet[(*x >> 32) % na];
+        else if (op == 2 && len > 1) {
+            memmove(buf + pos, buf + pos + 1, len - pos - 1);  /* delete */
+            len--;
+        } else if (len < n + 60) {
+            memmove(buf + pos + 1, buf + pos, len - pos);  /* insert */
+            buf[pos] = alphabet[(*x >> 24) % na];
+            len++;
+        }
+    }
+    return len;
+}
 
 /* A fresh path under the system temp directory; the caller frees it. */
 static inline char *tb_tmp_path(const char *suffix)

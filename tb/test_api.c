@@ -3,6 +3,7 @@
  * sequence in one process (Check's fork mode is off for this binary: everything
  * runs in one process, as a sweep or a notebook would). */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +78,62 @@ START_TEST(config_keys)
     ck_assert_int_eq(gd_sim_set(sim, "gpu.sms_per_gpc", "16,16"), GD_OK);
     ck_assert_int_eq(gd_sim_replay_file(sim, sample()), GD_ECONFIG);
     ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "gpu.sms_per_gpc lists 2 GPCs but gpu.gpcs is 4"));
+    gd_sim_free(sim);
+}
+END_TEST
+
+static const char *write_file(char path[256], const char *name, const char *text)
+{
+    snprintf(path, 256, "%s/%s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+START_TEST(config_files)
+{
+    gd_sim *sim;
+    gd_sim_new(&sim, NULL);
+    const char *v;
+    /* comments, blank lines, blanks and CR around keys and values */
+    char ok_path[256];
+    const char *ok = write_file(ok_path, "gdsim-api-ok.cfg", "# sweep point 3\n\n  gpu.gpcs\t=  4 # four\r\n"
+                                                    "cwd.max_resident_kernels=32\n");
+    ck_assert_int_eq(gd_sim_load_config(sim, ok), GD_OK);
+    ck_assert_int_eq(gd_sim_get(&v, sim, "gpu.gpcs"), GD_OK);
+    ck_assert_str_eq(v, "4");
+    ck_assert_int_eq(gd_sim_get(&v, sim, "cwd.max_resident_kernels"), GD_OK);
+    ck_assert_str_eq(v, "32");
+    /* a bad line 3: nothing of the file applies, the message names file and line */
+    char bad_path[256];
+    const char *bad = write_file(bad_path, "gdsim-api-bad.cfg", "gpu.gpcs = 8\ncwd.max_resident_kernels = 64\n"
+                                                      "gpu.sms_per_gpc = x\n");
+    ck_assert_int_eq(gd_sim_load_config(sim, bad), GD_ECONFIG);
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "gdsim-api-bad.cfg:3: bad value 'x' for configuration key "
+                                                     "'gpu.sms_per_gpc'"));
+    ck_assert_int_eq(gd_sim_get(&v, sim, "gpu.gpcs"), GD_OK);
+    ck_assert_str_eq(v, "4");
+    ck_assert_int_eq(gd_sim_get(&v, sim, "cwd.max_resident_kernels"), GD_OK);
+    ck_assert_str_eq(v, "32");
+    char noeq_path[256];
+    const char *noeq = write_file(noeq_path, "gdsim-api-noeq.cfg", "gpu.gpcs 8\n");
+    ck_assert_int_eq(gd_sim_load_config(sim, noeq), GD_ECONFIG);
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "gdsim-api-noeq.cfg:1: expected KEY = VALUE"));
+    char nokey_path[256];
+    const char *nokey = write_file(nokey_path, "gdsim-api-nokey.cfg", "\n = 8\n");
+    ck_assert_int_eq(gd_sim_load_config(sim, nokey), GD_ECONFIG);
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "gdsim-api-nokey.cfg:2: expected KEY = VALUE"));
+    ck_assert_int_eq(gd_sim_load_config(sim, "/nonexistent/x.cfg"), GD_EIO);
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "/nonexistent/x.cfg: cannot open"));
+    ck_assert_int_eq(gd_sim_load_config(sim, "/"), GD_EIO);
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "/: cannot read"));
+    ck_assert_int_eq(gd_sim_load_config(sim, "/dev/zero"), GD_ECONFIG);
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "/dev/zero:1: a NUL byte"));
+    ck_assert_int_eq(gd_sim_load_config(sim, NULL), GD_EINVAL);
+    ck_assert_int_eq(gd_sim_load_config(NULL, ok), GD_EINVAL);
+    remove(ok), remove(bad), remove(noeq), remove(nokey);
     gd_sim_free(sim);
 }
 END_TEST
@@ -259,6 +316,7 @@ int main(void)
     TCase *tc = tcase_create("lifecycle");
     tcase_add_test(tc, options_and_handles);
     tcase_add_test(tc, config_keys);
+    tcase_add_test(tc, config_files);
     tcase_add_test(tc, key_enumeration);
     tcase_add_test(tc, codes_and_version);
     tcase_add_test(tc, many_simulations_in_one_process);

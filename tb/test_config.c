@@ -3,6 +3,7 @@
  * and the compute capability), the trace's own GPC layout, explicit keys winning; and
  * the mi250 preset's occupancy against LLVM's AMDGPU rules. */
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,100 @@ START_TEST(mi250_occupancy)
 }
 END_TEST
 
+/* Configuration text (gd_settings_load_text, the --config parser). The seed of the
+ * fuzz harness (tb/fuzz_config.c): */
+static const char SWEEP_POINT[] =
+    "# a sweep point\n"
+    "gpu.preset = a100\n"
+    "gpu.gpcs = 8\n"
+    "gpu.sms_per_gpc = 16\n"
+    "cwd.admission = channels   # seed 001\n"
+    "cwd.max_resident_kernels = 32\n"
+    "pp.gap_kernel_kernel_ns = 1121\n"
+    "meta.debug = off\n";
+
+START_TEST(config_text)
+{
+    gd_settings *s = gd_settings_new();
+    gd_err e;
+    gd_err_clear(&e);
+    ck_assert_int_eq(gd_settings_load_text(s, SWEEP_POINT, sizeof SWEEP_POINT - 1, "p.cfg", &e), GD_OK);
+    ck_assert_str_eq(gd_settings_get(s, "gpu.gpcs"), "8");
+    ck_assert_str_eq(gd_settings_get(s, "cwd.admission"), "channels");
+    ck_assert_ptr_null(gd_settings_get(s, "cwd.policy"));
+    /* not NUL-terminated: the length counts, the last line needs no newline */
+    ck_assert_int_eq(gd_settings_load_text(s, "gpu.gpcs = 5xyz", 12, "t.cfg", &e), GD_OK);
+    ck_assert_str_eq(gd_settings_get(s, "gpu.gpcs"), "5");
+    /* errors name the line and leave every setting as it was */
+    static const struct { const char *text; const char *msg; } bad[] = {
+        {"gpu.gpcs = 2\n\ngpu.gpcs 3\n", "b.cfg:3: expected KEY = VALUE"},
+        {"gpu.gpcs = 2\n= 3\n", "b.cfg:2: expected KEY = VALUE"},
+        {"gpu.gpcs = 2\ngpu.gpc = 3\n", "b.cfg:2: unknown configuration key 'gpu.gpc'"},
+        {"gpu.gpcs = 2\r\ngpu.gpcs = 99\r\n", "b.cfg:2: bad value '99' for configuration key 'gpu.gpcs'"},
+        {"gpu.gpcs = 2\n# \0\n", "b.cfg:2: a NUL byte"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        size_t n = strlen(bad[i].text);
+        if (i == 4)
+            n = 17;   /* through the NUL */
+        ck_assert_int_eq(gd_settings_load_text(s, bad[i].text, n, "b.cfg", &e), GD_ECONFIG);
+        ck_assert_msg(strstr(e.msg, bad[i].msg) != NULL, "%zu: %s", i, e.msg);
+        ck_assert_str_eq(gd_settings_get(s, "gpu.gpcs"), "5");
+    }
+    char *big = malloc(GD_CONFIG_FILE_MAX + 2);
+    memset(big, '#', GD_CONFIG_FILE_MAX + 1);
+    for (size_t i = 1000; i < GD_CONFIG_FILE_MAX + 1; i += 1000)
+        big[i] = '\n';
+    ck_assert_int_eq(gd_settings_load_text(s, big, GD_CONFIG_FILE_MAX, "big.cfg", &e), GD_OK);  /* comments */
+    ck_assert_int_eq(gd_settings_load_text(s, big, GD_CONFIG_FILE_MAX + 1, "big.cfg", &e), GD_ECONFIG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "big.cfg: longer than 1048576 bytes"));
+    memset(big, ' ', 1025);
+    memcpy(big + 1024, "#\n", 2);
+    ck_assert_int_eq(gd_settings_load_text(s, big, 1026, "long.cfg", &e), GD_ECONFIG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "long.cfg:1: longer than 1023 bytes"));
+    ck_assert_int_eq(gd_settings_load_text(s, big + 2, 1024, "long.cfg", &e), GD_OK);   /* 1022 blanks + "#": 1023 */
+    free(big);
+    gd_settings_free(s);
+}
+END_TEST
+
+/* 20,000 mutations of the sweep point (1 to 8 byte edits each, a fixed seed): each
+ * loads or fails with a message that names the source and leaves the settings alone,
+ * and whatever loads resolves or fails with GD_ECONFIG (under the sanitizers: without
+ * a memory error). */
+START_TEST(config_mutations_never_crash)
+{
+    size_t n = sizeof SWEEP_POINT - 1;
+    char *buf = malloc(n + 64);
+    uint64_t x = 0x2545f4914f6cdd1dull;
+    size_t ok = 0, err = 0;
+    static const char alphabet[] = "=.,x0123456789 \n#_abcdefghijklmnopqrstuvwxyz\t\r";
+    static gd_config cfg;
+    for (int it = 0; it < 20000; it++) {
+        size_t len = tb_mutate(buf, SWEEP_POINT, n, &x, alphabet);
+        gd_settings *s = gd_settings_new();
+        gd_settings_set(s, "cwd.policy", "cga", NULL);
+        gd_err e;
+        gd_err_clear(&e);
+        int rc = gd_settings_load_text(s, buf, len, "m.cfg", &e);
+        if (rc == GD_OK) {
+            int r = gd_config_resolve(&cfg, s, NULL, &e);
+            ck_assert_msg(r == GD_OK || r == GD_ECONFIG, "resolve: %d %s", r, e.msg);
+            ok++;
+        } else {
+            ck_assert_int_eq(rc, GD_ECONFIG);
+            ck_assert_msg(strncmp(e.msg, "m.cfg:", 6) == 0, "message without the source: %s", e.msg);
+            ck_assert_str_eq(gd_settings_get(s, "cwd.policy"), "cga");
+            err++;
+        }
+        gd_settings_free(s);
+    }
+    ck_assert_uint_gt(ok, 100);
+    ck_assert_uint_gt(err, 100);
+    free(buf);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("config");
@@ -193,6 +288,8 @@ int main(void)
     tcase_add_test(tc, trace_unknown_chip);
     tcase_add_test(tc, trace_layout_and_overrides);
     tcase_add_test(tc, mi250_occupancy);
+    tcase_add_test(tc, config_text);
+    tcase_add_test(tc, config_mutations_never_crash);
     suite_add_tcase(s, tc);
     return tb_run_suite(s);
 }

@@ -89,6 +89,15 @@ assert sim.get("meta.debug") == "on" and sim.get("cwd.max_resident_kernels") == 
 expect_error(gdsim.ECONFIG, "unknown configuration key 'no.such'", sim.set, "no.such", 1)
 expect_error(gdsim.ECONFIG, "meta.policy", sim.set, "meta.policy", "fastest")
 expect_error(gdsim.EIO, os.path.join(T, "none.gdt") + ": cannot open", sim.replay, os.path.join(T, "none.gdt"))
+cfg = os.path.join(T, "point.cfg")
+with open(cfg, "w") as f:
+    f.write("# a sweep point\ncwd.max_resident_kernels = 8\nmeta.policy = fastest\n")
+expect_error(gdsim.ECONFIG, "point.cfg:3: bad value 'fastest'", sim.load_config, cfg)
+assert sim.get("cwd.max_resident_kernels") == "4"          # none of the file applied
+with open(cfg, "w") as f:
+    f.write("cwd.max_resident_kernels = 8  # fewer\n")
+sim.load_config(cfg)
+assert sim.get("cwd.max_resident_kernels") == "8"
 bad = os.path.join(T, "bad.gdt")
 with open(bad, "wb") as f:
     f.write(b"not a trace at all, not even gzip")

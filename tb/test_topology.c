@@ -355,27 +355,7 @@ START_TEST(mutations_never_crash)
     size_t ok = 0, err = 0;
     static const char alphabet[] = "=,x0123456789 \n#-FKAB_abcdefghijklmnopqrstuvwxyz\t\r";
     for (int it = 0; it < 20000; it++) {
-        memcpy(buf, base, n);
-        size_t len = n;
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        int edits = 1 + (int)(x % 8);
-        for (int e = 0; e < edits; e++) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            size_t pos = (size_t)(x >> 8) % len;
-            uint8_t op = (uint8_t)(x & 3);
-            if (op == 0)
-                buf[pos] = (char)(x >> 40);  /* any byte */
-            else if (op == 1)
-                buf[pos] = alphabet[(x >> 32) % (sizeof alphabet - 1)];
-            else if (op == 2 && len > 1) {
-                memmove(buf + pos, buf + pos + 1, len - pos - 1);  /* delete */
-                len--;
-            } else if (len < n + 60) {
-                memmove(buf + pos + 1, buf + pos, len - pos);  /* insert */
-                buf[pos] = alphabet[(x >> 24) % (sizeof alphabet - 1)];
-                len++;
-            }
-        }
+        size_t len = tb_mutate(buf, base, n, &x, alphabet);
         gd_err_clear(&E);
         int rc = gd_topology_parse(T, buf, len, "m.topo", &E);
         if (rc == GD_OK) {

@@ -877,6 +877,83 @@ int gd_settings_set(gd_settings *s, const char *key, const char *value, gd_err *
     return GD_OK;
 }
 
+
+int gd_settings_load_text(gd_settings *s, const char *text, size_t n, const char *name, gd_err *err)
+{
+    if (memchr(text, '\0', n)) {
+        size_t at = (size_t)((const char *)memchr(text, '\0', n) - text);
+        unsigned line = 1;
+        for (size_t i = 0; i < at; i++)
+            line += text[i] == '\n';
+        return gd_err_set(err, GD_ECONFIG, "%s:%u: a NUL byte: not a text configuration file", name, line);
+    }
+    if (n > GD_CONFIG_FILE_MAX)
+        return gd_err_set(err, GD_ECONFIG, "%s: longer than %zu bytes: not a configuration file", name,
+                          GD_CONFIG_FILE_MAX);
+    gd_settings *c = gd_settings_clone(s);
+    if (!c)
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    int rc = GD_OK;
+    unsigned line = 0;
+    char buf[GD_CONFIG_LINE_MAX + 1];
+    for (const char *t = text; !rc && t < text + n; ) {
+        const char *nl = memchr(t, '\n', (size_t)(text + n - t));
+        const char *le = nl ? nl : text + n;
+        line++;
+        size_t len = (size_t)(le - t);
+        if (len > GD_CONFIG_LINE_MAX) {
+            rc = gd_err_set(err, GD_ECONFIG, "%s:%u: longer than %d bytes", name, line, GD_CONFIG_LINE_MAX);
+            break;
+        }
+        memcpy(buf, t, len);
+        buf[len] = '\0';
+        t = le + 1;
+        char *key, *value;
+        int kind = gd_config_line(buf, &key, &value);
+        if (kind == 0)
+            continue;
+        if (kind < 0 || !*key) {
+            rc = gd_err_set(err, GD_ECONFIG, "%s:%u: expected KEY = VALUE", name, line);
+            break;
+        }
+        gd_err e;
+        gd_err_clear(&e);
+        if ((rc = gd_settings_set(c, key, value, &e)) != GD_OK)
+            gd_err_set(err, rc, "%s:%u: %s", name, line, e.msg);
+    }
+    if (!rc) {   /* all of it or none */
+        for (size_t i = 0; i < NKEYS; i++) {
+            free(s->values[i]);
+            s->values[i] = c->values[i];
+            c->values[i] = NULL;
+        }
+    }
+    gd_settings_free(c);
+    return rc;
+}
+
+int gd_settings_load(gd_settings *s, const char *path, gd_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return gd_err_set(err, GD_EIO, "%s: cannot open: %s", path, strerror(errno));
+    /* Whole file first (one byte past the limit tells a file that is too long): a
+     * configuration is small; one that is not (a device, a binary) is refused before
+     * any of it applies. */
+    char *text = malloc(GD_CONFIG_FILE_MAX + 1);
+    if (!text) {
+        fclose(f);
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    }
+    size_t n = fread(text, 1, GD_CONFIG_FILE_MAX + 1, f);
+    int rerr = ferror(f) ? errno : 0;
+    fclose(f);
+    int rc = rerr ? gd_err_set(err, GD_EIO, "%s: cannot read: %s", path, strerror(rerr))
+                  : gd_settings_load_text(s, text, n, path, err);
+    free(text);
+    return rc;
+}
+
 /* ------------------------------------------------------------------------- */
 /* Resolution                                                                 */
 

@@ -156,6 +156,14 @@ gd_settings *gd_settings_clone(const gd_settings *s);
 /* Validate and store one setting. GD_ECONFIG with err naming the key and the
  * accepted values when the key is unknown or the value bad. */
 int gd_settings_set(gd_settings *s, const char *key, const char *value, gd_err *err);
+/* Settings from a configuration file (gdsim --config): gd_config_line's syntax, at
+ * most GD_CONFIG_LINE_MAX bytes a line and GD_CONFIG_FILE_MAX in all, no NUL byte.
+ * All of them apply or none: an error (GD_EIO, GD_ECONFIG) names the file and line. */
+#define GD_CONFIG_LINE_MAX 1023
+#define GD_CONFIG_FILE_MAX ((size_t)1 << 20)
+int gd_settings_load(gd_settings *s, const char *path, gd_err *err);
+/* The same on text[0..n) (need not end in NUL); name stands for the file in errors. */
+int gd_settings_load_text(gd_settings *s, const char *text, size_t n, const char *name, gd_err *err);
 /* The value explicitly set for key, or NULL. */
 const char *gd_settings_get(const gd_settings *s, const char *key);
 

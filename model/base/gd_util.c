@@ -44,6 +44,33 @@ void gd_format_ns(char *buf, size_t size, uint64_t base_ns, gd_time_ps ps)
     snprintf(buf, size, "%" PRIu64 ".%03u", base_ns + ps / 1000u, (unsigned)(ps % 1000u));
 }
 
+static char *trim_blanks(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+        *--e = '\0';
+    return s;
+}
+
+int gd_config_line(char *line, char **key, char **value)
+{
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = '\0';
+    char *s = trim_blanks(line);
+    if (!*s)
+        return 0;
+    char *eq = strchr(s, '=');
+    if (!eq)
+        return -1;
+    *eq = '\0';
+    *key = trim_blanks(s);
+    *value = trim_blanks(eq + 1);
+    return 1;
+}
+
 int gd_utf8_valid(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;

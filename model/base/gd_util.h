@@ -39,6 +39,13 @@ gd_time_ps gd_cycles_to_ps(uint64_t cycles, uint32_t mhz);
  * above U+10FFFF), else 0. */
 int gd_utf8_valid(const char *s, size_t n);
 
+/* One line of configuration text (gdsim --config files, a trace's calibration record):
+ * '#' to the end of the line is a comment; spaces, tabs and a trailing CR/LF around the
+ * key and the value are trimmed. Edits line in place. Returns 0 for a blank or comment
+ * line, 1 with *key and *value pointing into line for KEY = VALUE, -1 when the line
+ * has text but no '='. */
+int gd_config_line(char *line, char **key, char **value);
+
 /* Integer helpers. */
 static inline uint64_t gd_div_ceil(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 static inline uint64_t gd_round_up(uint64_t a, uint64_t unit) { return unit ? gd_div_ceil(a, unit) * unit : a; }

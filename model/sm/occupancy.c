@@ -150,7 +150,7 @@ void gd_sm_res_take(gd_sm_res *res, const gd_cta_cost *cost, gd_cta_alloc *alloc
     uint32_t i;
     uint32_t *r = res->regs;
     if (n == 4) {  /* every preset: a fixed-width path the compiler unrolls */
-        i = (r[0] >= need) & (r[1] >= need) & (r[2] >= need) & (r[3] >= need) ? 4 : 0;
+        i = ((r[0] >= need) & (r[1] >= need) & (r[2] >= need) & (r[3] >= need)) ? 4 : 0;
     } else {
         for (i = 0; i < n && r[i] >= need; i++)
             ;

@@ -1197,26 +1197,12 @@ static int parse_calibration(gd_trace_reader *r, const uint8_t *p, uint32_t len,
         t = nl ? nl + 1 : end;
         if (memchr(buf, '\0', n))
             return rec_error(r, err, idx, off, "calibration record, line %u: a NUL byte", line);
-        char *hash = strchr(buf, '#');
-        if (hash)
-            *hash = '\0';
-        char *k = buf;
-        while (*k == ' ' || *k == '\t')
-            k++;
-        char *e = k + strlen(k);
-        while (e > k && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-            *--e = '\0';
-        if (!*k)
+        char *k, *v;
+        int kind = gd_config_line(buf, &k, &v);
+        if (kind == 0)
             continue;
-        char *eq = strchr(k, '=');
-        if (!eq)
+        if (kind < 0)
             return rec_error(r, err, idx, off, "calibration record, line %u: expected KEY = VALUE", line);
-        char *v = eq + 1;
-        do
-            *eq-- = '\0';
-        while (eq >= k && (*eq == ' ' || *eq == '\t'));
-        while (*v == ' ' || *v == '\t')
-            v++;
         char why[160];
         if (gd_config_check_calibration(k, v, why, sizeof why))
             return rec_error(r, err, idx, off, "calibration record, line %u: %s", line, why);

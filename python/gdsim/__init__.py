@@ -94,6 +94,7 @@ for _name, _res, _args in [
         ("gd_sim_new", ctypes.c_int, [ctypes.POINTER(_P), ctypes.POINTER(_Options)]),
         ("gd_sim_free", None, [_P]),
         ("gd_sim_set", ctypes.c_int, [_P, _S, _S]),
+        ("gd_sim_load_config", ctypes.c_int, [_P, _S]),
         ("gd_sim_get", ctypes.c_int, [ctypes.POINTER(_S), _P, _S]),
         ("gd_sim_set_cta_log", ctypes.c_int, [_P, _S]),
         ("gd_sim_set_meta_log", ctypes.c_int, [_P, _S]),
@@ -233,6 +234,11 @@ class Sim:
     def set(self, key, value):
         """Set a configuration key; an unknown key or bad value raises Error (ECONFIG)."""
         self._check(_lib.gd_sim_set(self._handle(), _b(key), _b(_value(value))))
+
+    def load_config(self, path):
+        """Set the keys of a configuration file (KEY = VALUE lines, '#' comments; the
+        CLI's --config): all of them or, with Error naming the file and line, none."""
+        self._check(_lib.gd_sim_load_config(self._handle(), _b(os.fspath(path))))
 
     def get(self, key):
         """A key's value as the next replay would use it, as text."""
