@@ -99,7 +99,7 @@ START_TEST(sm_runs_cta)
     driver d("d");
     gd::sm s("sm", 0, nullptr);
     d.out.bind(s.launch_in);
-    gd::sm_launch_body b{7000, &run, &k.occ.cost, 0, nullptr};
+    gd::sm_launch_body b{7000, &run, &k.occ.cost, 0, nullptr, 1};
     sc_time delay = gd::ps_time(7000);
     d.ch.call(d.out, gd::op::sm_launch, &b, delay);
     ck_assert_uint_eq(b.end, 7000 + 1500000);

@@ -284,6 +284,83 @@ START_TEST(gpc_places_most_free_lowest_index)
 }
 END_TEST
 
+/* gpc2sm.group_ctas: placing and retiring n CTAs of one SM at once leaves the very
+ * state n single placements and retirements leave (every field of the SMs' resources,
+ * free slots, levels, max_free), on random mixes of shapes that split evenly over the
+ * sub-partitions and shapes that do not (1, 3 and 17 warps: the CTA-by-CTA fallback),
+ * with the other kernel's CTAs resident beside them; and the warps per sub-partition
+ * summed over the group equal the single CTAs' sum. */
+START_TEST(group_take_and_give_equal_single)
+{
+    static const gd_cta_shape shapes[] = {{256, 64, 0},  {128, 32, 8192}, {32, 16, 0},   {96, 40, 1000},
+                                          {544, 72, 3000}, {512, 24, 0},  {64, 255, 0}, {128, 0, 0}};
+    const char *presets[] = {"v100", "a100", "h100", "mi250"};
+    uint64_t x = 0x853c49e6748fea9bull;
+    for (size_t p = 0; p < 4; p++) {
+        gd_sm_limits sm = preset_sm(presets[p]);
+        gd_occupancy o[8];
+        for (size_t i = 0; i < 8; i++) {
+            gd_cta_shape sh = shapes[i];
+            if (sh.threads > sm.max_threads_per_cta)
+                sh.threads = sm.max_threads_per_cta;
+            if (sh.regs_per_thread > sm.max_regs_per_thread)
+                sh.regs_per_thread = sm.max_regs_per_thread;
+            ck_assert_int_eq(gd_occupancy_compute(&o[i], &sm, &sh, sm.smem_per_cta_optin, NULL), GD_OK);
+        }
+        gd_gpc_tracker *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+        for (int round = 0; round < 300; round++) {
+            gd_gpc_init(a, 4, &sm);
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            const gd_cta_cost *other = &o[x % 8].cost, *mine = &o[(x >> 8) % 8].cost;
+            /* the other kernel's CTAs first, one by one, on random SMs */
+            gd_gpc_select(a, other);
+            gd_cta_alloc oal[4][64];
+            uint32_t on[4] = {0, 0, 0, 0};
+            for (uint32_t k = 0; k < (uint32_t)(x >> 16) % 24; k++) {
+                uint32_t i = (uint32_t)(x >> (20 + k % 40)) % 4;
+                if (a->free_slots[i] && on[i] < 64)
+                    gd_gpc_place_on(a, i, &oal[i][on[i]++]);
+            }
+            gd_gpc_select(a, mine);
+            *b = *a;
+            /* then n of mine on each SM: at once in a, one by one in b */
+            gd_cta_alloc bal[4][256];
+            uint16_t sum_a[4][GD_MAX_SUBPARTITIONS], sum_b[4][GD_MAX_SUBPARTITIONS];
+            memset(sum_a, 0, sizeof sum_a);
+            memset(sum_b, 0, sizeof sum_b);
+            uint32_t n[4];
+            for (uint32_t i = 0; i < 4; i++) {
+                n[i] = a->free_slots[i] ? 1 + (uint32_t)((x >> (3 * i)) % a->free_slots[i]) : 0;
+                if (n[i])
+                    gd_gpc_place_on_n(a, i, n[i], sum_a[i]);
+                for (uint32_t k = 0; k < n[i]; k++) {
+                    gd_gpc_place_on(b, i, &bal[i][k]);
+                    for (uint32_t t = 0; t < GD_MAX_SUBPARTITIONS; t++)
+                        sum_b[i][t] += bal[i][k].warps_in_sub[t];
+                }
+            }
+            ck_assert_mem_eq(a, b, sizeof *a);
+            ck_assert_mem_eq(sum_a, sum_b, sizeof sum_a);
+            /* the other kernel's CTAs retire on SM 0 (free slots recomputed), then mine
+             * at once in a, one by one in b */
+            for (uint32_t k = 0; k < on[0]; k++) {
+                gd_gpc_release(a, 0, other, &oal[0][k]);
+                gd_gpc_release(b, 0, other, &oal[0][k]);
+            }
+            for (uint32_t i = 0; i < 4; i++) {
+                if (n[i])
+                    gd_gpc_release_n(a, i, mine, n[i], sum_a[i]);
+                for (uint32_t k = 0; k < n[i]; k++)
+                    gd_gpc_release(b, i, mine, &bal[i][k]);
+                ck_assert_mem_eq(a, b, sizeof *a);
+            }
+        }
+        free(a);
+        free(b);
+    }
+}
+END_TEST
+
 /* The GPU2GPC view: earliest and second-earliest retirement, best GPC excluding one. */
 START_TEST(gpc_view_orders)
 {
@@ -332,6 +409,7 @@ int main(void)
     tcase_add_test(tr, free_slots_track_take_and_give);
     tcase_add_test(tr, free_slots_mixed_kernels);
     tcase_add_test(tr, gpc_places_most_free_lowest_index);
+    tcase_add_test(tr, group_take_and_give_equal_single);
     tcase_add_test(tr, gpc_view_orders);
     suite_add_tcase(s, tr);
     return tb_run_suite(s);

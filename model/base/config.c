@@ -405,6 +405,15 @@ static const key_def KEYS[] = {
      "the last select.window_cycles, counting the CTAs the step already gave it. Clusters (GPC-CGAs) "
      "keep seed 003's placement.",
      "lake: the behaviour before seed 001's selector existed; weighted and power: seed 001 [0237]-[0283]"},
+    {"gpc2sm.group_ctas", T_ENUM, OFF(gpc2sm_group_ctas), 0, 0, 0, "on|off", "on",
+     "How the GPC2SM distributor books a launch step's CTAs. on: the CTAs a step puts on one SM "
+     "(which start together and, every CTA of a dispatch running the same time, end together) are "
+     "one record, and the step's records that end at one time one retirement, freeing each SM's "
+     "CTAs in one operation; off: one record and one retirement per CTA (the reference path). "
+     "Every output is the same either way (make bench compares them); under sm.alloc=contiguous "
+     "or sm.wave_placement=tail|head each CTA keeps its own record (its own blocks and "
+     "sub-partitions), still retired with its step.",
+     "issue 16: simulator speed only, not a hardware choice"},
     {"select.cycles", T_UINT, OFF(select_cycles), 0, 1000000, 0, NULL, "0",
      "gpc2sm.select=weighted|power: the module selector's answer for one CTA; a step's CTAs start "
      "this many cycles per CTA later.",

@@ -99,6 +99,7 @@ typedef struct gd_config {
     uint32_t meta_check_cycles;
     uint32_t meta_launch_cycles;
     char gpc2sm_select[16];                /* "lake" | "weighted" | "power" */
+    char gpc2sm_group_ctas[16];           /* "on" | "off" */
     uint32_t select_cycles;
     uint32_t select_window_cycles;
     uint32_t select_resource_weights[4];   /* warps, CTA slots, shared memory, registers */

@@ -66,12 +66,37 @@ void gd_gpc_place_on(gd_gpc_tracker *g, uint32_t sm, gd_cta_alloc *alloc)
         g->max_free--;
 }
 
+void gd_gpc_place_on_n(gd_gpc_tracker *g, uint32_t sm, uint32_t n, uint16_t *warps_in_sub)
+{
+    uint32_t f = g->free_slots[sm];
+    gd_sm_res_take_n(&g->res[sm], &g->cost, n, warps_in_sub);
+    set_level(g, sm, f - n);
+    while (g->max_free && !g->level[g->max_free])
+        g->max_free--;
+}
+
 void gd_gpc_release(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, const gd_cta_alloc *alloc)
 {
     gd_sm_res_give(&g->res[sm], cost, alloc);
     uint32_t f;
     if (!g->res[sm].place && gd_cta_cost_equal(cost, &g->cost))
         f = g->free_slots[sm] + 1;  /* counted: exactly one more CTA of the same cost fits */
+    else
+        f = gd_sm_res_free_slots(&g->res[sm], &g->cost);
+    if (f >= GD_MAX_FREE_LEVELS)
+        f = GD_MAX_FREE_LEVELS - 1;
+    set_level(g, sm, f);
+    if (f > g->max_free)
+        g->max_free = f;
+}
+
+void gd_gpc_release_n(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, uint32_t n,
+                      const uint16_t *warps_in_sub)
+{
+    gd_sm_res_give_n(&g->res[sm], cost, n, warps_in_sub);
+    uint32_t f;
+    if (gd_cta_cost_equal(cost, &g->cost))
+        f = g->free_slots[sm] + n;  /* counted: exactly n more CTAs of the same cost fit */
     else
         f = gd_sm_res_free_slots(&g->res[sm], &g->cost);
     if (f >= GD_MAX_FREE_LEVELS)

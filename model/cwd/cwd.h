@@ -93,8 +93,19 @@ uint32_t gd_gpc_place(gd_gpc_tracker *g, gd_cta_alloc *alloc);
  * CGA distributor's launch, whose SMs were chosen by a query (cga.h). */
 void gd_gpc_place_on(gd_gpc_tracker *g, uint32_t sm, gd_cta_alloc *alloc);
 
+/* Place n CTAs of the selected kernel on SM sm at once (its free slots must be >= n),
+ * counts only (no placement state): the same state as n gd_gpc_place_on calls, the
+ * sums of the CTAs' warps_in_sub added to warps_in_sub. */
+void gd_gpc_place_on_n(gd_gpc_tracker *g, uint32_t sm, uint32_t n, uint16_t *warps_in_sub);
+
 /* A CTA of any kernel retired from SM sm. */
 void gd_gpc_release(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, const gd_cta_alloc *alloc);
+
+/* n CTAs of one cost retired from SM sm at once, counts only (no placement state):
+ * warps_in_sub holds the sums of their allocs' warps_in_sub. The same state as n
+ * gd_gpc_release calls (gpc2sm.group_ctas). */
+void gd_gpc_release_n(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, uint32_t n,
+                      const uint16_t *warps_in_sub);
 
 #ifdef __cplusplus
 }

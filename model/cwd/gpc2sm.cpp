@@ -1,5 +1,6 @@
 #include "gpc2sm.hpp"
 
+#include <cstring>
 #include <new>
 #include <string>
 
@@ -7,7 +8,8 @@ namespace gd {
 
 gpc2sm::gpc2sm(sc_core::sc_module_name name, uint32_t gpc, uint32_t first_sm, uint32_t nsm, const gd_config &cfg,
                gd_stats *stats, gd_cta_log *cta_log)
-    : sc_module(name), cwd_in("cwd_in"), sms_per_tpc_(cfg.sms_per_tpc), scan_limit_(cfg.cwd_lake_scan_limit),
+    : sc_module(name), cwd_in("cwd_in"), group_(std::string(cfg.gpc2sm_group_ctas) == "on"),
+      sms_per_tpc_(cfg.sms_per_tpc), scan_limit_(cfg.cwd_lake_scan_limit),
       flush_ps_(gd_cycles_to_ps(cfg.cwd_cga_flush_cycles, cfg.clock_mhz)), cgas_left_(nsm * cfg.cwd_gpc_cgas_per_sm),
       gpc_(gpc), first_sm_(first_sm), log_(cta_log), check_(std::string(cfg.cwd_raster_check) == "on"),
       rasterize_(cta_log || check_), raster_(nsm)
@@ -232,10 +234,16 @@ uint64_t gpc2sm::retire(gd_time_ps t)
     while (gd_cal_size(&calendar_) && gd_cal_top(&calendar_)->time <= t) {
         uint32_t idx = (uint32_t)(gd_cal_top(&calendar_)->key & 0xffff);
         gd_cal_pop(&calendar_);
-        cta &c = ctas_[idx];
-        gd_gpc_release(&trk_, c.sm, c.cost, &c.alloc);
-        free_.push_back(idx);
-        n++;
+        do {  // the records that retire together
+            cta &c = ctas_[idx];
+            if (c.count == 1)
+                gd_gpc_release(&trk_, c.sm, c.cost, &c.alloc);
+            else
+                gd_gpc_release_n(&trk_, c.sm, c.cost, c.count, c.sub_warps);
+            n += c.count;
+            free_.push_back(idx);
+            idx = c.next;
+        } while (idx != none);
     }
     while (!releases_.empty() && releases_.top().first <= t) {
         gd_cga_ids_release(&ids_, releases_.top().second);
@@ -252,6 +260,47 @@ uint64_t gpc2sm::retire(gd_time_ps t)
 
 // An SM mask: every CTA it names starts at b->at; as one GPC-CGA it holds a
 // gpc_local_cga_id until its last CTA has ended and the shared memory is flushed.
+uint32_t gpc2sm::take_record(const gd_cta_cost *cost, uint32_t sm, uint32_t count)
+{
+    uint32_t idx = free_.back();
+    free_.pop_back();
+    cta &c = ctas_[idx];
+    c.cost = cost;
+    c.sm = sm;
+    c.count = count;
+    c.next = none;
+    return idx;
+}
+
+// Records that end at one time retire as one calendar entry: a launch step's records
+// are chained while their end is the chain's (with uniform CTA times, all of them).
+void gpc2sm::book(uint32_t idx, const gd_kernel_run *run, gd_time_ps end)
+{
+    if (chain_head_ != none && end != chain_end_)
+        close_chain();
+    if (chain_head_ == none) {
+        chain_head_ = idx;
+        chain_run_ = run;
+        chain_end_ = end;
+    } else {
+        ctas_[chain_tail_].next = idx;
+    }
+    chain_tail_ = idx;
+}
+
+void gpc2sm::close_chain()
+{
+    if (chain_head_ == none)
+        return;
+    if (gd_cal_push(&calendar_, chain_run_, chain_end_, (seq_++ << 16) | chain_head_))
+        throw std::bad_alloc();
+    chain_head_ = chain_tail_ = none;
+}
+
+// An SM mask: every CTA it names starts at b->at; as one GPC-CGA it holds a
+// gpc_local_cga_id until its last CTA has ended and the shared memory is flushed.
+// Under gpc2sm.group_ctas=on an SM's CTAs of the mask are one record (counts only) and
+// the mask's records one calendar entry; off, each CTA has its own of both.
 void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
 {
     const gd_time_ps t = b->at;
@@ -260,30 +309,47 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
     b->launched = 0;
     b->warp_ps = 0;
     const uint64_t base = b->run->ctas_launched;  // the kernel's CTAs launched before this mask
+    const bool counted = group_ && place_.empty();
+    const uint32_t nsub = trk_.res[0].nsub < GD_MAX_SUBPARTITIONS ? trk_.res[0].nsub : GD_MAX_SUBPARTITIONS;
     for (uint32_t i = 0; i < trk_.nsm; i++) {
-        for (uint32_t j = 0; j < b->take[i]; j++) {
-            uint32_t idx = free_.back();
-            free_.pop_back();
+        const uint32_t k = b->take[i];
+        if (!k)
+            continue;
+        const uint32_t per = counted ? k : 1;  // CTAs per record
+        for (uint32_t r = 0; r < k / per; r++) {
+            uint32_t idx = take_record(b->cost, i, per);
             cta &c = ctas_[idx];
-            c.cost = b->cost;
-            c.sm = i;
-            gd_gpc_place_on(&trk_, i, &c.alloc);
-            sm_launch_body sb{t, b->run, c.cost, 0, &c.alloc};
+            std::memset(c.sub_warps, 0, sizeof c.sub_warps);
+            if (per > 1) {
+                gd_gpc_place_on_n(&trk_, i, per, c.sub_warps);
+            } else {
+                gd_gpc_place_on(&trk_, i, &c.alloc);
+                for (uint32_t s = 0; s < nsub; s++)
+                    c.sub_warps[s] = c.alloc.warps_in_sub[s];
+            }
+            sm_launch_body sb{t, b->run, c.cost, 0, c.sub_warps, per};
             ch_.call(*sm_out[i], op::sm_launch, &sb, delay);
-            if (gd_cal_push(&calendar_, b->run, sb.end, (seq_++ << 16) | idx))
+            if (group_) {
+                book(idx, b->run, sb.end);
+            } else if (gd_cal_push(&calendar_, b->run, sb.end, (seq_++ << 16) | idx)) {
                 throw std::bad_alloc();
+            }
             if (sb.end > b->end)
                 b->end = sb.end;
-            b->warp_ps += (uint64_t)c.cost->warps * (sb.end - t);
+            b->warp_ps += (uint64_t)c.cost->warps * (sb.end - t) * per;
             if (rasterize_) {
-                if (b->cga)
-                    note_cta(i, b->run, b->cga_seq, b->launched, t, sb.end);
-                else  // a split CTA's sub-workgroups all carry its id
-                    note_cta(i, b->run, base + (b->sub ? 0 : b->launched), 0, t, sb.end);
+                for (uint32_t j = 0; j < per; j++, b->launched++) {
+                    if (b->cga)
+                        note_cta(i, b->run, b->cga_seq, b->launched, t, sb.end);
+                    else  // a split CTA's sub-workgroups all carry its id
+                        note_cta(i, b->run, base + (b->sub ? 0 : b->launched), 0, t, sb.end);
+                }
+            } else {
+                b->launched += per;
             }
-            b->launched++;
         }
     }
+    close_chain();
     launched_ += b->launched;
     uint64_t resident = launched_ - retired_;
     if (resident > peak_resident_)
@@ -312,12 +378,12 @@ void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
     uint32_t mf = trk_.max_free;
     if (b->launch && mf > 0 &&
         (!b->conditional || mf > b->beat_free || (mf == b->beat_free && b->gpc < b->beat_gpc))) {
-        uint32_t idx = free_.back();
-        free_.pop_back();
+        uint32_t idx = take_record(&b->launch->desc->occ.cost, 0, 1);
         cta &c = ctas_[idx];
-        c.cost = &b->launch->desc->occ.cost;
         c.sm = gd_gpc_place(&trk_, &c.alloc);
-        sm_launch_body sb{t, b->launch, c.cost, 0, &c.alloc};
+        for (uint32_t s = 0; s < GD_MAX_SUBPARTITIONS; s++)
+            c.sub_warps[s] = c.alloc.warps_in_sub[s];
+        sm_launch_body sb{t, b->launch, c.cost, 0, c.sub_warps, 1};
         ch_.call(*sm_out[c.sm], op::sm_launch, &sb, delay);
         if (gd_cal_push(&calendar_, b->launch, sb.end, (seq_++ << 16) | idx))
             throw std::bad_alloc();

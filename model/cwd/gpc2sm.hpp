@@ -36,11 +36,19 @@ public:
     ~gpc2sm() override;
 
 private:
+    // A record of resident CTAs: count CTAs of one launch step on one SM (count 1 under
+    // gpc2sm.group_ctas=off or with placement state), chained (next) to the records that
+    // retire with it in one calendar entry.
     struct cta {
         const gd_cta_cost *cost;  // the kernel descriptor's (lives for the whole replay)
-        uint32_t sm;
-        gd_cta_alloc alloc;
+        uint32_t sm, count, next;
+        gd_cta_alloc alloc;       // count 1: its own (count > 1: the last CTA's, unused)
+        uint16_t sub_warps[GD_MAX_SUBPARTITIONS];  // warps per register sub-partition, all count CTAs
     };
+    static constexpr uint32_t none = UINT32_MAX;
+    uint32_t take_record(const gd_cta_cost *cost, uint32_t sm, uint32_t count);
+    void book(uint32_t idx, const gd_kernel_run *run, gd_time_ps end);  // into the open chain
+    void close_chain();                                              // its calendar entry
 
     void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) override;
     void step(gpc_step_body *b, sc_core::sc_time &delay);
@@ -66,8 +74,12 @@ private:
     gd_time_ps frag_t_ = 0;
     uint64_t frag_slots_ = 0, frag_reg_units_ = 0, frag_smem_units_ = 0;   // now
     uint64_t frag_slot_ns_ = 0, frag_reg_unit_ns_ = 0, frag_smem_unit_ns_ = 0, frag_rem_ps_[3] = {0, 0, 0};
-    gd_calendar calendar_;        // CTA-complete messages: (end time, seq << 16 | cta index)
-    std::vector<cta> ctas_;       // resident CTAs, indexed by the calendar key's low bits
+    gd_calendar calendar_;        // CTA-complete messages: (end time, seq << 16 | first record's index)
+    std::vector<cta> ctas_;       // records of resident CTAs, indexed by the calendar key's low bits
+    const bool group_;            // gpc2sm.group_ctas=on
+    uint32_t chain_head_ = none, chain_tail_ = none;
+    const gd_kernel_run *chain_run_ = nullptr;
+    gd_time_ps chain_end_ = 0;
     std::vector<uint32_t> free_;  // unused indices of ctas_
     uint64_t seq_ = 0;
     channel ch_;

@@ -173,6 +173,49 @@ void gd_sm_res_take(gd_sm_res *res, const gd_cta_cost *cost, gd_cta_alloc *alloc
     }
 }
 
+void gd_sm_res_take_n(gd_sm_res *res, const gd_cta_cost *cost, uint32_t n, uint16_t *warps_in_sub)
+{
+    const uint32_t rpw = cost->regs_per_warp, ns = res->nsub < GD_MAX_SUBPARTITIONS ? res->nsub : GD_MAX_SUBPARTITIONS;
+    const uint64_t share = (uint64_t)cost->sub_warps * rpw;
+    int even = !rpw || cost->sub_extra == 0;
+    for (uint32_t i = 0; even && rpw && i < ns; i++)
+        even = res->regs[i] >= n * share;
+    if (!even) {
+        /* the warps do not split evenly, or some sub-partition runs short on the way:
+         * CTA by CTA, as the hardware rule goes */
+        gd_cta_alloc a;
+        for (uint32_t c = 0; c < n; c++) {
+            gd_sm_res_take(res, cost, &a);
+            for (uint32_t i = 0; i < ns; i++)
+                warps_in_sub[i] += a.warps_in_sub[i];
+        }
+        return;
+    }
+    /* Every CTA finds share free registers in every sub-partition (the most any of them
+     * needs is n x share), so each takes the even split: n of them take n times it. */
+    res->warps -= n * cost->warps;
+    res->ctas -= n;
+    res->smem -= n * cost->smem;
+    if (!rpw)
+        return;
+    for (uint32_t i = 0; i < ns; i++) {
+        res->regs[i] -= (uint32_t)(n * share);
+        warps_in_sub[i] += (uint16_t)(n * cost->sub_warps);
+    }
+}
+
+void gd_sm_res_give_n(gd_sm_res *res, const gd_cta_cost *cost, uint32_t n, const uint16_t *warps_in_sub)
+{
+    res->warps += n * cost->warps;
+    res->ctas += n;
+    res->smem += n * cost->smem;
+    const uint32_t rpw = cost->regs_per_warp;
+    if (!rpw)
+        return;
+    for (uint32_t i = 0; i < res->nsub && i < GD_MAX_SUBPARTITIONS; i++)
+        res->regs[i] += warps_in_sub[i] * rpw;
+}
+
 void gd_sm_res_give(gd_sm_res *res, const gd_cta_cost *cost, const gd_cta_alloc *alloc)
 {
     if (res->place) {

@@ -112,8 +112,18 @@ uint32_t gd_sm_res_count_slots(const gd_sm_res *res, const gd_cta_cost *cost);
  * where its registers fit, which keeps the pooled rule above exact. */
 void gd_sm_res_take(gd_sm_res *res, const gd_cta_cost *cost, gd_cta_alloc *alloc);
 
+/* Take n CTAs' resources at once, counts only (res->place must be NULL; the caller has
+ * checked free_slots >= n): the same state as n gd_sm_res_take calls, with the sums of
+ * their allocs' warps_in_sub added to warps_in_sub. */
+void gd_sm_res_take_n(gd_sm_res *res, const gd_cta_cost *cost, uint32_t n, uint16_t *warps_in_sub);
+
 /* Give one CTA's resources back. */
 void gd_sm_res_give(gd_sm_res *res, const gd_cta_cost *cost, const gd_cta_alloc *alloc);
+
+/* Give n CTAs' resources back at once, counts only (res->place must be NULL):
+ * warps_in_sub holds the sums of their allocs' warps_in_sub. The same state as n
+ * gd_sm_res_give calls. */
+void gd_sm_res_give_n(gd_sm_res *res, const gd_cta_cost *cost, uint32_t n, const uint16_t *warps_in_sub);
 
 #ifdef __cplusplus
 }

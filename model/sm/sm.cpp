@@ -204,9 +204,9 @@ void sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
     gd_time_ps start = b->at;
     gd_time_ps dur = gd_cta_exec_time(b->run, start);
     b->end = start + dur;
-    ctas_++;
-    uint64_t wd = (uint64_t)b->cost->warps * dur;
-    warp_ps_ += wd;
+    ctas_ += b->count;
+    uint64_t wd = (uint64_t)b->cost->warps * dur;  // one CTA's
+    warp_ps_ += wd * b->count;
     // the energy of a kernel with an instruction mix, and power over time: off the
     // common path (a CTA without a mix needs only its warps x time, finish())
     if (__builtin_expect(b->run->has_insn || slow_, 0))
@@ -219,9 +219,10 @@ void sm::account(const sm_launch_body *b, gd_time_ps dur, uint64_t wd)
     gd_kernel_run *k = b->run;
     const uint32_t warps = b->cost->warps;
     const gd_time_ps start = b->at;
-    if (subs_ && b->alloc)
+    const uint32_t n = b->count;
+    if (subs_ && b->sub_warps)
         for (uint32_t t = 0; t < subs_; t++)
-            sub_warp_ps_[t] += (uint64_t)b->alloc->warps_in_sub[t] * dur;
+            sub_warp_ps_[t] += (uint64_t)b->sub_warps[t] * dur;
     uint64_t e = 0;  // a CTA with a mix: its energy (a sub-workgroup: its warps' share)
     if (k->desc->has_insn && insn_fj_) {
         // a kernel with an instruction mix: its CTAs' energy (computed once per dispatch)
@@ -233,13 +234,14 @@ void sm::account(const sm_launch_body *b, gd_time_ps dur, uint64_t wd)
         e = k->cta_energy_fj;
         if (warps != k->desc->occ.cost.warps)
             e = e * warps / k->desc->occ.cost.warps;
-        mix_energy_fj_ += e;
-        mix_warp_ps_ += wd;
+        mix_energy_fj_ += e * n;
+        mix_warp_ps_ += wd * n;
     }
     if (windows_) {
         if (!k->desc->has_insn)
             e = wd / GD_PS_PER_NS * insn_fj_[GD_INSN_CLASSES];
-        gd_power_add(windows_, id_, start, start + dur, e);
+        for (uint32_t i = 0; i < n; i++)  // CTA by CTA, as the windows round each one
+            gd_power_add(windows_, id_, start, start + dur, e);
     }
 }
 

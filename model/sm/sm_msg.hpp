@@ -10,15 +10,18 @@ namespace op {
 constexpr op_code sm_launch = op_code_of('s', 'm', 1);  // GPC2SM -> SM: start a CTA
 }  // namespace op
 
-// at == sc_time_stamp() + delay; cost: what it takes (its kernel's CTA cost, or one warp's
-// for a sub-workgroup of a split CTA); alloc: where its warps went (may be null); end:
-// result, when the CTA ends.
+// count CTAs of one dispatch start on the SM at at (== sc_time_stamp() + delay): cost is
+// what each takes (its kernel's CTA cost, or one warp's for a sub-workgroup of a split
+// CTA); sub_warps: how many of their warps went to each register sub-partition, summed
+// over the count CTAs (may be null: not accounted); end: result, when they end (every
+// CTA of a dispatch runs the same time, exec.h).
 struct sm_launch_body {
     gd_time_ps at;
     gd_kernel_run *run;
     const gd_cta_cost *cost;
     gd_time_ps end;
-    const gd_cta_alloc *alloc;
+    const uint16_t *sub_warps;
+    uint32_t count;
 };
 
 }  // namespace gd
