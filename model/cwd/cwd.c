@@ -57,30 +57,34 @@ uint32_t gd_gpc_place(gd_gpc_tracker *g, gd_cta_alloc *alloc)
     return best;
 }
 
-void gd_gpc_place_on(gd_gpc_tracker *g, uint32_t sm, gd_cta_alloc *alloc)
+/* After n CTAs of the selected kernel were placed on SM sm: n fewer free slots. */
+static void settle_take(gd_gpc_tracker *g, uint32_t sm, uint32_t n)
 {
-    uint32_t f = g->free_slots[sm];
-    gd_sm_res_take(&g->res[sm], &g->cost, alloc);
-    set_level(g, sm, f - 1);
+    set_level(g, sm, g->free_slots[sm] - n);
     while (g->max_free && !g->level[g->max_free])
         g->max_free--;
+}
+
+void gd_gpc_place_on(gd_gpc_tracker *g, uint32_t sm, gd_cta_alloc *alloc)
+{
+    gd_sm_res_take(&g->res[sm], &g->cost, alloc);
+    settle_take(g, sm, 1);
 }
 
 void gd_gpc_place_on_n(gd_gpc_tracker *g, uint32_t sm, uint32_t n, uint16_t *warps_in_sub)
 {
-    uint32_t f = g->free_slots[sm];
     gd_sm_res_take_n(&g->res[sm], &g->cost, n, warps_in_sub);
-    set_level(g, sm, f - n);
-    while (g->max_free && !g->level[g->max_free])
-        g->max_free--;
+    settle_take(g, sm, n);
 }
 
-void gd_gpc_release(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, const gd_cta_alloc *alloc)
+/* After CTAs of cost retired from SM sm (resources already given back): its free
+ * slots for the selected kernel, counted (same cost, no placement: exactly n more)
+ * or recomputed, and the levels. */
+static void settle_release(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, uint32_t n)
 {
-    gd_sm_res_give(&g->res[sm], cost, alloc);
     uint32_t f;
     if (!g->res[sm].place && gd_cta_cost_equal(cost, &g->cost))
-        f = g->free_slots[sm] + 1;  /* counted: exactly one more CTA of the same cost fits */
+        f = g->free_slots[sm] + n;
     else
         f = gd_sm_res_free_slots(&g->res[sm], &g->cost);
     if (f >= GD_MAX_FREE_LEVELS)
@@ -88,22 +92,19 @@ void gd_gpc_release(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, con
     set_level(g, sm, f);
     if (f > g->max_free)
         g->max_free = f;
+}
+
+void gd_gpc_release(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, const gd_cta_alloc *alloc)
+{
+    gd_sm_res_give(&g->res[sm], cost, alloc);
+    settle_release(g, sm, cost, 1);
 }
 
 void gd_gpc_release_n(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, uint32_t n,
                       const uint16_t *warps_in_sub)
 {
     gd_sm_res_give_n(&g->res[sm], cost, n, warps_in_sub);
-    uint32_t f;
-    if (gd_cta_cost_equal(cost, &g->cost))
-        f = g->free_slots[sm] + n;  /* counted: exactly n more CTAs of the same cost fit */
-    else
-        f = gd_sm_res_free_slots(&g->res[sm], &g->cost);
-    if (f >= GD_MAX_FREE_LEVELS)
-        f = GD_MAX_FREE_LEVELS - 1;
-    set_level(g, sm, f);
-    if (f > g->max_free)
-        g->max_free = f;
+    settle_release(g, sm, cost, n);
 }
 
 static inline int view_before(const gd_gpc_view *v, uint32_t a, uint32_t b)
