@@ -28,13 +28,32 @@ void gd_gpc_set_placement(gd_gpc_tracker *g, const gd_alloc_cfg *cfg, gd_sm_plac
     }
 }
 
+/* Two SMs whose free resources are the same (counts only) have the same free slots. */
+static int same_counts(const gd_sm_res *a, const gd_sm_res *b)
+{
+    if (a->place || b->place || a->warps != b->warps || a->ctas != b->ctas || a->smem != b->smem)
+        return 0;
+    for (uint32_t t = 0; t < a->nsub && t < GD_MAX_SUBPARTITIONS; t++)
+        if (a->regs[t] != b->regs[t])
+            return 0;
+    return 1;
+}
+
 uint32_t gd_gpc_select(gd_gpc_tracker *g, const gd_cta_cost *cost)
 {
+    /* Counts only, the same cost: free slots and levels are already counted for it
+     * (settle_take / settle_release keep them exact), so nothing changes. */
+    if (g->selected && !g->res[0].place && gd_cta_cost_equal(cost, &g->cost))
+        return g->max_free;
     g->cost = *cost;
+    g->selected = 1;
     memset(g->level, 0, sizeof g->level);
     g->max_free = 0;
     for (uint32_t i = 0; i < g->nsm; i++) {
-        uint32_t f = gd_sm_res_free_slots(&g->res[i], cost);
+        /* an SM in the same state as the one before it (idle SMs, evenly loaded ones)
+         * has its free slots: the divisions of the occupancy rules once per state */
+        uint32_t f = i && same_counts(&g->res[i], &g->res[i - 1]) ? g->free_slots[i - 1]
+                                                                    : gd_sm_res_free_slots(&g->res[i], cost);
         if (f >= GD_MAX_FREE_LEVELS)
             f = GD_MAX_FREE_LEVELS - 1;
         g->free_slots[i] = f;

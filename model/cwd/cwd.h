@@ -32,6 +32,7 @@ typedef struct gd_gpc_tracker {
                                                    every SM's entry is one cache line */
     uint32_t nsm;
     gd_cta_cost cost;                           /* the kernel free slots are counted for */
+    uint32_t selected;                          /* 1 once gd_gpc_select has counted for cost */
     uint32_t max_free;                          /* most free slots of any SM */
     uint32_t free_slots[GD_MAX_SMS_PER_GPC];
     uint64_t level[GD_MAX_FREE_LEVELS];         /* bit i: SM i has exactly this many free slots */

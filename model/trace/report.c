@@ -187,6 +187,58 @@ void gd_report_stage_stats(const gd_report *r, int stage, gd_stage_stats *out)
     out->max_ns = (double)h->max / GD_PS_PER_NS;
 }
 
+/* A kernel's row as completed: the figures the CSV prints, kept binary in the
+ * temporary file (the name follows it, name_len bytes) and formatted only when the
+ * table is written (gd_report_write_csv): a replay that writes no table formats none. */
+typedef struct row_rec {
+    uint64_t index, ctas, record, source_id, measured_start_ns, measured_dur_ns, warp_ps;
+    gd_time_ps submit, first_cta, last_cta, end, fetched, decoded, ready, completion;
+    double theoretical_pct;
+    uint32_t trace_queue, threads, regs, smem, max_ctas, default_max_ctas, limiter, vid, queue, name_len;
+    int32_t wq, engine;
+    uint8_t cmd_flags, status;
+} row_rec;
+
+static void write_row(gd_report *r, const gd_kernel_run *k)
+{
+    const gd_kernel_desc *d = k->desc;
+    row_rec w;
+    memset(&w, 0, sizeof w);  /* padding too: the file's bytes are all defined */
+    w.index = k->index;
+    w.ctas = k->ctas;
+    w.record = k->record;
+    w.source_id = k->source_id;
+    w.measured_start_ns = k->measured_start_ns;
+    w.measured_dur_ns = k->measured_dur_ns;
+    w.warp_ps = k->warp_ps;
+    w.submit = k->submit;
+    w.first_cta = k->first_cta;
+    w.last_cta = k->last_cta;
+    w.end = k->end;
+    w.fetched = k->fetched;
+    w.decoded = k->decoded;
+    w.ready = k->ready;
+    w.completion = k->completion;
+    w.theoretical_pct = d->occ.theoretical_pct;
+    w.trace_queue = k->trace_queue;
+    w.threads = d->threads_per_cta;
+    w.regs = d->regs_per_thread;
+    w.smem = d->static_smem + d->dynamic_smem;
+    w.max_ctas = d->occ.max_ctas;
+    w.default_max_ctas = d->occ_default.max_ctas;
+    w.limiter = (uint32_t)d->occ.limiter;
+    w.vid = k->vid;
+    w.queue = k->queue;
+    w.wq = k->wq;
+    w.engine = k->engine;
+    w.cmd_flags = k->cmd_flags;
+    w.status = k->status;
+    size_t nl = strlen(d->name);
+    w.name_len = (uint32_t)nl;
+    if (fwrite(&w, sizeof w, 1, r->csv) != 1 || fwrite(d->name, 1, nl, r->csv) != nl)
+        r->io_error = 1;
+}
+
 /* Trace-time nanoseconds of a sim time, as text. */
 static void tns(char *buf, size_t size, const gd_report *r, gd_time_ps t)
 {
@@ -208,10 +260,9 @@ static void csv_name(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void write_row(gd_report *r, const gd_kernel_run *k)
+/* One CSV line of a row; < 0 when the write fails. */
+static int format_row(FILE *f, const gd_report *r, const row_rec *k, const char *name)
 {
-    const gd_kernel_desc *d = k->desc;
-    const gd_occupancy *o = &d->occ;
     char sub[32], first[32], last[32], end[32], lat[32], fet[32], dec[32], rdy[32], cmp[32];
     tns(sub, sizeof sub, r, k->submit);
     tns(first, sizeof first, r, k->first_cta);
@@ -234,24 +285,23 @@ static void write_row(gd_report *r, const gd_kernel_run *k)
     if (k->measured_dur_ns != GD_UNKNOWN)
         gd_format_ns(mdur, sizeof mdur, k->measured_dur_ns, 0);
     const gd_sm_limits *sm = &r->cfg.sm;
-    int kineto = gd_kineto_occupancy_pct(sm, r->cfg.sms, k->ctas, d->threads_per_cta, d->occ_default.max_ctas);
+    int kineto = gd_kineto_occupancy_pct(sm, r->cfg.sms, k->ctas, k->threads, k->default_max_ctas);
     /* The model's own estimate keeps four decimals so a one-CTA kernel is not 0. */
-    double est = 100.0 * (double)gd_kineto_occupancy(sm, r->cfg.sms, k->ctas, d->threads_per_cta, o->max_ctas);
+    double est = 100.0 * (double)gd_kineto_occupancy(sm, r->cfg.sms, k->ctas, k->threads, k->max_ctas);
     char flags[8], wq[16] = "", eng[16] = "";
     flags_text(flags, k->cmd_flags);
     if (k->wq >= 0)
         snprintf(wq, sizeof wq, "%d", k->wq);
     if (k->engine >= 0)
         snprintf(eng, sizeof eng, "%d", k->engine);
-    fprintf(r->csv, "%" PRIu64 ",", k->index);
-    csv_name(r->csv, d->name);
-    if (fprintf(r->csv, ",%u,%" PRIu64 ",%u,%u,%u,%u,%s,%.2f,%s,%s,%s,%s,%s,%.2f,%s,%s,%s,%s,%" PRIu64 ",%s,%s,%s,%d,%.4f"
-                        ",%u,%s,%s,%u,%s,%s\n",
-                k->trace_queue, k->ctas, d->threads_per_cta, d->regs_per_thread, d->static_smem + d->dynamic_smem,
-                o->max_ctas, gd_limiter_name(o->limiter), o->theoretical_pct, sub, first, last, end, lat, achieved,
-                fet, dec, rdy, cmp, k->record, src, mstart, mdur, kineto, est, k->vid, flags,
-                STATUS_NAMES[k->status < 3 ? k->status : 0], k->queue, wq, eng) < 0)
-        r->io_error = 1;
+    fprintf(f, "%" PRIu64 ",", k->index);
+    csv_name(f, name);
+    return fprintf(f, ",%u,%" PRIu64 ",%u,%u,%u,%u,%s,%.2f,%s,%s,%s,%s,%s,%.2f,%s,%s,%s,%s,%" PRIu64 ",%s,%s,%s,%d,%.4f"
+                      ",%u,%s,%s,%u,%s,%s\n",
+                   k->trace_queue, k->ctas, k->threads, k->regs, k->smem, k->max_ctas,
+                   gd_limiter_name((gd_limiter)k->limiter), k->theoretical_pct, sub, first, last, end, lat, achieved,
+                   fet, dec, rdy, cmp, k->record, src, mstart, mdur, kineto, est, k->vid, flags,
+                   STATUS_NAMES[k->status < 3 ? k->status : 0], k->queue, wq, eng);
 }
 
 int gd_report_kernel_done(gd_report *r, gd_kernel_run *run)
@@ -347,12 +397,31 @@ int gd_report_write_csv(const gd_report *r, const char *path, gd_err *err)
         return gd_err_set(err, GD_EIO, "%s: cannot create: %s", path, strerror(errno));
     int bad = fputs(GD_KERNELS_CSV_HEADER, out) < 0;
     if (!bad && r->csv) {
-        char buf[1 << 16];
-        size_t n;
+        row_rec k;
+        char *name = NULL;
+        size_t cap = 0;
         if (fseek(r->csv, 0, SEEK_SET))
             bad = 1;
-        while (!bad && (n = fread(buf, 1, sizeof buf, r->csv)) > 0)
-            bad = fwrite(buf, 1, n, out) != n;
+        while (!bad && fread(&k, sizeof k, 1, r->csv) == 1) {
+            if (k.name_len >= cap) {
+                char *n = realloc(name, (size_t)k.name_len + 1);
+                if (!n) {
+                    free(name);
+                    if (out != stdout)
+                        fclose(out);
+                    return gd_err_set(err, GD_ENOMEM, "out of memory writing the kernel table");
+                }
+                name = n;
+                cap = (size_t)k.name_len + 1;
+            }
+            if (fread(name, 1, k.name_len, r->csv) != k.name_len) {
+                bad = 1;
+                break;
+            }
+            name[k.name_len] = '\0';
+            bad = format_row(out, r, &k, name) < 0;
+        }
+        free(name);
         if (ferror(r->csv))
             bad = 1;
         fseek(r->csv, 0, SEEK_END);

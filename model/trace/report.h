@@ -1,6 +1,7 @@
 /* report.h - the kernel table: what the host records of each kernel it submitted
  * (the profiler's view): the per-kernel CSV (rows in dispatch order, streamed to a
- * temporary file so memory does not grow with the trace), the duration of each
+ * temporary file so memory does not grow with the trace, kept binary there and
+ * formatted only when the table is written), the duration of each
  * stage of a kernel's launch (histograms, registered with the statistics registry
  * as distributions with their report section) and the run's summary figures. */
 #ifndef GD_REPORT_H
@@ -33,7 +34,7 @@ typedef struct gd_vid_acc {
 typedef struct gd_report {
     gd_config cfg;
     uint64_t origin_ns;        /* trace time of sim time 0 */
-    FILE *csv;                 /* temporary file with the CSV rows */
+    FILE *csv;                 /* temporary file with the rows (binary, formatted when written) */
     gd_kernel_run **pending;   /* completed runs waiting for earlier ones (reorder ring) */
     uint64_t pend_cap, next_index;
     gd_run_pool *pool;         /* where written runs go back */
