@@ -1,9 +1,11 @@
 #!/bin/sh
 # make bench: replay synthetic traces of 10 M and 20 M CTAs and a converted V100
-# training capture; print CTAs per second of wall time, peak memory and the real-time
-# ratio; check the targets of issue 2 (>= 10 M CTAs/s on one core; peak memory under
-# 100 MB and the same for a trace twice as long) and issue 16 (the capture 10x faster
-# than the GPU ran it, with outputs identical to the per-CTA path).
+# training capture, a million one-CTA kernels and the full-GPU trace on 1,056 SMs; print
+# CTAs (kernels) per second of wall time, peak memory and the real-time ratio; check the
+# targets of issue 2 (>= 10 M CTAs/s on one core; peak memory under 100 MB and the same
+# for a trace twice as long) and issue 16 (the capture 10x faster than the GPU ran it,
+# with outputs identical to the per-CTA path; 100 M CTAs/s on the full GPU; 1 M
+# kernels/s; more SMs no dearer per CTA than 2x).
 # Usage: scripts/bench.sh BUILD_DIR. Exit status 1 if a target is missed.
 set -eu
 B=${1:-build}
@@ -20,14 +22,19 @@ gen() { python3 scripts/gen_trace.py "$1" --kernels "$2" --grid 4000 --block 256
 # A second shape: 1000-CTA kernels on four queues that leave the GPU half full.
 [ -f "$D/half10.gdt.gz" ] || python3 scripts/gen_trace.py "$D/half10.gdt.gz" --kernels 10000 --grid 1000 \
     --block 256 --regs 32 --smem 0 --cta-ns 2000 --queues 4 --submit-ns 3000 --device h100
+# Per-kernel cost (issue 16): a million one-CTA kernels on four queues, a submit every
+# microsecond (the distributor sees a kernel at a time; CTA work is nil).
+[ -f "$D/k1m.gdt.gz" ] || python3 scripts/gen_trace.py "$D/k1m.gdt.gz" --kernels 1000000 --grid 1 --block 256 \
+    --regs 32 --smem 0 --cta-ns 2000 --queues 4 --submit-ns 1000 --device h100
 status=0
 # Each trace is replayed RUNS times (default 3). Wall time on a shared machine is noisy,
 # so the best run (the least disturbed one) is what is judged; the median is shown too.
 RUNS=${RUNS:-3}
-run() {
+run() {  # run TRACE NAME [gdsim options]
+    tr=$1; name=$2; shift 2
     rates=""; mem=0
     for i in $(seq "$RUNS"); do
-        out=$("$B/gdsim" replay "$1" --quiet --perf)
+        out=$("$B/gdsim" replay "$tr" --quiet --perf "$@")
         r=$(echo "$out" | sed -n 's/.*: \([0-9.]*\) M CTAs\/s.*/\1/p')
         m=$(echo "$out" | sed -n 's/.*peak memory \([0-9.]*\) MB.*/\1/p')
         rates="$rates $r"
@@ -35,11 +42,25 @@ run() {
     done
     rate=$(echo $rates | tr ' ' '\n' | sort -g | tail -1)
     median=$(echo $rates | tr ' ' '\n' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-    echo "$2: best $rate M CTAs/s, median $median (runs:$rates), peak memory $mem MB"
+    echo "$name: best $rate M CTAs/s, median $median (runs:$rates), peak memory $mem MB"
 }
 run "$D/bench10.gdt.gz" "full GPU, 10 M CTAs"; r10=$rate; m10=$mem
 run "$D/bench20.gdt.gz" "full GPU, 20 M CTAs"; m20=$mem
 run "$D/half10.gdt.gz" "half-full GPU, 10 M CTAs"; rh=$rate
+# Kernels per second: the best wall time of RUNS replays of the million one-CTA kernels.
+kbest=""
+for i in $(seq "$RUNS"); do
+    w=$("$B/gdsim" replay "$D/k1m.gdt.gz" --quiet --perf | sed -n 's/.* in \([0-9.]*\) s wall.*/\1/p')
+    kbest=$(awk "BEGIN { print (\"$kbest\" == \"\" || $w < \"$kbest\" + 0) ? $w : \"$kbest\" }")
+done
+kps=$(awk "BEGIN { printf \"%.3f\", 1.0 / $kbest }")
+echo "1 M one-CTA kernels: best $kbest s: $kps M kernels/s"
+# SM count: the full-GPU trace on the H100 preset (132 SMs) and on 1,056 SMs (64 GPCs of
+# 16 and 17 SMs), per CTA.
+L1056=$(awk 'BEGIN { for (i = 0; i < 64; i++) printf "%s%d", i ? "," : "", 16 + i % 2 }')
+run "$D/bench10.gdt.gz" "full-GPU trace on 1,056 SMs" --set gpu.gpcs=64 --set gpu.sms_per_gpc=$L1056; r1056=$rate
+echo "per CTA: $(awk "BEGIN { printf \"%.1f\", 1000 / $r10 }") ns on 132 SMs," \
+     "$(awk "BEGIN { printf \"%.1f\", 1000 / $r1056 }") ns on 1,056 SMs"
 # A real training step: the V100 capture (tb/data/kineto), converted once (the
 # converter's own time and memory printed), replayed against the GPU time it covers
 # (its measured span, from the capture's kernel and copy events), and replayed again
@@ -81,4 +102,7 @@ check "peak memory < 100 MB ($m10 MB, $m20 MB)" "$m10 < 100 && $m20 < 100"
 check "same peak memory for twice the trace (within 10 %)" "$m20 <= $m10 * 1.1"
 check "grouped and per-CTA outputs identical (V100 capture)" "\"$d_on\" == \"$d_off\""
 check ">= 10x real time on the V100 capture ($ratio x)" "$ratio >= 10"
+check ">= 100 M CTAs/s, full GPU ($r10)" "$r10 >= 100"
+check ">= 1 M one-CTA kernels/s ($kps M)" "$kps >= 1"
+check "1,056 SMs cost at most 2x per CTA what 132 SMs cost ($r10 vs $r1056 M CTAs/s)" "$r1056 * 2 >= $r10"
 exit $status

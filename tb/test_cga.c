@@ -88,7 +88,7 @@ START_TEST(fill_the_lake_random)
 {
     for (int trial = 0; trial < 3000; trial++) {
         uint32_t n = 1 + rnd(64), freeslots[64], a[64], b[64], ref[64];
-        uint32_t deep = 1 + rnd(trial % 3 ? 12 : 200);
+        uint32_t deep = 1 + rnd(trial % 3 ? 12 : trial % 2 ? 200 : 400);  /* past 256: no histogram */
         for (uint32_t i = 0; i < n; i++)
             freeslots[i] = rnd(4) ? rnd(deep + 1) : 0;
         uint32_t k = rnd(n * deep + 2);
@@ -101,6 +101,55 @@ START_TEST(fill_the_lake_random)
         ck_assert_uint_eq(ra.placed, placed);
         ck_assert_uint_eq(rb.placed, placed);
         ck_assert_uint_eq(ra.level, rb.level);
+    }
+}
+END_TEST
+
+/* The lake from the GPCs' level masks (what the GPU2GPC distributor uses) equals
+ * gd_lake_fill over the whole GPU's free slots: take, receiving GPCs, level, extra,
+ * probes, for random GPUs of 1-12 GPCs of 1-64 SMs, shallow and deep, scan and search. */
+START_TEST(fill_the_lake_from_levels)
+{
+    static uint32_t freeslots[12 * 64], ref[12 * 64], take[12 * 64];
+    static uint64_t level[12][257];
+    for (int trial = 0; trial < 3000; trial++) {
+        uint32_t ngpc = 1 + rnd(12), n = 0, deep = 1 + rnd(trial % 3 ? 12 : 256);
+        gd_lake_gpc g[12];
+        memset(level, 0, sizeof level);
+        for (uint32_t c = 0; c < ngpc; c++) {
+            uint32_t nsm = 1 + rnd(64), mx = 0;
+            for (uint32_t i = 0; i < nsm; i++) {
+                uint32_t f = rnd(4) ? rnd(deep + 1) : 0;
+                if (trial % 5 == 0 && c % 2)
+                    f = 0;  /* full GPCs */
+                freeslots[n + i] = f;
+                level[c][f] |= 1ull << i;
+                mx = f > mx ? f : mx;
+            }
+            g[c] = (gd_lake_gpc){level[c], mx, nsm};
+            n += nsm;
+        }
+        uint32_t k = rnd(trial % 7 ? n * deep / 2 + 2 : 4);
+        uint32_t scan = trial % 2 ? 1000 : rnd(9);
+        gd_lake_result ra, rb;
+        uint64_t receive[1] = {~0ull};
+        for (uint32_t i = 0; i < n; i++)
+            take[i] = 0xdead;  /* entries of GPCs that receive nothing stay untouched */
+        gd_lake_fill(freeslots, n, k, scan, ref, &ra);
+        gd_lake_fill_levels(g, ngpc, k, scan, take, receive, &rb);
+        ck_assert_uint_eq(rb.placed, ra.placed);
+        ck_assert_uint_eq(rb.level, ra.level);
+        ck_assert_uint_eq(rb.extra, ra.extra);
+        ck_assert_uint_eq(rb.probes, ra.probes);
+        for (uint32_t c = 0, off = 0; c < ngpc; off += g[c].nsm, c++) {
+            uint32_t any = 0;
+            for (uint32_t i = 0; i < g[c].nsm; i++)
+                any |= ref[off + i];
+            ck_assert_uint_eq((receive[0] >> c) & 1, any != 0);
+            if (any)
+                ck_assert_mem_eq(take + off, ref + off, g[c].nsm * sizeof *take);
+        }
+        ck_assert_uint_eq(receive[0] >> ngpc, 0);
     }
 }
 END_TEST
@@ -318,6 +367,7 @@ int main(void)
     TCase *tc = tcase_create("cga");
     tcase_add_test(tc, fill_the_lake_fig21);
     tcase_add_test(tc, fill_the_lake_random);
+    tcase_add_test(tc, fill_the_lake_from_levels);
     tcase_add_test(tc, idle_gpc_spreads_evenly);
     tcase_add_test(tc, multicast_whole_tpcs_first);
     tcase_add_test(tc, gpc_choice_fig28);

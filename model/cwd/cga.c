@@ -16,13 +16,26 @@ static uint64_t lake_volume(const uint32_t *free_slots, uint32_t n, uint32_t lev
  * S1 - level x S0 over the SMs above the level (S0 their count, S1 their free slots),
  * suffix sums over the levels; the same numbers as lake_volume, in O(1) per probe. */
 typedef struct lake_hist {
-    uint32_t top;                 /* the deepest SM's free slots (<= 256) */
-    uint64_t s0[258], s1[258];    /* over the SMs with more than `level` free slots */
+    uint32_t top;                 /* the deepest SM's free slots */
+    uint64_t s0[258], s1[258];    /* over the SMs with more than `level` free slots (top <= 256) */
+    const uint32_t *free_slots;   /* top > 256: no sums, lake_volume over these n SMs */
+    uint32_t n;
 } lake_hist;
 
-/* The histogram and the deepest SM in one pass; 0 if some SM has more than 256 free
- * slots (then lake_volume serves). */
-static int lake_hist_init(lake_hist *h, const uint32_t *restrict free_slots, uint32_t n, uint32_t *deepest_out)
+/* The suffix sums from the count of SMs at each level 0..deepest (<= 256). */
+static void lake_hist_sums(lake_hist *h, const uint32_t *cnt, uint32_t deepest)
+{
+    h->free_slots = NULL;
+    h->top = deepest;
+    h->s0[deepest] = h->s1[deepest] = 0;
+    for (uint32_t v = deepest; v-- > 0;) {
+        h->s0[v] = h->s0[v + 1] + cnt[v + 1];
+        h->s1[v] = h->s1[v + 1] + (uint64_t)cnt[v + 1] * (v + 1);
+    }
+}
+
+/* The histogram and the deepest SM in one pass. */
+static void lake_hist_init(lake_hist *h, const uint32_t *restrict free_slots, uint32_t n)
 {
     uint32_t cnt[257], deepest = 0;
     memset(cnt, 0, sizeof cnt);
@@ -31,55 +44,57 @@ static int lake_hist_init(lake_hist *h, const uint32_t *restrict free_slots, uin
         cnt[f < 256 ? f : 256]++;
         deepest = f > deepest ? f : deepest;
     }
-    *deepest_out = deepest;
-    h->top = deepest;
-    if (deepest > 256)
-        return 0;
-    h->s0[deepest] = h->s1[deepest] = 0;
-    for (uint32_t v = deepest; v-- > 0;) {
-        h->s0[v] = h->s0[v + 1] + cnt[v + 1];
-        h->s1[v] = h->s1[v + 1] + (uint64_t)cnt[v + 1] * (v + 1);
+    if (deepest <= 256) {
+        lake_hist_sums(h, cnt, deepest);
+        return;
     }
-    return 1;
+    h->top = deepest;
+    h->free_slots = free_slots;
+    h->n = n;
 }
 
 static uint64_t lake_hist_volume(const lake_hist *h, uint32_t level)
 {
+    if (h->free_slots)
+        return lake_volume(h->free_slots, h->n, level);
     return level >= h->top ? 0 : h->s1[level] - (uint64_t)level * h->s0[level];
+}
+
+/* The final water level ([0155]): scanning down from the deepest SM while the next
+ * level still holds no more than k, or, for a lake deeper than scan_limit, a binary
+ * search for the smallest level whose filling takes no more than k. */
+static uint32_t lake_level(const lake_hist *h, uint32_t k, uint32_t scan_limit, uint32_t *probes)
+{
+    uint32_t level;
+    if (h->top <= scan_limit) {
+        level = h->top;
+        *probes = 1;
+        while (level > 0 && lake_hist_volume(h, level - 1) <= k) {
+            level--;
+            (*probes)++;
+        }
+        return level;
+    }
+    uint32_t lo = 0, hi = h->top;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        (*probes)++;
+        if (lake_hist_volume(h, mid) <= k)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
 }
 
 void gd_lake_fill(const uint32_t *restrict free_slots, uint32_t n, uint32_t k, uint32_t scan_limit,
                   uint32_t *restrict take, gd_lake_result *res)
 {
-    uint32_t deepest;
     memset(res, 0, sizeof *res);
     lake_hist h;
-    const int hist = lake_hist_init(&h, free_slots, n, &deepest);
-#define VOLUME(l) (hist ? lake_hist_volume(&h, (l)) : lake_volume(free_slots, n, (l)))
-    uint32_t level;
-    if (deepest <= scan_limit) {
-        /* scan down from the deepest SM while the next level still holds no more than k */
-        level = deepest;
-        res->probes = 1;
-        while (level > 0 && VOLUME(level - 1) <= k) {
-            level--;
-            res->probes++;
-        }
-    } else {
-        /* binary search for the smallest level whose filling takes no more than k */
-        uint32_t lo = 0, hi = deepest;
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            res->probes++;
-            if (VOLUME(mid) <= k)
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-        level = lo;
-    }
-    uint64_t filled = VOLUME(level);
-#undef VOLUME
+    lake_hist_init(&h, free_slots, n);
+    const uint32_t level = lake_level(&h, k, scan_limit, &res->probes);
+    const uint64_t filled = lake_hist_volume(&h, level);
     for (uint32_t i = 0; i < n; i++)
         take[i] = free_slots[i] > level ? free_slots[i] - level : 0;
     /* The CTAs left go to the SMs at the water line, highest priority first: those
@@ -90,6 +105,59 @@ void gd_lake_fill(const uint32_t *restrict free_slots, uint32_t n, uint32_t k, u
             take[i]++;
             res->extra++;
         }
+    }
+    res->placed = (uint32_t)filled + res->extra;
+    res->level = level;
+}
+
+void gd_lake_fill_levels(const gd_lake_gpc *gpcs, uint32_t ngpc, uint32_t k, uint32_t scan_limit, uint32_t *take,
+                         uint64_t *receive, gd_lake_result *res)
+{
+    memset(res, 0, sizeof *res);
+    memset(receive, 0, (ngpc + 63) / 64 * sizeof *receive);
+    /* the histogram of free slots: the SMs at each level are a population count */
+    uint32_t cnt[257], deepest = 0;
+    memset(cnt, 0, sizeof cnt);
+    for (uint32_t g = 0; g < ngpc; g++) {
+        const uint32_t top = gpcs[g].max_free < 256 ? gpcs[g].max_free : 256;
+        for (uint32_t f = 0; f <= top; f++)
+            cnt[f] += (uint32_t)__builtin_popcountll(gpcs[g].level[f]);
+        deepest = top > deepest ? top : deepest;
+    }
+    lake_hist h;
+    lake_hist_sums(&h, cnt, deepest);
+    const uint32_t level = lake_level(&h, k, scan_limit, &res->probes);
+    const uint64_t filled = lake_hist_volume(&h, level);
+    const uint32_t left = level > 0 ? (uint32_t)(k - filled) : 0;
+    /* Only the SMs above the water line receive CTAs (and, at the line, the first
+     * `left` in priority order): a GPC is visited at its levels from the line up. */
+    uint32_t off = 0;
+    for (uint32_t g = 0; g < ngpc; off += gpcs[g].nsm, g++) {
+        const gd_lake_gpc *c = &gpcs[g];
+        const uint32_t top = c->max_free < 256 ? c->max_free : 256;
+        const int above = top > level, at_line = level > 0 && top >= level && res->extra < left;
+        if (!above && !at_line)
+            continue;
+        uint32_t *t = take + off;
+        memset(t, 0, c->nsm * sizeof *t);
+        uint64_t line = 0, got = 0;  /* SMs with at least `level` free slots; SMs that receive */
+        for (uint32_t f = level; f <= top; f++) {
+            uint64_t m = c->level[f];
+            line |= m;
+            if (f > level) {
+                got |= m;
+                for (; m; m &= m - 1)
+                    t[__builtin_ctzll(m)] = f - level;
+            }
+        }
+        if (at_line)
+            for (; line && res->extra < left; line &= line - 1) {
+                t[__builtin_ctzll(line)]++;
+                got |= line & -line;
+                res->extra++;
+            }
+        if (got)
+            receive[g / 64] |= 1ull << (g % 64);
     }
     res->placed = (uint32_t)filled + res->extra;
     res->level = level;

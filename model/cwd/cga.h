@@ -56,6 +56,23 @@ typedef struct gd_lake_result {
 void gd_lake_fill(const uint32_t *free_slots, uint32_t n, uint32_t k, uint32_t scan_limit, uint32_t *take,
                   gd_lake_result *res);
 
+/* One GPC's free slots as its GPC2SM distributor keeps them (cwd.h): bit i of
+ * level[f] is set when SM i has exactly f free slots, for f = 0..max_free (no SM has
+ * more); nsm SMs. */
+typedef struct gd_lake_gpc {
+    const uint64_t *level;
+    uint32_t max_free;
+    uint32_t nsm;
+} gd_lake_gpc;
+
+/* gd_lake_fill over a whole GPU's SMs (GPC by GPC, SM priority in that order) from
+ * its GPCs' level masks: the same water level, probes and take, in O(GPCs x levels)
+ * plus the SMs of the GPCs that receive CTAs, not O(SMs). take holds each SM's CTAs
+ * at the SM's index counted GPC by GPC; only the entries of GPCs that receive CTAs
+ * are written (bit g of receive[g / 64]: GPC g receives; (ngpc + 63) / 64 words). */
+void gd_lake_fill_levels(const gd_lake_gpc *gpcs, uint32_t ngpc, uint32_t k, uint32_t scan_limit, uint32_t *take,
+                         uint64_t *receive, gd_lake_result *res);
+
 /* Multicast mode ([0142], [0214]): m CTAs of one CGA on m different SMs. SMs of TPCs
  * (sms_per_tpc consecutive SMs) in which every SM has a free slot are used before
  * SMs of TPCs in which only some have; within each class the SM with the most free

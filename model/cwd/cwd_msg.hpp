@@ -58,6 +58,8 @@ struct gpc_query_body {
 struct gpc_free_body {
     const uint32_t *free_slots; uint32_t nsm; uint32_t cgas_left, ids_left;
     const gd_sm_res *res;  // result: the SMs' free resources
+    const uint64_t *level; // result: the SMs at each count of free slots (cwd.h), 0..max_free
+    uint32_t max_free;
 };
 struct gpc_launch_body {
     gd_time_ps at;                   // == sc_time_stamp() + delay: when every CTA of the mask starts

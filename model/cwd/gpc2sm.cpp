@@ -86,6 +86,8 @@ void gpc2sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
         b->free_slots = trk_.free_slots;
         b->nsm = trk_.nsm;
         b->res = trk_.res;
+        b->level = trk_.level;
+        b->max_free = trk_.max_free;
         b->cgas_left = cgas_left_;
         b->ids_left = ids_.n - ids_.in_use;
         break;

@@ -165,6 +165,7 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
     res_.resize(cfg.sms);
     all_take_.resize(cfg.sms);
     gpc_start_.resize(ngpc_ + 1);
+    lake_.resize(ngpc_);
     gpc_speed_.resize(ngpc_);
     gpc_query_.resize(ngpc_);
     gpc_shadow_.resize(ngpc_);
@@ -704,12 +705,13 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
             gpc_free_body fb{};
             sc_core::sc_time d = ps_time(t - now);
             gpc_ch_.call(*gpc_out[g], op::gpc_free, &fb, d);
-            std::copy(fb.free_slots, fb.free_slots + fb.nsm, all_free_.begin() + off);
             if (select_) {  // counts only: the selector weighs them; the SMs' placement stays theirs
+                std::copy(fb.free_slots, fb.free_slots + fb.nsm, all_free_.begin() + off);
                 std::copy(fb.res, fb.res + fb.nsm, res_.begin() + off);
                 for (uint32_t i = 0; i < fb.nsm; i++)
                     res_[off + i].place = nullptr;
             }
+            lake_[g] = gd_lake_gpc{fb.level, fb.max_free, fb.nsm};
             start[g] = off;
             off += fb.nsm;
         }
@@ -718,17 +720,17 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
         uint64_t left = sub ? k->split_left : k->ctas - k->ctas_launched;
         gd_lake_result r;
         select_ps_ = 0;
+        uint64_t receive = 0;  // bit g: GPC g gets CTAs (one SM mask)
         if (select_) {  // seed 001's module selector, CTA by CTA
             r.placed = select_picks(now, t, k, off, left);
-        } else {
-            gd_lake_fill(all_free_.data(), off, left > UINT32_MAX ? UINT32_MAX : (uint32_t)left, scan_limit_,
-                         all_take_.data(), &r);
+            for (uint32_t g = 0; g < ngpc_ && r.placed; g++)
+                if (std::any_of(all_take_.begin() + start[g], all_take_.begin() + start[g + 1],
+                                [](uint32_t n) { return n != 0; }))
+                    receive |= 1ull << g;
+        } else {  // from the GPCs' free-slot levels: the cost grows with the SMs that receive CTAs
+            gd_lake_fill_levels(lake_.data(), ngpc_, left > UINT32_MAX ? UINT32_MAX : (uint32_t)left, scan_limit_,
+                                all_take_.data(), &receive, &r);
         }
-        uint64_t receive = 0;  // bit g: GPC g gets CTAs (one SM mask)
-        for (uint32_t g = 0; g < ngpc_ && r.placed; g++)
-            if (std::any_of(all_take_.begin() + start[g], all_take_.begin() + start[g + 1],
-                            [](uint32_t n) { return n != 0; }))
-                receive |= 1ull << g;
         masks = (uint32_t)__builtin_popcountll(receive);
         at = t + finder_ps_ + query_ps_ + mask_ps_ * masks + broadcast_ps_ + select_ps_;
         for (uint64_t m = receive; m; m &= m - 1) {

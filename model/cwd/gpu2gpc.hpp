@@ -140,6 +140,7 @@ private:
     bool waiting_ = false;                   // the GPCs were told a CGA waits
     std::vector<uint32_t> all_free_, all_take_;  // per SM of the GPU, for a plain grid's lake
     std::vector<uint32_t> gpc_start_;            // per GPC: its first SM in all_free_ (and the end)
+    std::vector<gd_lake_gpc> lake_;              // per GPC: its free-slot levels, for the lake
     std::vector<int32_t> gpc_speed_;             // per GPC: its answer to a query
     std::vector<gpc_query_body> gpc_query_;      // per GPC: the query and its answer
     std::vector<gd_gpc_shadow> gpc_shadow_;      // per GPC: the query model of a GPU-CGA's passes
