@@ -120,8 +120,9 @@ void gd_lake_fill_levels(const gd_lake_gpc *gpcs, uint32_t ngpc, uint32_t k, uin
     memset(cnt, 0, sizeof cnt);
     for (uint32_t g = 0; g < ngpc; g++) {
         const uint32_t top = gpcs[g].max_free < 256 ? gpcs[g].max_free : 256;
-        for (uint32_t f = 0; f <= top; f++)
-            cnt[f] += (uint32_t)__builtin_popcountll(gpcs[g].level[f]);
+        for (uint32_t f = 1; f <= top; f++)  /* the SMs without a free slot do not count */
+            if (gpcs[g].level[f])            /* most levels are empty */
+                cnt[f] += (uint32_t)__builtin_popcountll(gpcs[g].level[f]);
         deepest = top > deepest ? top : deepest;
     }
     lake_hist h;

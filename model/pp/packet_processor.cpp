@@ -282,8 +282,10 @@ void packet_processor::issue(gd_time_ps now)
     // Kernels go to the distributor (while it has room); barrier packets resolve
     // when their dependencies are; commands go to their engines.
     bool refused = false;
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t qi = used_[(dispatch_rr_ + k) % n];
+    // j = (dispatch_rr_ + k) % n without a division per queue (dispatch_rr_ < n: it is
+    // only ever set to such a j, and n never shrinks)
+    for (uint32_t k = 0, j = dispatch_rr_; k < n; k++, j = j + 1 == n ? 0 : j + 1) {
+        uint32_t qi = used_[j];
         gd_pp_queue &q = queues_[qi];
         if (sched_) {  // the scheduler applies the dependencies; only barrier packets hold the queue here
             gd_kernel_run *r = gd_pp_queue_head(&q);
@@ -324,7 +326,7 @@ void packet_processor::issue(gd_time_ps now)
                 cwd_full_ = true;
                 cwd_waits_++;
                 if (!refused)
-                    dispatch_rr_ = (dispatch_rr_ + k) % n;  // this queue goes first next time
+                    dispatch_rr_ = j;  // this queue goes first next time
                 refused = true;
                 continue;
             }
