@@ -47,12 +47,15 @@ run() {  # run TRACE NAME [gdsim options]
 run "$D/bench10.gdt.gz" "full GPU, 10 M CTAs"; r10=$rate; m10=$mem
 run "$D/bench20.gdt.gz" "full GPU, 20 M CTAs"; m20=$mem
 run "$D/half10.gdt.gz" "half-full GPU, 10 M CTAs"; rh=$rate
+best_wall() {  # best_wall TRACE: the least wall time (s) of RUNS replays, in $best
+    best=""
+    for i in $(seq "$RUNS"); do
+        w=$("$B/gdsim" replay "$1" --quiet --perf | sed -n 's/.* in \([0-9.]*\) s wall.*/\1/p')
+        best=$(awk "BEGIN { print (\"$best\" == \"\" || $w < \"$best\" + 0) ? $w : \"$best\" }")
+    done
+}
 # Kernels per second: the best wall time of RUNS replays of the million one-CTA kernels.
-kbest=""
-for i in $(seq "$RUNS"); do
-    w=$("$B/gdsim" replay "$D/k1m.gdt.gz" --quiet --perf | sed -n 's/.* in \([0-9.]*\) s wall.*/\1/p')
-    kbest=$(awk "BEGIN { print (\"$kbest\" == \"\" || $w < \"$kbest\" + 0) ? $w : \"$kbest\" }")
-done
+best_wall "$D/k1m.gdt.gz"; kbest=$best
 kps=$(awk "BEGIN { printf \"%.3f\", 1.0 / $kbest }")
 echo "1 M one-CTA kernels: best $kbest s: $kps M kernels/s"
 # SM count: the full-GPU trace on the H100 preset (132 SMs) and on 1,056 SMs (64 GPCs of
@@ -78,11 +81,7 @@ c = kineto2gdt.collect('$CAP', None)
 dev = max(set(k['device'] for k in c.kernels), key=[k['device'] for k in c.kernels].count)
 ops = [o for o in c.kernels + c.commands if o['device'] == dev]
 print('%.3f' % ((max(o['ts'] + o['dur'] for o in ops) - min(o['ts'] for o in ops)) / 1e6))")
-best=""
-for i in $(seq "$RUNS"); do
-    w=$("$B/gdsim" replay "$D/v100.gdt.gz" --quiet --perf | sed -n 's/.* in \([0-9.]*\) s wall.*/\1/p')
-    best=$(awk "BEGIN { print (\"$best\" == \"\" || $w < \"$best\" + 0) ? $w : \"$best\" }")
-done
+best_wall "$D/v100.gdt.gz"
 ratio=$(awk "BEGIN { printf \"%.2f\", $span_ms / 1000 / $best }")
 echo "V100 training capture: best $best s for $span_ms ms of GPU time: $ratio x real time"
 for g in on off; do
