@@ -794,28 +794,11 @@ def infer_waits(per_stream, wait_ns=INFER_WAIT_NS, queued_ns=INFER_QUEUED_NS, he
     return out, dict(inferred_barriers=n_barriers, wait_commands=n_fillers, wait_ns=filler_ns, typical_gap_ns=typical)
 
 
-def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=False, calibrate=None):
-    """calibrate: None, or a fraction 0 < f <= 1: embed a calibration record (format 1.9)
-    of the launch gaps calibrate.fit measures on the first ceil(f x n) of the device's n
-    kernels by start and the copies before the next one (1: the whole capture), when any class has enough of them."""
-    if calibrate is not None and not 0 < calibrate <= 1:
-        raise ConvertError("--calibrate: the fraction must be in (0, 1], not %s" % calibrate)
-    cap = collect(in_path, pid)
-    warnings = []
-    by_device = collections.Counter(k["device"] for k in cap.kernels)
-    if not by_device:
-        raise ConvertError("%s: no kernel events (cat 'kernel') in the trace" % in_path)
-    if device_id is None:
-        device_id = by_device.most_common(1)[0][0]
-    elif device_id not in by_device:
-        raise ConvertError("%s: no kernels on device %s (devices with kernels: %s)" % (
-            in_path, device_id, ", ".join(str(d) for d in sorted(by_device, key=str))))
-    fitted = None
-    if calibrate is not None:
-        # on the capture as collected, before the conversion adds to it: the same fit as
-        # `calibrate.py IN --device ID [--first-fraction F]`
-        import calibrate as calibration   # here, not at the top: calibrate.py imports this module
-        fitted = calibration.fit(cap, device_id, None if calibrate == 1 else calibrate)
+def device_kernels(cap, device_id, warnings):
+    """The capturing device and its kernels as the conversion uses them: each kernel
+    dict gains its launch shape, registers, `waves` on the idle device and `rt` (its
+    launch call, when a kernel launch API); kernels that cannot be converted are counted
+    in cap.skipped."""
     dev = device_from_props(cap.device_props, device_id, warnings) or infer_device(cap.kernels, warnings)
 
     kernels = []
@@ -858,6 +841,32 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
         k.update(grid=grid, block=block, smem=smem, regs=regs, threads=threads, waves=waves, type="kernel",
                  rt=rt if rt is not None and rt[0] in KERNEL_LAUNCH_APIS else None)
         kernels.append(k)
+    return dev, kernels
+
+
+def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=False, calibrate=None):
+    """calibrate: None, or a fraction 0 < f <= 1: embed a calibration record (format 1.9)
+    of the launch gaps calibrate.fit measures on the first ceil(f x n) of the device's n
+    kernels by start and the copies before the next one (1: the whole capture), when any class has enough of them."""
+    if calibrate is not None and not 0 < calibrate <= 1:
+        raise ConvertError("--calibrate: the fraction must be in (0, 1], not %s" % calibrate)
+    cap = collect(in_path, pid)
+    warnings = []
+    by_device = collections.Counter(k["device"] for k in cap.kernels)
+    if not by_device:
+        raise ConvertError("%s: no kernel events (cat 'kernel') in the trace" % in_path)
+    if device_id is None:
+        device_id = by_device.most_common(1)[0][0]
+    elif device_id not in by_device:
+        raise ConvertError("%s: no kernels on device %s (devices with kernels: %s)" % (
+            in_path, device_id, ", ".join(str(d) for d in sorted(by_device, key=str))))
+    fitted = None
+    if calibrate is not None:
+        # on the capture as collected, before the conversion adds to it: the same fit as
+        # `calibrate.py IN --device ID [--first-fraction F]`
+        import calibrate as calibration   # here, not at the top: calibrate.py imports this module
+        fitted = calibration.fit(cap, device_id, None if calibrate == 1 else calibrate)
+    dev, kernels = device_kernels(cap, device_id, warnings)
 
     collectives = own_work_and_peers(kernels)
     if collectives:
