@@ -78,6 +78,16 @@ static gd_kernel_desc kernel(uint32_t threads, uint32_t regs, uint64_t cta_ns, c
     return k;
 }
 
+// A kernel's run record as the distributor makes it: its descriptor and CTA time.
+static gd_kernel_run run_of(const gd_kernel_desc &k)
+{
+    gd_kernel_run run;
+    std::memset(&run, 0, sizeof run);
+    run.desc = &k;
+    run.cta_ps = k.cta_duration_ps;
+    return run;
+}
+
 // ---------------------------------------------------------------------------
 // SM: answers a CTA start with start + duration, counts CTAs and warp-time.
 
@@ -92,10 +102,7 @@ START_TEST(sm_runs_cta)
     fresh_context();
     gd_config c = small_config(1);
     gd_kernel_desc k = kernel(256, 64, 1500, c);
-    gd_kernel_run run;
-    std::memset(&run, 0, sizeof run);
-    run.desc = &k;
-    run.cta_ps = k.cta_duration_ps;
+    gd_kernel_run run = run_of(k);
     driver d("d");
     gd::sm s("sm", 0, nullptr);
     d.out.bind(s.launch_in);
@@ -152,10 +159,7 @@ START_TEST(gpc2sm_places_and_retires)
     fresh_context();
     gd_config c = small_config(3);
     gd_kernel_desc k = kernel(1024, 32, 1000, c); // 2 per SM
-    gd_kernel_run run;
-    std::memset(&run, 0, sizeof run);
-    run.desc = &k;
-    run.cta_ps = k.cta_duration_ps;
+    gd_kernel_run run = run_of(k);
     gpc_bench t(c, 3);
     ck_assert_uint_eq(t.select(k), 2);
     uint32_t expect_sm[] = {0, 1, 2, 0, 1, 2};
@@ -190,6 +194,77 @@ START_TEST(gpc2sm_places_and_retires)
 }
 END_TEST
 
+// GPC2SM starts CTAs through each SM's direct interface (sm_msg.hpp) where the SM grants
+// one, and by sm_launch transactions where it does not: an SM model that knows only
+// sm_launch (here SM 1) still gets every CTA, and the gdsim SMs count theirs the same.
+struct plain_sm : sc_module, gd::fw_target {
+    tlm::tlm_target_socket<> launch_in{"launch_in"};
+    int launches = 0, refused = 0;
+    explicit plain_sm(sc_module_name n) : sc_module(n) { launch_in.bind(*this); }
+    void b_transport(tlm::tlm_generic_payload &p, sc_time &) override
+    {
+        gd::msg &m = gd::msg_of(p);
+        if (m.code != gd::op::sm_launch) {
+            refused++;
+            p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+            return;
+        }
+        auto *b = static_cast<gd::sm_launch_body *>(m.body);
+        b->end = b->at + b->run->cta_ps;
+        launches += (int)b->count;
+        p.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+};
+
+START_TEST(gpc2sm_direct_and_transaction_starts)
+{
+    fresh_context();
+    gd_config c = small_config(3);
+    gd_kernel_desc k = kernel(1024, 32, 1000, c);  // 2 per SM
+    gd_kernel_run run = run_of(k);
+    driver d("d");
+    gd::gpc2sm gpc("gpc", 0, 0, 3, c, nullptr);
+    d.out.bind(gpc.cwd_in);
+    gd::sm s0("sm0", 0, nullptr), s2("sm2", 2, nullptr);
+    plain_sm s1("sm1");
+    gpc.sm_out[0]->bind(s0.launch_in);
+    gpc.sm_out[1]->bind(s1.launch_in);
+    gpc.sm_out[2]->bind(s2.launch_in);
+    gd::gpc_select_body sel{&k.occ.cost, 0};
+    sc_time z = SC_ZERO_TIME;
+    d.ch.call(d.out, gd::op::gpc_select, &sel, z);
+    for (int i = 0; i < 6; i++) {  // SMs 0, 1, 2, 0, 1, 2
+        gd::gpc_step_body b;
+        std::memset(&b, 0, sizeof b);
+        b.at = 100 + i;
+        b.launch = &run;
+        sc_time delay = gd::ps_time(b.at);
+        d.ch.call(d.out, gd::op::gpc_step, &b, delay);
+        ck_assert(b.launched);
+        ck_assert_uint_eq(b.end, 100 + i + 1000000);
+    }
+    // all six end by 1000105; then an SM mask of two CTAs on each SM (one record each
+    // under gpc2sm.group_ctas=on) at 2000000
+    const uint32_t take[3] = {2, 2, 2};
+    gd::gpc_launch_body l;
+    std::memset(&l, 0, sizeof l);
+    l.at = 2000000;
+    l.run = &run;
+    l.cost = &k.occ.cost;
+    l.take = take;
+    sc_time delay = gd::ps_time(l.at);
+    d.ch.call(d.out, gd::op::gpc_launch, &l, delay);
+    ck_assert_uint_eq(l.launched, 6);
+    ck_assert_uint_eq(l.end, 3000000);
+    ck_assert_int_eq(s1.refused, 1);  // asked once for a direct interface
+    ck_assert_int_eq(s1.launches, 4);
+    ck_assert_uint_eq(s0.ctas(), 4);
+    ck_assert_uint_eq(s2.ctas(), 4);
+    ck_assert_uint_eq(s0.warp_ps(), 4 * 32ull * 1000000);  // 32 warps each
+    ck_assert_uint_eq(s2.warp_ps(), 4 * 32ull * 1000000);
+}
+END_TEST
+
 // GPC2SM's CGA operations (cwd.policy=cga): the query answers without changing
 // anything; an SM mask starts all its CTAs at one time; a GPC-CGA holds its
 // gpc_local_cga_id until its last CTA has ended and the flush (100 cycles) is done.
@@ -198,10 +273,7 @@ START_TEST(gpc2sm_cga_query_and_launch)
     fresh_context();
     gd_config c = small_config(4, {{"cwd.policy", "cga"}, {"cwd.gpc_cga_ids", "1"}, {"cwd.cga_flush_cycles", "100"}});
     gd_kernel_desc k = kernel(1024, 32, 1000, c);  // 2 per SM
-    gd_kernel_run run;
-    std::memset(&run, 0, sizeof run);
-    run.desc = &k;
-    run.cta_ps = k.cta_duration_ps;
+    gd_kernel_run run = run_of(k);
     run.cluster = gd_cluster_none();
     gpc_bench t(c, 4);
     ck_assert_uint_eq(t.select(k), 2);
@@ -589,6 +661,7 @@ int main()
     TCase *tc = tcase_create("testbenches");
     tcase_add_test(tc, sm_runs_cta);
     tcase_add_test(tc, gpc2sm_places_and_retires);
+    tcase_add_test(tc, gpc2sm_direct_and_transaction_starts);
     tcase_add_test(tc, gpc2sm_cga_query_and_launch);
     tcase_add_test(tc, gpu2gpc_runs_kernels);
     tcase_add_test(tc, packet_processor_orders_and_barriers);

@@ -50,12 +50,20 @@ struct channel {
     template <typename Socket>
     void call(Socket &s, op_code code, void *body, sc_core::sc_time &delay)
     {
+        if (__builtin_expect(!try_call(s, code, body, delay), 0))
+            refused(s.name(), code, p.get_response_string().c_str());
+    }
+
+    // The same for an operation the target may not offer (an optional interface):
+    // whether it accepted.
+    template <typename Socket>
+    bool try_call(Socket &s, op_code code, void *body, sc_core::sc_time &delay)
+    {
         m.code = code;
         m.body = body;
         p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         s->b_transport(p, delay);
-        if (__builtin_expect(!p.is_response_ok(), 0))
-            refused(s.name(), code, p.get_response_string().c_str());
+        return p.is_response_ok();
     }
 
     [[gnu::cold, gnu::noinline]] static void refused(const char *socket, op_code code, const char *why)

@@ -330,7 +330,7 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
                     c.sub_warps[s] = c.alloc.warps_in_sub[s];
             }
             sm_launch_body sb{t, b->run, c.cost, 0, c.sub_warps, per};
-            ch_.call(*sm_out[i], op::sm_launch, &sb, delay);
+            start_on(i, sb, delay);
             if (group_) {
                 book(idx, b->run, sb.end);
             } else if (gd_cal_push(&calendar_, b->run, sb.end, (seq_++ << 16) | idx)) {
@@ -370,6 +370,16 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
     b->next_retire = next_retire();
 }
 
+void gpc2sm::ask_direct(sc_core::sc_time &delay)
+{
+    direct_.resize(sm_out.size());
+    for (size_t i = 0; i < sm_out.size(); i++) {
+        sm_direct d;
+        if (ch_.try_call(*sm_out[i], op::sm_direct, &d, delay) && d.ctas && d.warp_ps)
+            direct_[i] = d;  // otherwise (an SM that offers none) every start is a transaction
+    }
+}
+
 void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
 {
     const gd_time_ps t = b->at;  // == sc_time_stamp() + delay
@@ -386,7 +396,7 @@ void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
         for (uint32_t s = 0; s < GD_MAX_SUBPARTITIONS; s++)
             c.sub_warps[s] = c.alloc.warps_in_sub[s];
         sm_launch_body sb{t, b->launch, c.cost, 0, c.sub_warps, 1};
-        ch_.call(*sm_out[c.sm], op::sm_launch, &sb, delay);
+        start_on(c.sm, sb, delay);
         if (gd_cal_push(&calendar_, b->launch, sb.end, (seq_++ << 16) | idx))
             throw std::bad_alloc();
         if (rasterize_) {  // the prior art numbers CTAs in launch order, clusters or not

@@ -83,6 +83,17 @@ private:
     std::vector<uint32_t> free_;  // unused indices of ctas_
     uint64_t seq_ = 0;
     channel ch_;
+    // Each SM's direct interface (sm_msg.hpp), asked for at the first CTA start: CTAs
+    // that need only the SM's counters start without a transaction.
+    std::vector<sm_direct> direct_;
+    void start_on(uint32_t sm, sm_launch_body &sb, sc_core::sc_time &delay)
+    {
+        if (__builtin_expect(direct_.empty(), 0))
+            ask_direct(delay);
+        if (!sm_direct_launch(direct_[sm], sb))
+            ch_.call(*sm_out[sm], op::sm_launch, &sb, delay);
+    }
+    void ask_direct(sc_core::sc_time &delay);
     uint64_t launched_ = 0, retired_ = 0, peak_resident_ = 0;
     // cwd.policy=cga: GPC-CGA bookkeeping (seed 003 [0211], [0227], [0231]-[0233])
     const uint32_t sms_per_tpc_, scan_limit_;

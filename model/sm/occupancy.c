@@ -176,10 +176,16 @@ void gd_sm_res_take(gd_sm_res *res, const gd_cta_cost *cost, gd_cta_alloc *alloc
 void gd_sm_res_take_n(gd_sm_res *res, const gd_cta_cost *cost, uint32_t n, uint16_t *warps_in_sub)
 {
     const uint32_t rpw = cost->regs_per_warp, ns = res->nsub < GD_MAX_SUBPARTITIONS ? res->nsub : GD_MAX_SUBPARTITIONS;
-    const uint64_t share = (uint64_t)cost->sub_warps * rpw;
+    const uint64_t share = (uint64_t)cost->sub_warps * rpw, need = n * share;
     int even = !rpw || cost->sub_extra == 0;
-    for (uint32_t i = 0; even && rpw && i < ns; i++)
-        even = res->regs[i] >= n * share;
+    if (even && rpw) {
+        const uint32_t *r = res->regs;
+        if (ns == 4)  /* every preset: a fixed-width path the compiler unrolls */
+            even = (r[0] >= need) & (r[1] >= need) & (r[2] >= need) & (r[3] >= need);
+        else
+            for (uint32_t i = 0; even && i < ns; i++)
+                even = r[i] >= need;
+    }
     if (!even) {
         /* the warps do not split evenly, or some sub-partition runs short on the way:
          * CTA by CTA, as the hardware rule goes */
@@ -198,9 +204,16 @@ void gd_sm_res_take_n(gd_sm_res *res, const gd_cta_cost *cost, uint32_t n, uint1
     res->smem -= n * cost->smem;
     if (!rpw)
         return;
+    const uint32_t take = (uint32_t)need;
+    const uint16_t w = (uint16_t)(n * cost->sub_warps);
+    if (ns == 4) {
+        res->regs[0] -= take; res->regs[1] -= take; res->regs[2] -= take; res->regs[3] -= take;
+        warps_in_sub[0] += w; warps_in_sub[1] += w; warps_in_sub[2] += w; warps_in_sub[3] += w;
+        return;
+    }
     for (uint32_t i = 0; i < ns; i++) {
-        res->regs[i] -= (uint32_t)(n * share);
-        warps_in_sub[i] += (uint16_t)(n * cost->sub_warps);
+        res->regs[i] -= take;
+        warps_in_sub[i] += w;
     }
 }
 
@@ -212,6 +225,13 @@ void gd_sm_res_give_n(gd_sm_res *res, const gd_cta_cost *cost, uint32_t n, const
     const uint32_t rpw = cost->regs_per_warp;
     if (!rpw)
         return;
+    if (res->nsub == 4) {  /* every preset: a fixed-width path the compiler unrolls */
+        res->regs[0] += warps_in_sub[0] * rpw;
+        res->regs[1] += warps_in_sub[1] * rpw;
+        res->regs[2] += warps_in_sub[2] * rpw;
+        res->regs[3] += warps_in_sub[3] * rpw;
+        return;
+    }
     for (uint32_t i = 0; i < res->nsub && i < GD_MAX_SUBPARTITIONS; i++)
         res->regs[i] += warps_in_sub[i] * rpw;
 }

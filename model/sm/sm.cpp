@@ -195,22 +195,25 @@ sm::sm(sc_core::sc_module_name name, uint32_t id, gd_stats *stats, const uint32_
 void sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
 {
     msg &m = msg_of(p);
+    (void)delay;  // b->at == sc_time_stamp() + delay
+    if (__builtin_expect(m.code == op::sm_direct, 0)) {
+        auto *d = static_cast<sm_direct *>(m.body);
+        d->ctas = &ctas_;
+        d->warp_ps = &warp_ps_;
+        d->slow = slow_;
+        p.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
     if (__builtin_expect(m.code != op::sm_launch, 0)) {
         p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;
     }
     auto *b = static_cast<sm_launch_body *>(m.body);
-    (void)delay;  // b->at == sc_time_stamp() + delay
-    gd_time_ps start = b->at;
-    gd_time_ps dur = gd_cta_exec_time(b->run, start);
-    b->end = start + dur;
-    ctas_ += b->count;
-    uint64_t wd = (uint64_t)b->cost->warps * dur;  // one CTA's
-    warp_ps_ += wd * b->count;
+    const uint64_t wd = sm_count_launch(&ctas_, &warp_ps_, *b);  // one CTA's warps x time
     // the energy of a kernel with an instruction mix, and power over time: off the
     // common path (a CTA without a mix needs only its warps x time, finish())
     if (__builtin_expect(b->run->has_insn || slow_, 0))
-        account(b, dur, wd);
+        account(b, b->end - b->at, wd);
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

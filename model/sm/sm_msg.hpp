@@ -3,11 +3,13 @@
 #define GD_SM_MSG_HPP
 
 #include "gd_msg.hpp"
+#include "exec.h"
 #include "packet.h"
 
 namespace gd {
 namespace op {
 constexpr op_code sm_launch = op_code_of('s', 'm', 1);  // GPC2SM -> SM: start a CTA
+constexpr op_code sm_direct = op_code_of('s', 'm', 2);  // GPC2SM -> SM: ask for the direct interface
 }  // namespace op
 
 // count CTAs of one dispatch start on the SM at at (== sc_time_stamp() + delay): cost is
@@ -23,6 +25,40 @@ struct sm_launch_body {
     const uint16_t *sub_warps;
     uint32_t count;
 };
+
+// The SM's direct interface, granted once in answer to op::sm_direct (the body: an
+// sm_direct the SM fills), as a TLM-2.0 target grants direct memory access: the
+// counters every CTA start updates. A distributor holding it starts the CTAs that need
+// nothing else (sm_direct_launch) without a transaction, and sends the others
+// (power accounting, sub-partitions) as sm_launch. The SM's own sm_launch uses the
+// same function, so both paths give the same counts.
+struct sm_direct {
+    uint64_t *ctas = nullptr;     // CTAs run
+    uint64_t *warp_ps = nullptr;  // resident warps integrated over time
+    bool slow = true;             // every start needs sm_launch (null counters: not granted)
+};
+
+// b's CTAs start on an SM whose counters these are: sets b.end (exec.h) and returns
+// one CTA's warps x time.
+inline uint64_t sm_count_launch(uint64_t *ctas, uint64_t *warp_ps, sm_launch_body &b)
+{
+    const gd_time_ps dur = gd_cta_exec_time(b.run, b.at);
+    b.end = b.at + dur;
+    const uint64_t wd = (uint64_t)b.cost->warps * dur;
+    *ctas += b.count;
+    *warp_ps += wd * b.count;
+    return wd;
+}
+
+// Starts b's CTAs through d when they need only the counters: sets b.end and returns
+// true; false when they must go through sm_launch.
+inline bool sm_direct_launch(const sm_direct &d, sm_launch_body &b)
+{
+    if (__builtin_expect(d.slow || b.run->has_insn, 0))
+        return false;
+    sm_count_launch(d.ctas, d.warp_ps, b);
+    return true;
+}
 
 }  // namespace gd
 
