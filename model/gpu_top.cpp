@@ -45,7 +45,18 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, device_env 
     }
 }
 
-gpu_top::~gpu_top() { gd_power_free(&power); }
+// The SMs and GPCs go in the reverse of the order they were made: SystemC's port and
+// export registries find an entry from their end, so each removal is then O(1) (in
+// creation order a GPU of thousands of SMs spent a tenth of its replay here).
+gpu_top::~gpu_top()
+{
+    while (!gpcs.empty()) {
+        for (size_t n = gpcs.back()->sm_out.size(); n; n--)
+            sms.pop_back();
+        gpcs.pop_back();
+    }
+    gd_power_free(&power);
+}
 
 void gpu_top::finish()
 {

@@ -55,7 +55,7 @@ START_TEST(config_keys)
     msg = gd_sim_errmsg(sim);
     ck_assert_ptr_nonnull(strstr(msg, "'many'"));
     ck_assert_ptr_nonnull(strstr(msg, "gpu.gpcs"));
-    ck_assert_ptr_nonnull(strstr(msg, "an integer from 1 to 64"));
+    ck_assert_ptr_nonnull(strstr(msg, "an integer from 1 to 1024"));
     ck_assert_int_eq(gd_sim_set(sim, "gpu.preset", "b200"), GD_ECONFIG);
     ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "one of trace|v100|a100|h100|mi250"));
     ck_assert_int_eq(gd_sim_set(sim, "gpu.sms_per_gpc", "16,16,x"), GD_ECONFIG);

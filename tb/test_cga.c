@@ -236,7 +236,9 @@ START_TEST(gpc_choice_fig28)
     ck_assert_int_eq(speed[1], 0);
     ck_assert_int_eq(speed[2], 4);
     ck_assert_int_eq(speed[3], 4);
-    ck_assert_uint_eq(gd_gpu_pick(speed, 4), 0xC);  /* GPC2 and GPC3 */
+    uint64_t pick[1];
+    ck_assert_uint_eq(gd_gpu_pick(speed, 4, pick), 2);
+    ck_assert_uint_eq(pick[0], 0xC);  /* GPC2 and GPC3 */
     static const uint32_t t2[8] = {1, 1, 1, 1, 0, 0, 0, 0};
     ck_assert_mem_eq(take[2], t2, sizeof t2);
     /* in load-balancing mode the same CGA's 4 CTAs fit GPC0's empty SM0: speed 4 there,
@@ -248,9 +250,20 @@ START_TEST(gpc_choice_fig28)
     ck_assert_int_eq(lb[1], 0);
     ck_assert_int_eq(lb[2], 4);
     ck_assert_int_eq(lb[3], 4);
-    ck_assert_uint_eq(gd_gpu_pick(lb, 4), 0xD);
+    ck_assert_uint_eq(gd_gpu_pick(lb, 4, pick), 3);
+    ck_assert_uint_eq(pick[0], 0xD);
     int32_t none[3] = {-1, -1, -1};
-    ck_assert_uint_eq(gd_gpu_pick(none, 3), 0);
+    ck_assert_uint_eq(gd_gpu_pick(none, 3, pick), 0);
+    ck_assert_uint_eq(pick[0], 0);
+    /* beyond 64 GPCs: GPCs 3, 64 and 129 of 130 */
+    int32_t many[130];
+    for (int g = 0; g < 130; g++)
+        many[g] = g == 3 || g == 64 || g == 129 ? 7 : g % 7;
+    uint64_t wide[3];
+    ck_assert_uint_eq(gd_gpu_pick(many, 130, wide), 3);
+    ck_assert_uint_eq(wide[0], 1ull << 3);
+    ck_assert_uint_eq(wide[1], 1ull);
+    ck_assert_uint_eq(wide[2], 2ull);
 }
 END_TEST
 

@@ -43,7 +43,33 @@ $G replay traces/sample.gdt.gz --quiet --perf | grep -q "M CTAs/s, peak memory" 
 $G replay traces/sample.gdt.gz --preset a100 | grep -q "preset a100: 7 GPCs, 108 SMs" || fail "--preset a100"
 $G replay traces/sample.gdt.gz --set gpu.gpcs=4 --set gpu.sms_per_gpc=10 | grep -q "4 GPCs, 40 SMs" || fail "--set layout"
 $G replay traces/sample.gdt.gz --set gpu.gpcs=x >/dev/null 2>"$T/err"; [ $? -eq 2 ] || fail "bad value should exit 2"
-grep -q "gpu.gpcs" "$T/err" && grep -q "an integer from 1 to 64" "$T/err" || fail "bad value message"
+grep -q "gpu.gpcs" "$T/err" && grep -q "an integer from 1 to 1024" "$T/err" || fail "bad value message"
+# More than 64 GPCs (hypothetical GPUs, issue 16): set, and from a trace's own layout
+# (100 GPCs of 1 and 2 SMs: a list longer than one stored value)
+$G replay traces/sample.gdt.gz --set gpu.gpcs=130 --set gpu.sms_per_gpc=1 | grep -q "130 GPCs, 130 SMs" \
+    || fail "--set 130 GPCs"
+python3 - "$T/wide.gdt.gz" <<'PY' || fail "writing the 100-GPC trace"
+import sys
+sys.path.insert(0, "scripts")
+from gdtrace import Device, TraceWriter
+gpcs = [1 + g % 2 for g in range(100)]
+d = Device("wide", (9, 0), sum(gpcs), 2048, 65536, 233472, 49152, 232448, 1024, 32, gpcs)
+w = TraceWriter(sys.argv[1], d, "test_cli")
+w.kernel(1, "k", 256, 32, 0, 0, cta_ps=1000000)
+w.dispatch(0, 1000, 1, (256, 1, 1), (2000, 1, 1), 0, True, 1)
+w.close()
+PY
+$G replay "$T/wide.gdt.gz" >"$T/out" 2>&1 || fail "replay of the 100-GPC trace"
+grep -q "100 GPCs, 150 SMs" "$T/out" || fail "the trace's 100-GPC layout: $(cat "$T/out")"
+grep -Eq "^  CTAs +2000$" "$T/out" || fail "the 100-GPC replay ran its CTAs: $(cat "$T/out")"
+# clusters on 130 GPCs: GPC-CGAs picked from GPC masks of three words, and GPU-CGAs
+for cga in 1 4; do
+    python3 scripts/gen_trace.py "$T/cl$cga.gdt.gz" --kernels 20 --grid 512 --block 128 --regs 32 --smem 0 \
+        --cta-ns 2000 --cluster 2 --gpu-cga $cga --device h100 || fail "gen_trace clusters"
+    $G replay "$T/cl$cga.gdt.gz" --set gpu.gpcs=130 --set gpu.sms_per_gpc=2 >"$T/out" 2>&1 \
+        || fail "clusters on 130 GPCs (--gpu-cga $cga): $(cat "$T/out")"
+    grep -Eq "^  CTAs +10240$" "$T/out" || fail "clusters on 130 GPCs ran their CTAs: $(cat "$T/out")"
+done
 $G replay traces/sample.gdt.gz --set nope=1 >/dev/null 2>"$T/err"; [ $? -eq 2 ] || fail "unknown key should exit 2"
 grep -q "unknown configuration key 'nope'" "$T/err" || fail "unknown key message"
 printf '# a config file\nfrontend.clock_mhz = 1000  # 1 ns cycles\n\ngpu.preset=v100\n' >"$T/c.cfg"

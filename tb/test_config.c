@@ -214,7 +214,7 @@ START_TEST(config_text)
         {"gpu.gpcs = 2\n\ngpu.gpcs 3\n", "b.cfg:3: expected KEY = VALUE"},
         {"gpu.gpcs = 2\n= 3\n", "b.cfg:2: expected KEY = VALUE"},
         {"gpu.gpcs = 2\ngpu.gpc = 3\n", "b.cfg:2: unknown configuration key 'gpu.gpc'"},
-        {"gpu.gpcs = 2\r\ngpu.gpcs = 99\r\n", "b.cfg:2: bad value '99' for configuration key 'gpu.gpcs'"},
+        {"gpu.gpcs = 2\r\ngpu.gpcs = 1025\r\n", "b.cfg:2: bad value '1025' for configuration key 'gpu.gpcs'"},
         {"gpu.gpcs = 2\n# \0\n", "b.cfg:2: a NUL byte"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

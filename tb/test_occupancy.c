@@ -388,6 +388,44 @@ START_TEST(gpc_view_orders)
 }
 END_TEST
 
+/* The best GPC over up to GD_MAX_GPCS GPCs (the per-level sets): the same answer as a
+ * scan of every GPC, after each of 20,000 random changes of one GPC's free slots. */
+static uint32_t best_by_scan(const uint32_t *f, uint32_t n, uint32_t except)
+{
+    uint32_t best = UINT32_MAX, bf = 0;
+    for (uint32_t g = 0; g < n; g++)
+        if (g != except && f[g] > bf) {
+            bf = f[g];
+            best = g;
+        }
+    return best;
+}
+
+START_TEST(gpc_view_best_many_gpcs)
+{
+    static gd_gpc_view v;
+    static uint32_t f[GD_MAX_GPCS];
+    const uint32_t sizes[] = {1, 63, 64, 65, 300, GD_MAX_GPCS};
+    uint64_t x = 88172645463325252ull;  /* xorshift64 */
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        const uint32_t n = sizes[s];
+        gd_gpc_view_init(&v, n);
+        memset(f, 0, sizeof f);
+        for (int i = 0; i < 20000; i++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            uint32_t g = (uint32_t)(x % n), level = (uint32_t)((x >> 20) % 9);  /* levels 0..8: many ties */
+            if ((x >> 40) % 50 == 0)
+                level = GD_MAX_FREE_LEVELS - 1;
+            f[g] = level;
+            gd_gpc_view_set_free(&v, g, level);
+            uint32_t except = (x >> 32) % 3 ? (uint32_t)((x >> 24) % n) : UINT32_MAX;
+            ck_assert_uint_eq(gd_gpc_view_best(&v, except), best_by_scan(f, n, except));
+            ck_assert_uint_eq(gd_gpc_view_best(&v, UINT32_MAX), best_by_scan(f, n, UINT32_MAX));
+        }
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("occupancy");
@@ -411,6 +449,7 @@ int main(void)
     tcase_add_test(tr, gpc_places_most_free_lowest_index);
     tcase_add_test(tr, group_take_and_give_equal_single);
     tcase_add_test(tr, gpc_view_orders);
+    tcase_add_test(tr, gpc_view_best_many_gpcs);
     suite_add_tcase(s, tr);
     return tb_run_suite(s);
 }

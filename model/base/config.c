@@ -1001,6 +1001,7 @@ typedef struct preset_choice {
     char label[16];              /* what gpu.preset resolves to */
     const char *trace_val[NKEYS]; /* values from the trace's description (NULL: none) */
     char store[NKEYS][128];
+    char layout[GD_MAX_GPCS * 3 + 1];  /* gpu.sms_per_gpc from the trace (up to 64 each: 2 digits and a comma) */
 } preset_choice;
 
 static int match_chip(const gd_trace_device *dev)
@@ -1042,12 +1043,14 @@ static void set_trace_val(preset_choice *c, const char *key, const char *fmt, ..
  * at most 16 SMs, as even as possible (the larger ones first). */
 static void trace_layout(preset_choice *c, const gd_trace_device *dev, int known)
 {
-    char list[GD_MAX_GPCS * 4 + 1] = "";
+    char *list = c->layout;
+    const size_t size = sizeof c->layout;
     size_t used = 0;
     uint32_t gpcs = dev->gpcs;
+    list[0] = '\0';
     if (gpcs) {
         for (uint32_t g = 0; g < gpcs; g++)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%u", g ? "," : "", dev->sms_per_gpc[g]);
+            used += (size_t)snprintf(list + used, size - used, "%s%u", g ? "," : "", dev->sms_per_gpc[g]);
     } else if (known) {
         return; /* the chip's preset has its layout */
     } else {
@@ -1055,11 +1058,11 @@ static void trace_layout(preset_choice *c, const gd_trace_device *dev, int known
         if (gpcs > GD_MAX_GPCS)
             gpcs = GD_MAX_GPCS;
         for (uint32_t g = 0; g < gpcs; g++)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%u", g ? "," : "",
+            used += (size_t)snprintf(list + used, size - used, "%s%u", g ? "," : "",
                                      dev->sms / gpcs + (g < dev->sms % gpcs ? 1 : 0));
     }
     set_trace_val(c, "gpu.gpcs", "%u", gpcs);
-    set_trace_val(c, "gpu.sms_per_gpc", "%s", list);
+    c->trace_val[key_index("gpu.sms_per_gpc")] = list;  /* longer than a store[] entry */
 }
 
 static int choose_preset(preset_choice *c, const gd_settings *s, const gd_trace_device *dev, gd_err *err)

@@ -16,7 +16,11 @@
 extern "C" {
 #endif
 
-#define GD_MAX_GPCS 64
+/* GPCs per GPU: far beyond any chip (an H100 has 8), so that architects can model
+ * hypothetical GPUs (8,448 SMs = 512 GPCs of 16 and 17, issue 16); GPU-wide GPC sets
+ * are bit masks of GD_GPC_WORDS 64-bit words. */
+#define GD_MAX_GPCS 1024
+#define GD_GPC_WORDS (GD_MAX_GPCS / 64)
 #define GD_MAX_SMS_PER_GPC 64
 #define GD_MAX_SMS (GD_MAX_GPCS * GD_MAX_SMS_PER_GPC)
 #define GD_MAX_SUBPARTITIONS 8   /* register-file sub-partitions per SM */

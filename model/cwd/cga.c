@@ -1,5 +1,6 @@
 #include "cga.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* CTAs needed to bring every SM down to `level` free slots. */
@@ -218,19 +219,22 @@ int32_t gd_gpc_query(const uint32_t *free_slots, uint32_t n, uint32_t ctas, gd_c
     return speed == UINT32_MAX ? -1 : (int32_t)speed;
 }
 
-uint64_t gd_gpu_pick(const int32_t *speed, uint32_t ngpc)
+uint32_t gd_gpu_pick(const int32_t *speed, uint32_t ngpc, uint64_t *mask)
 {
     int32_t best = -1;
     for (uint32_t g = 0; g < ngpc; g++)
         if (speed[g] > best)
             best = speed[g];
-    uint64_t mask = 0;
+    memset(mask, 0, (ngpc + 63) / 64 * sizeof *mask);
+    uint32_t n = 0;
     if (best < 0)
         return 0;
     for (uint32_t g = 0; g < ngpc; g++)
-        if (speed[g] == best)
-            mask |= 1ull << g;
-    return mask;
+        if (speed[g] == best) {
+            mask[g / 64] |= 1ull << (g % 64);
+            n++;
+        }
+    return n;
 }
 
 int gd_gpu_cga_place(gd_gpc_shadow *gpcs, uint32_t ngpc, uint32_t parts, uint32_t ctas, gd_cga_mode mode,
@@ -239,12 +243,17 @@ int gd_gpu_cga_place(gd_gpc_shadow *gpcs, uint32_t ngpc, uint32_t parts, uint32_
     /* Pass 1 on a snapshot: every query iteration asks each GPC that may still take a
      * GPC-CGA; those that answer valid take one part each, best speed first (lowest
      * index on a tie), until all parts have a home or an iteration finds none. */
-    static _Thread_local gd_gpc_shadow shadow[GD_MAX_GPCS];
+    gd_gpc_shadow *shadow = malloc(ngpc * sizeof *shadow);
+    int32_t *speed = malloc(ngpc * sizeof *speed);
+    uint32_t (*t)[GD_MAX_SMS_PER_GPC] = malloc(ngpc * sizeof *t);
+    int ret = 1;
+    if (!shadow || !speed || !t) {
+        ret = -1;
+        goto out;
+    }
     memcpy(shadow, gpcs, ngpc * sizeof *gpcs);
     uint32_t done = 0;
     while (done < parts) {
-        int32_t speed[GD_MAX_GPCS];
-        uint32_t t[GD_MAX_GPCS][GD_MAX_SMS_PER_GPC];
         uint32_t valid = 0;
         for (uint32_t g = 0; g < ngpc; g++) {
             speed[g] = -1;
@@ -253,8 +262,10 @@ int gd_gpu_cga_place(gd_gpc_shadow *gpcs, uint32_t ngpc, uint32_t parts, uint32_
                                         t[g]);
             valid += speed[g] >= 0;
         }
-        if (!valid)
-            return 0;
+        if (!valid) {
+            ret = 0;
+            goto out;
+        }
         for (; valid && done < parts; valid--) {
             uint32_t best = UINT32_MAX;
             for (uint32_t g = 0; g < ngpc; g++)
@@ -274,7 +285,11 @@ int gd_gpu_cga_place(gd_gpc_shadow *gpcs, uint32_t ngpc, uint32_t parts, uint32_
     /* Pass 2: reset, then launch the parts one by one; the queries repeat pass 1's
      * answers, so the committed state is the snapshot's. */
     memcpy(gpcs, shadow, ngpc * sizeof *gpcs);
-    return 1;
+out:
+    free(shadow);
+    free(speed);
+    free(t);
+    return ret;
 }
 
 void gd_raster_init(gd_raster *r, const uint32_t dim[3])

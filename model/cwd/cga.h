@@ -88,8 +88,9 @@ int32_t gd_gpc_query(const uint32_t *free_slots, uint32_t n, uint32_t ctas, gd_c
                      uint32_t scan_limit, uint32_t *take);
 
 /* The GPCs that receive a GPC-CGA in one step: every GPC whose answer is the best
- * speed ([0170]-[0171]; speed[g] < 0: cannot take it). Bit g of the result. */
-uint64_t gd_gpu_pick(const int32_t *speed, uint32_t ngpc);
+ * speed ([0170]-[0171]; speed[g] < 0: cannot take it). Sets bit g % 64 of mask[g / 64]
+ * for each ((ngpc + 63) / 64 words written) and returns how many there are. */
+uint32_t gd_gpu_pick(const int32_t *speed, uint32_t ngpc, uint64_t *mask);
 
 /* One GPC in the GPU2GPC distributor's query model. */
 typedef struct gd_gpc_shadow {
@@ -105,7 +106,8 @@ typedef struct gd_gpc_shadow {
  * finds no home the launch fails and `gpcs` is left untouched. Pass 2 resets and
  * places the parts one by one on `gpcs` itself (the same decisions). gpc_of[p]
  * receives part p's GPC and take[p * GD_MAX_SMS_PER_GPC + i] its CTAs on SM i.
- * Returns 1 on success, 0 on failure. parts <= GD_MAX_GPCS * GD_MAX_SMS_PER_GPC. */
+ * Returns 1 on success, 0 on failure, -1 when out of memory (gpcs untouched).
+ * parts <= GD_MAX_GPCS * GD_MAX_SMS_PER_GPC. */
 int gd_gpu_cga_place(gd_gpc_shadow *gpcs, uint32_t ngpc, uint32_t parts, uint32_t ctas, gd_cga_mode mode,
                      uint32_t sms_per_tpc, uint32_t scan_limit, uint32_t *gpc_of, uint32_t *take);
 

@@ -184,17 +184,17 @@ uint64_t gd_gpc_view_second(const gd_gpc_view *v, uint32_t *gpc)
 
 uint32_t gd_gpc_view_best(const gd_gpc_view *v, uint32_t except)
 {
-    uint64_t m = v->has_free;
-    if (except < 64)
-        m &= ~(1ull << except);
-    uint32_t best = UINT32_MAX, bf = 0;
-    while (m) {
-        uint32_t g = (uint32_t)__builtin_ctzll(m);
-        m &= m - 1;
-        if (v->max_free[g] > bf) {
-            bf = v->max_free[g];
-            best = g;
+    for (uint32_t level = v->top; level; level--) {
+        const uint32_t c = v->count[level];
+        if (!c || (c == 1 && except < v->n && v->max_free[except] == level))
+            continue;  /* nobody, or only the GPC to ignore */
+        for (uint32_t w = 0; w < (v->n + 63) / 64; w++) {
+            uint64_t m = v->at[level][w];
+            if (except / 64 == w)
+                m &= ~(1ull << (except % 64));
+            if (m)
+                return w * 64 + (uint32_t)__builtin_ctzll(m);
         }
     }
-    return best;
+    return UINT32_MAX;
 }

@@ -45,25 +45,43 @@ static inline int gd_cta_cost_equal(const gd_cta_cost *a, const gd_cta_cost *b)
 
 /* GPU2GPC bookkeeping over the GPCs: an indexed min-heap of each GPC's next
  * retirement time (ties: lower GPC first), so the earliest and the second earliest
- * are at hand, and a bit mask of the GPCs with a free slot for the head kernel. */
+ * are at hand, and the GPCs by their most free slots for the head kernel (a set per
+ * level, as a GPC keeps its SMs), so the best GPC costs O(levels it skips + words),
+ * not O(GPCs). */
 typedef struct gd_gpc_view {
     uint32_t n;
     uint64_t retire[GD_MAX_GPCS];   /* next retirement per GPC (UINT64_MAX: none) */
-    uint32_t max_free[GD_MAX_GPCS]; /* per GPC, for the head kernel */
-    uint64_t has_free;              /* bit g: max_free[g] > 0 */
+    uint32_t max_free[GD_MAX_GPCS]; /* per GPC, for the head kernel (< GD_MAX_FREE_LEVELS) */
     uint32_t heap[GD_MAX_GPCS];     /* GPC indices, heap-ordered by (retire, index) */
     uint32_t pos[GD_MAX_GPCS];      /* position of each GPC in heap */
+    uint32_t top;                   /* the highest level with a GPC (0: no GPC has a free slot) */
+    uint32_t count[GD_MAX_FREE_LEVELS];              /* GPCs per level (level 0 not kept) */
+    uint64_t at[GD_MAX_FREE_LEVELS][GD_GPC_WORDS];   /* bit g % 64 of word g / 64: max_free[g] == level */
 } gd_gpc_view;
 
 void gd_gpc_view_init(gd_gpc_view *v, uint32_t n);
 void gd_gpc_view_set_retire(gd_gpc_view *v, uint32_t g, uint64_t t);
 static inline void gd_gpc_view_set_free(gd_gpc_view *v, uint32_t g, uint32_t f)
 {
+    if (f >= GD_MAX_FREE_LEVELS)
+        f = GD_MAX_FREE_LEVELS - 1;
+    const uint32_t old = v->max_free[g];
+    if (old == f)
+        return;
+    const uint64_t bit = 1ull << (g % 64);
     v->max_free[g] = f;
-    if (f)
-        v->has_free |= 1ull << g;
-    else
-        v->has_free &= ~(1ull << g);
+    if (old) {
+        v->at[old][g / 64] &= ~bit;
+        v->count[old]--;
+    }
+    if (f) {
+        v->at[f][g / 64] |= bit;
+        v->count[f]++;
+        if (f > v->top)
+            v->top = f;
+    }
+    while (v->top && !v->count[v->top])
+        v->top--;
 }
 /* The GPC with the earliest next retirement. */
 static inline uint32_t gd_gpc_view_first(const gd_gpc_view *v) { return v->heap[0]; }

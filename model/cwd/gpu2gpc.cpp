@@ -720,23 +720,28 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
         uint64_t left = sub ? k->split_left : k->ctas - k->ctas_launched;
         gd_lake_result r;
         select_ps_ = 0;
-        uint64_t receive = 0;  // bit g: GPC g gets CTAs (one SM mask)
+        uint64_t *receive = receive_;  // one SM mask per GPC that gets CTAs
+        const uint32_t words = (ngpc_ + 63) / 64;
         if (select_) {  // seed 001's module selector, CTA by CTA
+            std::fill(receive, receive + words, 0);
             r.placed = select_picks(now, t, k, off, left);
             for (uint32_t g = 0; g < ngpc_ && r.placed; g++)
                 if (std::any_of(all_take_.begin() + start[g], all_take_.begin() + start[g + 1],
                                 [](uint32_t n) { return n != 0; }))
-                    receive |= 1ull << g;
+                    receive[g / 64] |= 1ull << (g % 64);
         } else {  // from the GPCs' free-slot levels: the cost grows with the SMs that receive CTAs
             gd_lake_fill_levels(lake_.data(), ngpc_, left > UINT32_MAX ? UINT32_MAX : (uint32_t)left, scan_limit_,
-                                all_take_.data(), &receive, &r);
+                                all_take_.data(), receive, &r);
         }
-        masks = (uint32_t)__builtin_popcountll(receive);
+        masks = 0;
+        for (uint32_t w = 0; w < words; w++)
+            masks += (uint32_t)__builtin_popcountll(receive[w]);
         at = t + finder_ps_ + query_ps_ + mask_ps_ * masks + broadcast_ps_ + select_ps_;
-        for (uint64_t m = receive; m; m &= m - 1) {
-            uint32_t g = (uint32_t)__builtin_ctzll(m);
-            launch_mask(now, at, g, all_take_.data() + start[g], false);
-        }
+        for (uint32_t w = 0; w < words; w++)
+            for (uint64_t m = receive[w]; m; m &= m - 1) {
+                uint32_t g = w * 64 + (uint32_t)__builtin_ctzll(m);
+                launch_mask(now, at, g, all_take_.data() + start[g], false);
+            }
         if (sub && !k->split_left && k->ctas_launched < k->ctas)
             reselect(now, t);  // the split CTA is out: its next CTAs launch whole
         if (select_ && masks) {  // the selector keeps each SM's energy history
@@ -762,17 +767,20 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
             gpc_ch_.call(*gpc_out[g], op::gpc_query, &q[g], d);
             speed[g] = q[g].speed;
         }
-        uint64_t pick = gd_gpu_pick(speed.data(), ngpc_);
+        uint64_t *pick = receive_;
+        uint64_t m = gd_gpu_pick(speed.data(), ngpc_, pick);
         uint64_t cgas_left = (k->ctas - k->ctas_launched) / per_cga;
-        uint64_t m = 0;
-        for (uint64_t p = pick; p && m < cgas_left; p &= p - 1)
-            m++;
-        if (m) {
+        if (m > cgas_left)
+            m = cgas_left;
+        if (m) {  // the lowest-numbered m of the GPCs picked
             masks = (uint32_t)m;
             at = t + finder_ps_ + query_ps_ + mask_ps_ * masks + broadcast_ps_;
             uint64_t n = 0;
-            for (uint64_t p = pick; p && n < m; p &= p - 1, n++)
-                launch_mask(now, at, (uint32_t)__builtin_ctzll(p), q[__builtin_ctzll(p)].take, true);
+            for (uint32_t w = 0; w < (ngpc_ + 63) / 64 && n < m; w++)
+                for (uint64_t p = pick[w]; p && n < m; p &= p - 1, n++) {
+                    uint32_t g = w * 64 + (uint32_t)__builtin_ctzll(p);
+                    launch_mask(now, at, g, q[g].take, true);
+                }
         }
     } else {
         // A GPU-CGA: both passes on the GPCs' models (seed 003 [0206]-[0221]).
@@ -788,8 +796,11 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
         }
         part_gpc_.resize(c.gpu_cga);
         part_take_.resize((size_t)c.gpu_cga * GD_MAX_SMS_PER_GPC);
-        if (gd_gpu_cga_place(sh.data(), ngpc_, c.gpu_cga, per_cga, (gd_cga_mode)c.mode, sms_per_tpc_, scan_limit_,
-                             part_gpc_.data(), part_take_.data())) {
+        int placed = gd_gpu_cga_place(sh.data(), ngpc_, c.gpu_cga, per_cga, (gd_cga_mode)c.mode, sms_per_tpc_,
+                                      scan_limit_, part_gpc_.data(), part_take_.data());
+        if (placed < 0)
+            throw std::bad_alloc();
+        if (placed) {
             masks = c.gpu_cga;
             // pass 1 (query), pass 2 (query + launch)
             at = t + finder_ps_ + 2 * query_ps_ + mask_ps_ * masks + broadcast_ps_;

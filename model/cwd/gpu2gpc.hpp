@@ -142,6 +142,7 @@ private:
     std::vector<uint32_t> gpc_start_;            // per GPC: its first SM in all_free_ (and the end)
     std::vector<gd_lake_gpc> lake_;              // per GPC: its free-slot levels, for the lake
     std::vector<int32_t> gpc_speed_;             // per GPC: its answer to a query
+    uint64_t receive_[GD_GPC_WORDS];             // bit g % 64 of word g / 64: GPC g gets CTAs this step
     std::vector<gpc_query_body> gpc_query_;      // per GPC: the query and its answer
     std::vector<gd_gpc_shadow> gpc_shadow_;      // per GPC: the query model of a GPU-CGA's passes
     std::vector<uint32_t> part_gpc_, part_take_; // a GPU-CGA's parts

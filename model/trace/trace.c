@@ -499,10 +499,11 @@ static int cluster_never_fits(const gd_trace_reader *r, const gd_trace_dispatch 
                  " CTAs of this kernel (%u per SM)", ctas, largest, (uint64_t)per_sm * largest, per_sm);
         return 1;
     }
-    static _Thread_local gd_gpc_shadow idle[GD_MAX_GPCS];
+    gd_gpc_shadow *idle = malloc((size_t)cl->gpcs * sizeof *idle);
     uint32_t *gpc_of = malloc((size_t)c->gpu_cga * sizeof *gpc_of);
     uint32_t *take = malloc((size_t)c->gpu_cga * GD_MAX_SMS_PER_GPC * sizeof *take);
-    if (!gpc_of || !take) {
+    if (!idle || !gpc_of || !take) {
+        free(idle);
         free(gpc_of);
         free(take);
         snprintf(why, size, "out of memory checking a GPU-CGA of %u GPC-CGAs", c->gpu_cga);
@@ -517,8 +518,13 @@ static int cluster_never_fits(const gd_trace_reader *r, const gd_trace_dispatch 
     }
     int fits = gd_gpu_cga_place(idle, cl->gpcs, c->gpu_cga, ctas, (gd_cga_mode)c->mode, cl->sms_per_tpc,
                                 cl->scan_limit, gpc_of, take);
+    free(idle);
     free(gpc_of);
     free(take);
+    if (fits < 0) {
+        snprintf(why, size, "out of memory checking a GPU-CGA of %u GPC-CGAs", c->gpu_cga);
+        return 1;
+    }
     if (!fits) {
         if (c->gpu_cga == 1)
             snprintf(why, size, "a cluster of %u CTAs finds no GPC that can take it (GPC-CGAs per SM %u, CGA ids "
