@@ -49,6 +49,19 @@ int gd_config_line(char *line, char **key, char **value);
 /* Integer helpers. */
 static inline uint64_t gd_div_ceil(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 static inline uint64_t gd_round_up(uint64_t a, uint64_t unit) { return unit ? gd_div_ceil(a, unit) * unit : a; }
+/* Set bits of x. Without the POPCNT instruction (the x86-64 baseline) GCC's builtin is
+ * a library call; this inline form is a dozen instructions. */
+static inline uint32_t gd_popcount64(uint64_t x)
+{
+#if defined(__POPCNT__) || !defined(__x86_64__)
+    return (uint32_t)__builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
 
 /* Format base_ns nanoseconds plus ps picoseconds as nanoseconds with three decimals
  * ("1234.567") into buf. Trace times are nanoseconds since an epoch (about 2^61), too

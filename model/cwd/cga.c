@@ -116,20 +116,49 @@ void gd_lake_fill_levels(const gd_lake_gpc *gpcs, uint32_t ngpc, uint32_t k, uin
 {
     memset(res, 0, sizeof *res);
     memset(receive, 0, (ngpc + 63) / 64 * sizeof *receive);
-    /* the histogram of free slots: the SMs at each level are a population count */
-    uint32_t cnt[257], deepest = 0;
-    memset(cnt, 0, sizeof cnt);
+    uint32_t deepest = 0;
     for (uint32_t g = 0; g < ngpc; g++) {
         const uint32_t top = gpcs[g].max_free < 256 ? gpcs[g].max_free : 256;
-        for (uint32_t f = 1; f <= top; f++)  /* the SMs without a free slot do not count */
-            if (gpcs[g].level[f])            /* most levels are empty */
-                cnt[f] += (uint32_t)__builtin_popcountll(gpcs[g].level[f]);
         deepest = top > deepest ? top : deepest;
     }
-    lake_hist h;
-    lake_hist_sums(&h, cnt, deepest);
-    const uint32_t level = lake_level(&h, k, scan_limit, &res->probes);
-    const uint64_t filled = lake_hist_volume(&h, level);
+    uint32_t level;
+    uint64_t filled;
+    if (deepest <= scan_limit) {
+        /* lake_level's scan down from the deepest SM, with each level's SMs counted
+         * only when the scan reaches it (a population count per GPC): a small launch
+         * on a GPU with room stops at the first level or two */
+        uint64_t s0 = 0, s1 = 0;  /* SMs above `level` and their free slots */
+        level = deepest;
+        res->probes = 1;
+        while (level > 0) {
+            uint64_t c = 0;
+            for (uint32_t g = 0; g < ngpc; g++)
+                if (gpcs[g].max_free >= level)
+                    c += gd_popcount64(gpcs[g].level[level]);
+            const uint64_t n0 = s0 + c, n1 = s1 + c * level;
+            if (n1 - (uint64_t)(level - 1) * n0 > k)  /* the volume down to level - 1 */
+                break;
+            s0 = n0;
+            s1 = n1;
+            level--;
+            res->probes++;
+        }
+        filled = s1 - (uint64_t)level * s0;
+    } else {
+        /* the histogram of free slots: the SMs at each level are a population count */
+        uint32_t cnt[257];
+        memset(cnt, 0, sizeof cnt);
+        for (uint32_t g = 0; g < ngpc; g++) {
+            const uint32_t top = gpcs[g].max_free < 256 ? gpcs[g].max_free : 256;
+            for (uint32_t f = 1; f <= top; f++)  /* the SMs without a free slot do not count */
+                if (gpcs[g].level[f])            /* most levels are empty */
+                    cnt[f] += gd_popcount64(gpcs[g].level[f]);
+        }
+        lake_hist h;
+        lake_hist_sums(&h, cnt, deepest);
+        level = lake_level(&h, k, scan_limit, &res->probes);
+        filled = lake_hist_volume(&h, level);
+    }
     const uint32_t left = level > 0 ? (uint32_t)(k - filled) : 0;
     /* Only the SMs above the water line receive CTAs (and, at the line, the first
      * `left` in priority order): a GPC is visited at its levels from the line up. */

@@ -20,6 +20,13 @@ uint32_t finder_cycles_of(const gd_config &cfg)
     return gd_block_finder_cycles(&a);
 }
 
+bool placed_of(const gd_config &cfg)
+{
+    gd_alloc_cfg a;
+    gd_alloc_cfg_init(&a, &cfg);
+    return gd_alloc_cfg_placed(&a);
+}
+
 // What fragmentation stranded, summed over the GPC2SM distributors.
 struct fragment {
     uint64_t slot_ns = 0, reg_ns = 0, smem_ns = 0;
@@ -145,6 +152,7 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
       finder_ps_(gd_cycles_to_ps(finder_cycles_of(cfg), cfg.clock_mhz)),
       finder_cycles_(finder_cycles_of(cfg)),
       contiguous_(std::string(cfg.sm_alloc) == "contiguous"),
+      counted_(!placed_of(cfg)),
       finder_name_(cfg.sm_block_finder),
       err_(err),
       split_after_(cga_ && std::string(cfg.cwd_admission) == "channels" ? cfg.cwd_split_after : 0),
@@ -342,6 +350,8 @@ void gpu2gpc::reselect(gd_time_ps now, gd_time_ps t)
         gpc_ch_.call(*gpc_out[g], op::gpc_select, &b, d);
         gd_gpc_view_set_free(&view_, g, b.max_free);
     }
+    selected_ = *b.cost;
+    have_selected_ = true;
     best_gpc_ = gd_gpc_view_best(&view_, UINT32_MAX);
 }
 
@@ -458,10 +468,16 @@ void gpu2gpc::select_head(gd_time_ps now, gd_time_ps t)
         }
     }
     gpc_select_body b{cost_of(head_), 0};
-    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-    for (uint32_t g = 0; g < ngpc_; g++) {
-        gpc_ch_.call(*gpc_out[g], op::gpc_select, &b, d);
-        gd_gpc_view_set_free(&view_, g, b.max_free);
+    // Counts only, and every GPC already selected this cost: each would answer with the
+    // free slots the view holds (gd_gpc_select keeps its levels), so nobody is asked.
+    if (!counted_ || !have_selected_ || !gd_cta_cost_equal(b.cost, &selected_)) {
+        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+        for (uint32_t g = 0; g < ngpc_; g++) {
+            gpc_ch_.call(*gpc_out[g], op::gpc_select, &b, d);
+            gd_gpc_view_set_free(&view_, g, b.max_free);
+        }
+        selected_ = *b.cost;
+        have_selected_ = true;
     }
     best_gpc_ = gd_gpc_view_best(&view_, UINT32_MAX);
 }
@@ -735,7 +751,7 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
         }
         masks = 0;
         for (uint32_t w = 0; w < words; w++)
-            masks += (uint32_t)__builtin_popcountll(receive[w]);
+            masks += gd_popcount64(receive[w]);
         at = t + finder_ps_ + query_ps_ + mask_ps_ * masks + broadcast_ps_ + select_ps_;
         for (uint32_t w = 0; w < words; w++)
             for (uint64_t m = receive[w]; m; m &= m - 1) {

@@ -169,6 +169,11 @@ private:
     const gd_time_ps finder_ps_;
     const uint32_t finder_cycles_;
     const bool contiguous_;
+    // The CTA cost every GPC selected last (op::gpc_select); with counts only (no placed
+    // warps) a new head kernel of that cost needs no new selection.
+    const bool counted_;
+    gd_cta_cost selected_{};
+    bool have_selected_ = false;
     const std::string finder_name_;
     gd_err *err_;
     void fragment_update(gd_time_ps now, gd_time_ps t);

@@ -59,7 +59,7 @@ uint32_t gd_umap_free_units(const gd_umap *m)
 {
     uint32_t c = 0;
     for (uint32_t i = 0; i < words_of(m->n); i++)
-        c += (uint32_t)__builtin_popcountll(m->w[i]);
+        c += gd_popcount64(m->w[i]);
     return c;
 }
 
