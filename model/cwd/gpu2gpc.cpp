@@ -717,21 +717,30 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
         // slots, all SMs at once (seed 003 [0145]-[0157], [0161]).
         uint32_t off = 0;
         std::vector<uint32_t> &start = gpc_start_;
-        for (uint32_t g = 0; g < ngpc_; g++) {
-            gpc_free_body fb{};
-            sc_core::sc_time d = ps_time(t - now);
-            gpc_ch_.call(*gpc_out[g], op::gpc_free, &fb, d);
-            if (select_) {  // counts only: the selector weighs them; the SMs' placement stays theirs
-                std::copy(fb.free_slots, fb.free_slots + fb.nsm, all_free_.begin() + off);
-                std::copy(fb.res, fb.res + fb.nsm, res_.begin() + off);
-                for (uint32_t i = 0; i < fb.nsm; i++)
-                    res_[off + i].place = nullptr;
+        if (select_ || !lake_known_) {
+            lake_known_ = true;
+            for (uint32_t g = 0; g < ngpc_; g++) {
+                gpc_free_body fb{};
+                sc_core::sc_time d = ps_time(t - now);
+                gpc_ch_.call(*gpc_out[g], op::gpc_free, &fb, d);
+                if (select_) {  // counts only: the selector weighs them; the SMs' placement stays theirs
+                    std::copy(fb.free_slots, fb.free_slots + fb.nsm, all_free_.begin() + off);
+                    std::copy(fb.res, fb.res + fb.nsm, res_.begin() + off);
+                    for (uint32_t i = 0; i < fb.nsm; i++)
+                        res_[off + i].place = nullptr;
+                }
+                lake_[g] = gd_lake_gpc{fb.level, fb.max_free, fb.nsm};
+                start[g] = off;
+                off += fb.nsm;
             }
-            lake_[g] = gd_lake_gpc{fb.level, fb.max_free, fb.nsm};
-            start[g] = off;
-            off += fb.nsm;
+            start[ngpc_] = off;
+        } else {
+            // The GPCs' level masks stay where they are, and each GPC's most free slots
+            // are the view's (every GPC operation answers with them): no transaction.
+            for (uint32_t g = 0; g < ngpc_; g++)
+                lake_[g].max_free = view_.max_free[g];
+            off = start[ngpc_];
         }
-        start[ngpc_] = off;
         const bool sub = k->split_left != 0;  // a split CTA's one-warp sub-workgroups
         uint64_t left = sub ? k->split_left : k->ctas - k->ctas_launched;
         gd_lake_result r;

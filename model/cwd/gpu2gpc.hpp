@@ -141,6 +141,7 @@ private:
     std::vector<uint32_t> all_free_, all_take_;  // per SM of the GPU, for a plain grid's lake
     std::vector<uint32_t> gpc_start_;            // per GPC: its first SM in all_free_ (and the end)
     std::vector<gd_lake_gpc> lake_;              // per GPC: its free-slot levels, for the lake
+    bool lake_known_ = false;                    // lake_ holds where each GPC's level masks are (asked once)
     std::vector<int32_t> gpc_speed_;             // per GPC: its answer to a query
     uint64_t receive_[GD_GPC_WORDS];             // bit g % 64 of word g / 64: GPC g gets CTAs this step
     std::vector<gpc_query_body> gpc_query_;      // per GPC: the query and its answer
