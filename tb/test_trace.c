@@ -383,6 +383,77 @@ static gd_aql_barrier_pkt barrier_pkt(unsigned aql_type, uint64_t dep0, uint64_t
     b.completion_signal = signal;
     return b;
 }
+/* Completion signals numbered in order of first use: a run of handles a fixed stride
+ * apart (0x1000, 0x1040, 0x1080) is kept as arithmetic, others in a hash map (0x5; 0x10C0,
+ * which would continue the run but comes after an off-run handle; 0x7); a barrier's
+ * dependencies get the numbers; a handle between two of the run, or past its end, is
+ * no signal. */
+static const uint64_t SIGNAL_HANDLES[] = {0x1000, 0x1040, 0x1080, 0x5, 0x10C0, 0x7, 0x1040};
+static void w_signal_handles(gd_trace_writer *w)
+{
+    w_kernel(w);
+    for (size_t i = 0; i < sizeof SIGNAL_HANDLES / sizeof *SIGNAL_HANDLES; i++) {
+        gd_aql_dispatch p = pkt(1, 256, 1, 0);
+        p.completion_signal = SIGNAL_HANDLES[i];
+        gd_trace_write_dispatch(w, 0, 1 + i, &p, NULL, NULL);
+    }
+}
+static void b_signal_run(gd_trace_writer *w)
+{
+    w_signal_handles(w);
+    gd_aql_barrier_pkt b = barrier_pkt(GD_AQL_TYPE_BARRIER_AND, 0x10C0, 0x1100);
+    b.dep_signal[1] = 0x1000;
+    b.dep_signal[2] = 0x7;
+    b.dep_signal[3] = 0x1080;
+    b.dep_signal[4] = 0x5;
+    gd_trace_write_barrier(w, GD_REC_BARRIER_AND, 1, 20, &b, NULL, NULL);
+}
+static void w_signal_dep(gd_trace_writer *w, uint64_t dep)
+{
+    w_signal_handles(w);
+    gd_aql_barrier_pkt b = barrier_pkt(GD_AQL_TYPE_BARRIER_AND, dep, 0);
+    gd_trace_write_barrier(w, GD_REC_BARRIER_AND, 1, 20, &b, NULL, NULL);
+}
+static void b_signal_gap(gd_trace_writer *w) { w_signal_dep(w, 0x1020); }
+static void b_signal_past(gd_trace_writer *w) { w_signal_dep(w, 0x1100); }
+
+START_TEST(signal_numbers)
+{
+    char *path = make(b_signal_run, 1);
+    gd_err err;
+    gd_trace_reader *r;
+    gd_trace_record rec;
+    ck_assert_int_eq(gd_trace_open(&r, path, &err), GD_OK);
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);  /* the kernel descriptor */
+    const uint32_t expect[] = {0, 1, 2, 3, 4, 5, 1};
+    for (int i = 0; i < 7; i++) {
+        ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+        ck_assert_uint_eq(rec.dispatch.signal, expect[i]);
+    }
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 1);
+    ck_assert_uint_eq(rec.type, GD_REC_BARRIER_AND);
+    ck_assert_uint_eq(rec.barrier.ndeps, 5);
+    const uint32_t deps[] = {4, 0, 5, 2, 3};
+    for (int i = 0; i < 5; i++)
+        ck_assert_uint_eq(rec.barrier.dep[i], deps[i]);
+    ck_assert_uint_eq(rec.barrier.signal, 6);  /* 0x1100: would continue the run, numbered 6 */
+    ck_assert_int_eq(gd_trace_next(r, &rec, &err), 0);
+    ck_assert_uint_eq(gd_trace_signals(r), 7);
+    gd_trace_close_reader(r);
+    remove(path);
+    free(path);
+    const char *bad[] = {"dep_signal[0] 0x1020 is not the completion signal of any earlier packet",
+                         "dep_signal[0] 0x1100 is not the completion signal of any earlier packet"};
+    body_fn bodies[] = {b_signal_gap, b_signal_past};
+    for (int i = 0; i < 2; i++) {  /* the barrier is record 9 */
+        path = make(bodies[i], 1);
+        expect_error(path, GD_EFORMAT, 9, REC1 + KREC + 7 * DREC, bad[i]);
+        remove(path);
+        free(path);
+    }
+}
+END_TEST
+
 /* A kernel carrying completion signal 0x77, for barriers to depend on. */
 static void w_signalled_dispatch(gd_trace_writer *w)
 {
@@ -1347,6 +1418,7 @@ int main(void)
     tcase_add_test(tc, aql_layout);
     tcase_add_test(tc, launch_info_round_trip);
     tcase_add_test(tc, barrier_command_round_trip);
+tcase_add_test(tc, signal_numbers);
     tcase_add_test(tc, barrier_layout);
     tcase_add_loop_test(tc, corrupt, 0, (int)(sizeof CASES / sizeof CASES[0]));
     tcase_add_test(tc, length_past_end);

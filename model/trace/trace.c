@@ -135,6 +135,53 @@ static void map_free(u64map *m)
     memset(m, 0, sizeof *m);
 }
 
+/* Completion signals: handle -> signal number. Writers number their signals in order
+ * (gen_trace: 1, 2, 3 ...; a platform's signal objects: addresses a fixed stride apart),
+ * so the longest such run is kept as arithmetic, (first, stride, count, its first
+ * number), and only the handles off it go to the hash map: a trace of a million
+ * kernels then holds no per-signal memory here. */
+typedef struct signal_table {
+    u64map map;
+    uint64_t first, stride;  /* the run: handle first + i x stride is number num + i, i < len */
+    uint32_t num, len;
+    uint32_t count;          /* signals numbered */
+} signal_table;
+
+static uint32_t signal_find(const signal_table *t, uint64_t h)
+{
+    if (t->len && h >= t->first && t->stride) {
+        uint64_t d = h - t->first;
+        if (d % t->stride == 0 && d / t->stride < t->len)
+            return t->num + (uint32_t)(d / t->stride);
+    } else if (t->len == 1 && h == t->first) {
+        return t->num;
+    }
+    return map_find(&t->map, h);
+}
+
+/* Number h (not yet in the table) as n = t->count: 0, or -1 when out of memory. */
+static int signal_add(signal_table *t, uint64_t h)
+{
+    const uint32_t n = t->count;
+    uint64_t next;  /* the handle that would extend the run */
+    if (t->len == 0) {  /* the run starts */
+        t->first = h;
+        t->num = n;
+        t->len = 1;
+        t->stride = 0;
+    } else if (t->num + t->len == n && h > t->first && t->len == 1) {
+        t->stride = h - t->first;  /* the second handle sets the stride */
+        t->len++;
+    } else if (t->num + t->len == n && t->len > 1 && !__builtin_mul_overflow((uint64_t)t->len, t->stride, &next) &&
+               !__builtin_add_overflow(next, t->first, &next) && h == next) {
+        t->len++;
+    } else if (map_put(&t->map, h, n)) {
+        return -1;
+    }
+    t->count++;
+    return 0;
+}
+
 /* ------------------------------------------------------------------------- */
 /* Reader                                                                     */
 
@@ -161,7 +208,7 @@ struct gd_trace_reader {
     gd_kernel_desc **descs; /* in order of definition */
     size_t ndescs, cap_descs;
     u64map desc_index;      /* id + 1 -> position in descs */
-    u64map signals;         /* completion-signal handle -> signal number */
+    signal_table signals;   /* completion-signal handle -> signal number */
     uint8_t *buf;
     uint32_t bufcap;
     uint32_t simd_width;    /* meta.simd_width (0: the device's warp size) */
@@ -440,7 +487,7 @@ void gd_trace_close_reader(gd_trace_reader *r)
         r->pipes = n;
     }
     map_free(&r->desc_index);
-    map_free(&r->signals);
+    map_free(&r->signals.map);
     free(r->buf);
     free(r->path);
     free(r);
@@ -452,7 +499,7 @@ const char *gd_trace_path(const gd_trace_reader *r) { return r->path; }
 uint64_t gd_trace_records_read(const gd_trace_reader *r) { return r->records; }
 uint64_t gd_trace_dispatches_read(const gd_trace_reader *r) { return r->dispatches; }
 uint64_t gd_trace_packets_read(const gd_trace_reader *r) { return r->packets; }
-uint32_t gd_trace_signals(const gd_trace_reader *r) { return (uint32_t)r->signals.count; }
+uint32_t gd_trace_signals(const gd_trace_reader *r) { return r->signals.count; }
 
 void gd_trace_set_limits(gd_trace_reader *r, const gd_sm_limits *sm, const uint32_t max_grid[3])
 {
@@ -563,11 +610,11 @@ static int desc_add(gd_trace_reader *r, gd_kernel_desc *d)
 /* The number of completion signal h, numbering it if new; GD_NO_SIGNAL when out of memory. */
 static uint32_t signal_note(gd_trace_reader *r, uint64_t h)
 {
-    uint32_t n = map_find(&r->signals, h);
+    uint32_t n = signal_find(&r->signals, h);
     if (n != MAP_ABSENT)
         return n;
-    n = (uint32_t)r->signals.count;
-    if (n >= GD_NO_SIGNAL - 1 || map_put(&r->signals, h, n))
+    n = r->signals.count;
+    if (n >= GD_NO_SIGNAL - 1 || signal_add(&r->signals, h))
         return GD_NO_SIGNAL;
     return n;
 }
@@ -970,7 +1017,7 @@ static int parse_barrier(gd_trace_reader *r, unsigned type, const uint8_t *p, ui
         if (h == a->completion_signal)
             return rec_error(r, err, idx, off, "%s packet: dep_signal[%d] 0x%" PRIx64 " is its own completion "
                              "signal: it would wait for itself", what, i, h);
-        uint32_t n = map_find(&r->signals, h);
+        uint32_t n = signal_find(&r->signals, h);
         if (n == MAP_ABSENT)
             return rec_error(r, err, idx, off, "%s packet: dep_signal[%d] 0x%" PRIx64 " is not the completion signal "
                              "of any earlier packet, so nothing would ever signal it", what, i, h);
