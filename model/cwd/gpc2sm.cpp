@@ -1,5 +1,6 @@
 #include "gpc2sm.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <string>
@@ -25,11 +26,7 @@ gpc2sm::gpc2sm(sc_core::sc_module_name name, uint32_t gpc, uint32_t first_sm, ui
         gd_gpc_set_placement(&trk_, &alloc_cfg_, place_.data());
     }
     gd_cal_init(&calendar_);
-    uint32_t cap = nsm * cfg.sm.max_ctas;
-    ctas_.resize(cap);
-    free_.reserve(cap);
-    for (uint32_t i = cap; i-- > 0;)
-        free_.push_back(i);
+    records_max_ = nsm * cfg.sm.max_ctas;  // records grow to this as needed (grow_records)
     if (stats) {
         gd_stats_add(stats, basename(), "ctas_launched", "CTAs", "CTAs placed on this GPC's SMs", &launched_);
         gd_stats_add(stats, basename(), "ctas_retired", "CTAs", "CTAs retired from this GPC's SMs", &retired_);
@@ -264,6 +261,8 @@ uint64_t gpc2sm::retire(gd_time_ps t)
 // gpc_local_cga_id until its last CTA has ended and the shared memory is flushed.
 uint32_t gpc2sm::take_record(const gd_cta_cost *cost, uint32_t sm, uint32_t count)
 {
+    if (__builtin_expect(free_.empty(), 0))
+        grow_records();
     uint32_t idx = free_.back();
     free_.pop_back();
     cta &c = ctas_[idx];
@@ -368,6 +367,19 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
         wait_free_ = free_total();
     b->max_free = trk_.max_free;
     b->next_retire = next_retire();
+}
+
+// Records are made as CTAs need them, doubling, up to one per CTA slot of the GPC (a
+// GPU of thousands of SMs would otherwise set up records it never uses); the unused
+// indices are handed out lowest first, as a list made up front would.
+void gpc2sm::grow_records()
+{
+    const size_t old = ctas_.size(), n = std::min<size_t>(old ? 2 * old : 64, records_max_);
+    if (n <= old)
+        SC_REPORT_FATAL("gdsim/gpc2sm", "internal: more CTA records than the GPC's CTA slots");
+    ctas_.resize(n);
+    for (size_t i = n; i-- > old;)
+        free_.push_back((uint32_t)i);
 }
 
 void gpc2sm::ask_direct(sc_core::sc_time &delay)

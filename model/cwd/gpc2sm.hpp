@@ -76,6 +76,8 @@ private:
     uint64_t frag_slot_ns_ = 0, frag_reg_unit_ns_ = 0, frag_smem_unit_ns_ = 0, frag_rem_ps_[3] = {0, 0, 0};
     gd_calendar calendar_;        // CTA-complete messages: (end time, seq << 16 | first record's index)
     std::vector<cta> ctas_;       // records of resident CTAs, indexed by the calendar key's low bits
+    uint32_t records_max_;        // at most one per CTA slot
+    void grow_records();
     const bool group_;            // gpc2sm.group_ctas=on
     uint32_t chain_head_ = none, chain_tail_ = none;
     const gd_kernel_run *chain_run_ = nullptr;
