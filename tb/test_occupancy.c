@@ -341,6 +341,10 @@ START_TEST(group_take_and_give_equal_single)
             }
             ck_assert_mem_eq(a, b, sizeof *a);
             ck_assert_mem_eq(sum_a, sum_b, sizeof sum_a);
+            uint32_t total = 0;  /* kept as free slots change: their sum */
+            for (uint32_t i = 0; i < 4; i++)
+                total += a->free_slots[i];
+            ck_assert_uint_eq(a->free_total, total);
             /* the other kernel's CTAs retire on SM 0 (free slots recomputed), then mine
              * at once in a, one by one in b */
             for (uint32_t k = 0; k < on[0]; k++) {
@@ -353,6 +357,10 @@ START_TEST(group_take_and_give_equal_single)
                 for (uint32_t k = 0; k < n[i]; k++)
                     gd_gpc_release(b, i, mine, &bal[i][k]);
                 ck_assert_mem_eq(a, b, sizeof *a);
+                uint32_t total = 0;
+                for (uint32_t s = 0; s < 4; s++)
+                    total += a->free_slots[s];
+                ck_assert_uint_eq(a->free_total, total);
             }
         }
         free(a);

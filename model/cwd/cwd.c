@@ -7,6 +7,7 @@
 static inline void set_level(gd_gpc_tracker *g, uint32_t sm, uint32_t slots)
 {
     g->level[g->free_slots[sm]] &= ~(1ull << sm);
+    g->free_total += slots - g->free_slots[sm];
     g->free_slots[sm] = slots;
     g->level[slots] |= 1ull << sm;
 }
@@ -49,6 +50,7 @@ uint32_t gd_gpc_select(gd_gpc_tracker *g, const gd_cta_cost *cost)
     g->selected = 1;
     memset(g->level, 0, sizeof g->level);
     g->max_free = 0;
+    g->free_total = 0;
     for (uint32_t i = 0; i < g->nsm; i++) {
         /* an SM in the same state as the one before it (idle SMs, evenly loaded ones)
          * has its free slots: the divisions of the occupancy rules once per state */
@@ -57,6 +59,7 @@ uint32_t gd_gpc_select(gd_gpc_tracker *g, const gd_cta_cost *cost)
         if (f >= GD_MAX_FREE_LEVELS)
             f = GD_MAX_FREE_LEVELS - 1;
         g->free_slots[i] = f;
+        g->free_total += f;
         g->level[f] |= 1ull << i;
         if (f > g->max_free)
             g->max_free = f;

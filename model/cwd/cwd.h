@@ -35,6 +35,7 @@ typedef struct gd_gpc_tracker {
     uint32_t selected;                          /* 1 once gd_gpc_select has counted for cost */
     uint32_t max_free;                          /* most free slots of any SM */
     uint32_t free_slots[GD_MAX_SMS_PER_GPC];
+    uint32_t free_total;                        /* the sum of free_slots */
     uint64_t level[GD_MAX_FREE_LEVELS];         /* bit i: SM i has exactly this many free slots */
 } gd_gpc_tracker;
 

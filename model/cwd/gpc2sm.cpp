@@ -157,13 +157,7 @@ void gpc2sm::note_cta(uint32_t sm, const gd_kernel_run *k, uint64_t unit, uint32
     }
 }
 
-uint32_t gpc2sm::free_total() const
-{
-    uint32_t f = 0;
-    for (uint32_t i = 0; i < trk_.nsm; i++)
-        f += trk_.free_slots[i];
-    return f;
-}
+uint32_t gpc2sm::free_total() const { return trk_.free_total; }
 
 // While a CGA waits for room, this GPC's free slots (for its kernel) are stranded.
 void gpc2sm::account_wait(gd_time_ps t)
