@@ -13,17 +13,22 @@ namespace gd {
 
 namespace {
 
-uint32_t finder_cycles_of(const gd_config &cfg)
+gd_alloc_cfg alloc_of(const gd_config &cfg)
 {
     gd_alloc_cfg a;
     gd_alloc_cfg_init(&a, &cfg);
+    return a;
+}
+
+uint32_t finder_cycles_of(const gd_config &cfg)
+{
+    const gd_alloc_cfg a = alloc_of(cfg);
     return gd_block_finder_cycles(&a);
 }
 
 bool placed_of(const gd_config &cfg)
 {
-    gd_alloc_cfg a;
-    gd_alloc_cfg_init(&a, &cfg);
+    const gd_alloc_cfg a = alloc_of(cfg);
     return gd_alloc_cfg_placed(&a);
 }
 
@@ -345,13 +350,17 @@ bool gpu2gpc::fits(gd_time_ps now, gd_time_ps t, gd_kernel_run *k)
 void gpu2gpc::reselect(gd_time_ps now, gd_time_ps t)
 {
     gpc_select_body b{cost_of(head_), 0};
-    sc_core::sc_time d = ps_time(t - now);
-    for (uint32_t g = 0; g < ngpc_; g++) {
-        gpc_ch_.call(*gpc_out[g], op::gpc_select, &b, d);
-        gd_gpc_view_set_free(&view_, g, b.max_free);
+    // Counts only, and every GPC already selected this cost: each would answer with the
+    // free slots the view holds (gd_gpc_select keeps its levels), so nobody is asked.
+    if (!counted_ || !have_selected_ || !gd_cta_cost_equal(b.cost, &selected_)) {
+        sc_core::sc_time d = ps_time(t - now);
+        for (uint32_t g = 0; g < ngpc_; g++) {
+            gpc_ch_.call(*gpc_out[g], op::gpc_select, &b, d);
+            gd_gpc_view_set_free(&view_, g, b.max_free);
+        }
+        selected_ = *b.cost;
+        have_selected_ = true;
     }
-    selected_ = *b.cost;
-    have_selected_ = true;
     best_gpc_ = gd_gpc_view_best(&view_, UINT32_MAX);
 }
 
@@ -467,19 +476,7 @@ void gpu2gpc::select_head(gd_time_ps now, gd_time_ps t)
             set_gpc_state(g, body_.max_free, body_.next_retire);
         }
     }
-    gpc_select_body b{cost_of(head_), 0};
-    // Counts only, and every GPC already selected this cost: each would answer with the
-    // free slots the view holds (gd_gpc_select keeps its levels), so nobody is asked.
-    if (!counted_ || !have_selected_ || !gd_cta_cost_equal(b.cost, &selected_)) {
-        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-        for (uint32_t g = 0; g < ngpc_; g++) {
-            gpc_ch_.call(*gpc_out[g], op::gpc_select, &b, d);
-            gd_gpc_view_set_free(&view_, g, b.max_free);
-        }
-        selected_ = *b.cost;
-        have_selected_ = true;
-    }
-    best_gpc_ = gd_gpc_view_best(&view_, UINT32_MAX);
+    reselect(now, t);
 }
 
 void gpu2gpc::launched(gd_time_ps now, gd_time_ps t, gd_time_ps end)
