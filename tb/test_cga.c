@@ -287,10 +287,12 @@ START_TEST(gpu_cga_all_or_nothing)
     shadow(&g[2], c, 4, 8, 8);
     memcpy(before, g, sizeof g);
     uint32_t gpc_of[8], take[8 * GD_MAX_SMS_PER_GPC];
+    uint32_t scratch[3 * (sizeof(gd_gpc_shadow) / 4 + GD_MAX_SMS_PER_GPC + 1)];
+    ck_assert_uint_eq(sizeof scratch, gd_gpu_cga_scratch_size(3));
     /* 3 GPC-CGAs of 2 CTAs: 9 free slots, but GPC2's single slot cannot hold a part:
      * iteration 1 places on GPC0 (speed 1) and GPC1 (speed 0); iteration 2: GPC0 again
      * (its SMs 1 and 1 -> speed 0) */
-    ck_assert_int_eq(gd_gpu_cga_place(g, 3, 3, 2, GD_CGA_LOAD_BALANCE, 2, 16, gpc_of, take), 1);
+    ck_assert_int_eq(gd_gpu_cga_place(g, 3, 3, 2, GD_CGA_LOAD_BALANCE, 2, 16, gpc_of, take, scratch), 1);
     ck_assert_uint_eq(gpc_of[0], 0);
     ck_assert_uint_eq(gpc_of[1], 1);
     ck_assert_uint_eq(gpc_of[2], 0);
@@ -305,18 +307,18 @@ START_TEST(gpu_cga_all_or_nothing)
     /* now 2 parts of 3 CTAs: only GPC1's two free slots and GPC2's one are left */
     gd_gpc_shadow mid[3];
     memcpy(mid, g, sizeof g);
-    ck_assert_int_eq(gd_gpu_cga_place(g, 3, 2, 3, GD_CGA_LOAD_BALANCE, 2, 16, gpc_of, take), 0);
+    ck_assert_int_eq(gd_gpu_cga_place(g, 3, 2, 3, GD_CGA_LOAD_BALANCE, 2, 16, gpc_of, take, scratch), 0);
     ck_assert_mem_eq(g, mid, sizeof g);
     /* the GPC-CGA counter and the CGA ids limit too */
     memcpy(g, before, sizeof g);
     g[0].ids_left = 0;
-    ck_assert_int_eq(gd_gpu_cga_place(g, 3, 3, 2, GD_CGA_LOAD_BALANCE, 2, 16, gpc_of, take), 0);
+    ck_assert_int_eq(gd_gpu_cga_place(g, 3, 3, 2, GD_CGA_LOAD_BALANCE, 2, 16, gpc_of, take, scratch), 0);
     g[0].ids_left = 8;
     g[0].cgas_left = 1;  /* GPC0 may take one more GPC-CGA, GPC1 none */
     g[1].cgas_left = 0;
-    ck_assert_int_eq(gd_gpu_cga_place(g, 3, 2, 2, GD_CGA_LOAD_BALANCE, 2, 16, gpc_of, take), 0);
+    ck_assert_int_eq(gd_gpu_cga_place(g, 3, 2, 2, GD_CGA_LOAD_BALANCE, 2, 16, gpc_of, take, scratch), 0);
     g[1].cgas_left = 1;
-    ck_assert_int_eq(gd_gpu_cga_place(g, 3, 2, 2, GD_CGA_LOAD_BALANCE, 2, 16, gpc_of, take), 1);
+    ck_assert_int_eq(gd_gpu_cga_place(g, 3, 2, 2, GD_CGA_LOAD_BALANCE, 2, 16, gpc_of, take, scratch), 1);
     ck_assert_uint_eq(g[1].cgas_left, 0);
     ck_assert_uint_eq(g[1].ids_left, 7);
 }

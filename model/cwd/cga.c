@@ -1,6 +1,5 @@
 #include "cga.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* CTAs needed to bring every SM down to `level` free slots. */
@@ -266,20 +265,20 @@ uint32_t gd_gpu_pick(const int32_t *speed, uint32_t ngpc, uint64_t *mask)
     return n;
 }
 
+size_t gd_gpu_cga_scratch_size(uint32_t ngpc)
+{
+    return ngpc * (sizeof(gd_gpc_shadow) + GD_MAX_SMS_PER_GPC * sizeof(uint32_t) + sizeof(int32_t));
+}
+
 int gd_gpu_cga_place(gd_gpc_shadow *gpcs, uint32_t ngpc, uint32_t parts, uint32_t ctas, gd_cga_mode mode,
-                     uint32_t sms_per_tpc, uint32_t scan_limit, uint32_t *gpc_of, uint32_t *take)
+                     uint32_t sms_per_tpc, uint32_t scan_limit, uint32_t *gpc_of, uint32_t *take, void *scratch)
 {
     /* Pass 1 on a snapshot: every query iteration asks each GPC that may still take a
      * GPC-CGA; those that answer valid take one part each, best speed first (lowest
      * index on a tie), until all parts have a home or an iteration finds none. */
-    gd_gpc_shadow *shadow = malloc(ngpc * sizeof *shadow);
-    int32_t *speed = malloc(ngpc * sizeof *speed);
-    uint32_t (*t)[GD_MAX_SMS_PER_GPC] = malloc(ngpc * sizeof *t);
-    int ret = 1;
-    if (!shadow || !speed || !t) {
-        ret = -1;
-        goto out;
-    }
+    gd_gpc_shadow *shadow = scratch;  /* all members are uint32_t: 4-byte aligned, as are the next two */
+    uint32_t (*t)[GD_MAX_SMS_PER_GPC] = (void *)(shadow + ngpc);
+    int32_t *speed = (int32_t *)(t + ngpc);
     memcpy(shadow, gpcs, ngpc * sizeof *gpcs);
     uint32_t done = 0;
     while (done < parts) {
@@ -291,10 +290,8 @@ int gd_gpu_cga_place(gd_gpc_shadow *gpcs, uint32_t ngpc, uint32_t parts, uint32_
                                         t[g]);
             valid += speed[g] >= 0;
         }
-        if (!valid) {
-            ret = 0;
-            goto out;
-        }
+        if (!valid)
+            return 0;
         for (; valid && done < parts; valid--) {
             uint32_t best = UINT32_MAX;
             for (uint32_t g = 0; g < ngpc; g++)
@@ -314,11 +311,7 @@ int gd_gpu_cga_place(gd_gpc_shadow *gpcs, uint32_t ngpc, uint32_t parts, uint32_
     /* Pass 2: reset, then launch the parts one by one; the queries repeat pass 1's
      * answers, so the committed state is the snapshot's. */
     memcpy(gpcs, shadow, ngpc * sizeof *gpcs);
-out:
-    free(shadow);
-    free(speed);
-    free(t);
-    return ret;
+    return 1;
 }
 
 void gd_raster_init(gd_raster *r, const uint32_t dim[3])

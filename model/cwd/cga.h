@@ -22,6 +22,7 @@
 #ifndef GD_CGA_H
 #define GD_CGA_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "config.h"
@@ -106,10 +107,12 @@ typedef struct gd_gpc_shadow {
  * finds no home the launch fails and `gpcs` is left untouched. Pass 2 resets and
  * places the parts one by one on `gpcs` itself (the same decisions). gpc_of[p]
  * receives part p's GPC and take[p * GD_MAX_SMS_PER_GPC + i] its CTAs on SM i.
- * Returns 1 on success, 0 on failure, -1 when out of memory (gpcs untouched).
- * parts <= GD_MAX_GPCS * GD_MAX_SMS_PER_GPC. */
+ * scratch: gd_gpu_cga_scratch_size(ngpc) bytes, 4-byte aligned, for the snapshot (the
+ * caller keeps it, so a launch step allocates nothing). Returns 1 on success, 0 on
+ * failure. parts <= GD_MAX_GPCS * GD_MAX_SMS_PER_GPC. */
 int gd_gpu_cga_place(gd_gpc_shadow *gpcs, uint32_t ngpc, uint32_t parts, uint32_t ctas, gd_cga_mode mode,
-                     uint32_t sms_per_tpc, uint32_t scan_limit, uint32_t *gpc_of, uint32_t *take);
+                     uint32_t sms_per_tpc, uint32_t scan_limit, uint32_t *gpc_of, uint32_t *take, void *scratch);
+size_t gd_gpu_cga_scratch_size(uint32_t ngpc);
 
 /* Distributed rasterization ([0176]-[0191]): an SM keeps the (x, y, z) of the last
  * CTA it computed and the count (delta) of CTAs launched since, and only decomposes

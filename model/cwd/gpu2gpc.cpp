@@ -818,11 +818,9 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
         }
         part_gpc_.resize(c.gpu_cga);
         part_take_.resize((size_t)c.gpu_cga * GD_MAX_SMS_PER_GPC);
-        int placed = gd_gpu_cga_place(sh.data(), ngpc_, c.gpu_cga, per_cga, (gd_cga_mode)c.mode, sms_per_tpc_,
-                                      scan_limit_, part_gpc_.data(), part_take_.data());
-        if (placed < 0)
-            throw std::bad_alloc();
-        if (placed) {
+        cga_scratch_.resize(gd_gpu_cga_scratch_size(ngpc_) / sizeof(uint32_t));
+        if (gd_gpu_cga_place(sh.data(), ngpc_, c.gpu_cga, per_cga, (gd_cga_mode)c.mode, sms_per_tpc_, scan_limit_,
+                             part_gpc_.data(), part_take_.data(), cga_scratch_.data())) {
             masks = c.gpu_cga;
             // pass 1 (query), pass 2 (query + launch)
             at = t + finder_ps_ + 2 * query_ps_ + mask_ps_ * masks + broadcast_ps_;

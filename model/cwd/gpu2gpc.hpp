@@ -147,6 +147,7 @@ private:
     std::vector<gpc_query_body> gpc_query_;      // per GPC: the query and its answer
     std::vector<gd_gpc_shadow> gpc_shadow_;      // per GPC: the query model of a GPU-CGA's passes
     std::vector<uint32_t> part_gpc_, part_take_; // a GPU-CGA's parts
+    std::vector<uint32_t> cga_scratch_;          // gd_gpu_cga_place's snapshot (grown once)
     gpc_launch_body launch_body_;
     uint64_t steps_cga_ = 0, failed_steps_ = 0, masks_ = 0, frontend_cycles_ = 0;
     const uint32_t cta_launch_cycles_, query_cycles_, mask_cycles_, broadcast_cycles_;

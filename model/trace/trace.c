@@ -549,10 +549,12 @@ static int cluster_never_fits(const gd_trace_reader *r, const gd_trace_dispatch 
     gd_gpc_shadow *idle = malloc((size_t)cl->gpcs * sizeof *idle);
     uint32_t *gpc_of = malloc((size_t)c->gpu_cga * sizeof *gpc_of);
     uint32_t *take = malloc((size_t)c->gpu_cga * GD_MAX_SMS_PER_GPC * sizeof *take);
-    if (!idle || !gpc_of || !take) {
+    void *scratch = malloc(gd_gpu_cga_scratch_size(cl->gpcs));
+    if (!idle || !gpc_of || !take || !scratch) {
         free(idle);
         free(gpc_of);
         free(take);
+        free(scratch);
         snprintf(why, size, "out of memory checking a GPU-CGA of %u GPC-CGAs", c->gpu_cga);
         return 1;
     }
@@ -564,14 +566,11 @@ static int cluster_never_fits(const gd_trace_reader *r, const gd_trace_dispatch 
         idle[g].ids_left = cl->cga_ids;
     }
     int fits = gd_gpu_cga_place(idle, cl->gpcs, c->gpu_cga, ctas, (gd_cga_mode)c->mode, cl->sms_per_tpc,
-                                cl->scan_limit, gpc_of, take);
+                                cl->scan_limit, gpc_of, take, scratch);
     free(idle);
     free(gpc_of);
     free(take);
-    if (fits < 0) {
-        snprintf(why, size, "out of memory checking a GPU-CGA of %u GPC-CGAs", c->gpu_cga);
-        return 1;
-    }
+    free(scratch);
     if (!fits) {
         if (c->gpu_cga == 1)
             snprintf(why, size, "a cluster of %u CTAs finds no GPC that can take it (GPC-CGAs per SM %u, CGA ids "
