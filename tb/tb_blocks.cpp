@@ -200,6 +200,7 @@ END_TEST
 struct plain_sm : sc_module, gd::fw_target {
     tlm::tlm_target_socket<> launch_in{"launch_in"};
     int launches = 0, refused = 0;
+    gd_time_ps extra = 0;  // an SM model of its own timing: its CTAs run this much longer
     explicit plain_sm(sc_module_name n) : sc_module(n) { launch_in.bind(*this); }
     void b_transport(tlm::tlm_generic_payload &p, sc_time &) override
     {
@@ -210,7 +211,7 @@ struct plain_sm : sc_module, gd::fw_target {
             return;
         }
         auto *b = static_cast<gd::sm_launch_body *>(m.body);
-        b->end = b->at + b->run->cta_ps;
+        b->end = b->at + b->run->cta_ps + extra;
         launches += (int)b->count;
         p.set_response_status(tlm::TLM_OK_RESPONSE);
     }
@@ -243,8 +244,10 @@ START_TEST(gpc2sm_direct_and_transaction_starts)
         ck_assert(b.launched);
         ck_assert_uint_eq(b.end, 100 + i + 1000000);
     }
-    // all six end by 1000105; then an SM mask of two CTAs on each SM (one record each
-    // under gpc2sm.group_ctas=on) at 2000000
+    // all six end by 1000105; then an SM mask of two CTAs on each SM at 2000000 (under
+    // gpc2sm.group_ctas=on one record for SMs 0 and 2, which end together, and one for
+    // SM 1, whose model runs its CTAs 500 ps longer)
+    s1.extra = 500;
     const uint32_t take[3] = {2, 2, 2};
     gd::gpc_launch_body l;
     std::memset(&l, 0, sizeof l);
@@ -255,13 +258,29 @@ START_TEST(gpc2sm_direct_and_transaction_starts)
     sc_time delay = gd::ps_time(l.at);
     d.ch.call(d.out, gd::op::gpc_launch, &l, delay);
     ck_assert_uint_eq(l.launched, 6);
-    ck_assert_uint_eq(l.end, 3000000);
+    ck_assert_uint_eq(l.end, 3000500);
+    ck_assert_uint_eq(l.warp_ps, 32ull * 2 * (2 * 1000000 + 1000500));
+    ck_assert_uint_eq(l.next_retire, 3000000);
     ck_assert_int_eq(s1.refused, 1);  // asked once for a direct interface
     ck_assert_int_eq(s1.launches, 4);
     ck_assert_uint_eq(s0.ctas(), 4);
     ck_assert_uint_eq(s2.ctas(), 4);
     ck_assert_uint_eq(s0.warp_ps(), 4 * 32ull * 1000000);  // 32 warps each
     ck_assert_uint_eq(s2.warp_ps(), 4 * 32ull * 1000000);
+    // SMs 0 and 2 retire theirs at 3000000, SM 1 at 3000500
+    gd::gpc_step_body r;
+    std::memset(&r, 0, sizeof r);
+    r.at = 3000000;
+    delay = gd::ps_time(r.at);
+    d.ch.call(d.out, gd::op::gpc_step, &r, delay);
+    ck_assert_uint_eq(r.retired, 4);
+    ck_assert_uint_eq(r.max_free, 2);
+    ck_assert_uint_eq(r.next_retire, 3000500);
+    r.at = 3000500;
+    delay = gd::ps_time(r.at);
+    d.ch.call(d.out, gd::op::gpc_step, &r, delay);
+    ck_assert_uint_eq(r.retired, 2);
+    ck_assert_uint_eq(r.next_retire, GD_TIME_NEVER);
 }
 END_TEST
 

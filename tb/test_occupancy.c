@@ -369,6 +369,94 @@ START_TEST(group_take_and_give_equal_single)
 }
 END_TEST
 
+/* A launch step's record of several SMs (gpc2sm.group_ctas): gd_gpc_place_mask and
+ * gd_gpc_release_mask leave the tracker exactly as gd_gpc_place_on_n and
+ * gd_gpc_release_n on each SM do, on GPCs of 1 to 64 SMs with four and with two
+ * register sub-partitions, with another kernel's CTAs resident; SMs whose registers do
+ * not split evenly (1, 3 and 17 warps, or a short sub-partition) are left to the
+ * caller; retiring with a cost other than the selected one recounts. */
+START_TEST(mask_take_and_give_equal_per_sm)
+{
+    static const gd_cta_shape shapes[] = {{256, 64, 0},  {128, 32, 8192}, {32, 16, 0},   {96, 40, 1000},
+                                          {544, 72, 3000}, {512, 24, 0},  {64, 255, 0}, {128, 0, 0}};
+    uint64_t x = 0x2545f4914f6cdd1dull;
+    uint64_t placed_total = 0, left_total = 0;
+    for (int subs = 4; subs >= 2; subs -= 2) {
+        gd_sm_limits sm = preset_sm("h100");
+        sm.reg_subpartitions = (uint32_t)subs;
+        gd_occupancy o[8];
+        for (size_t i = 0; i < 8; i++)
+            ck_assert_int_eq(gd_occupancy_compute(&o[i], &sm, &shapes[i], sm.smem_per_cta_optin, NULL), GD_OK);
+        gd_gpc_tracker *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+        for (int round = 0; round < 400; round++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            const uint32_t nsm = 1 + (uint32_t)(x % 64);
+            gd_gpc_init(a, nsm, &sm);
+            const gd_cta_cost *other = &o[(x >> 6) % 8].cost, *mine = &o[(x >> 9) % 8].cost;
+            /* the other kernel's CTAs first, one by one, on random SMs */
+            gd_gpc_select(a, other);
+            static gd_cta_alloc oal[64][32];
+            uint32_t on[64] = {0};
+            for (uint32_t k = 0; k < 4 * nsm; k++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                uint32_t i = (uint32_t)(x % nsm);
+                if (a->free_slots[i] && on[i] < 32)
+                    gd_gpc_place_on(a, i, &oal[i][on[i]++]);
+            }
+            gd_gpc_select(a, mine);
+            *b = *a;
+            /* n of mine on every SM of a random mask that has room for them */
+            const uint32_t n = 1 + (uint32_t)((x >> 12) % 3);
+            uint64_t sms = 0;
+            for (uint32_t i = 0; i < nsm; i++)
+                if (a->free_slots[i] >= n && ((x >> (i % 61)) & 1))
+                    sms |= 1ull << i;
+            uint16_t sw[GD_MAX_SUBPARTITIONS] = {0}, rest[64][GD_MAX_SUBPARTITIONS];
+            memset(rest, 0, sizeof rest);
+            const uint64_t done = gd_gpc_place_mask(a, sms, n, sw);
+            ck_assert_uint_eq(done & ~sms, 0);
+            for (uint64_t m = sms & ~done; m; m &= m - 1)
+                gd_gpc_place_on_n(a, (uint32_t)__builtin_ctzll(m), n, rest[__builtin_ctzll(m)]);
+            for (uint64_t m = sms; m; m &= m - 1) {
+                uint16_t each[GD_MAX_SUBPARTITIONS] = {0};
+                gd_gpc_place_on_n(b, (uint32_t)__builtin_ctzll(m), n, each);
+                if (done & m & -m)
+                    ck_assert_mem_eq(each, sw, sizeof sw);
+            }
+            ck_assert_mem_eq(a, b, sizeof *a);
+            placed_total += gd_popcount64(done);
+            left_total += gd_popcount64(sms & ~done);
+            /* the other kernel's CTAs leave SM 0 in b's way and a's, then mine retire */
+            for (uint32_t k = 0; k < on[0]; k++) {
+                gd_gpc_release(a, 0, other, &oal[0][k]);
+                gd_gpc_release(b, 0, other, &oal[0][k]);
+            }
+            if ((x >> 20) & 1) {  /* a kernel of another cost is selected meanwhile: recounted */
+                gd_gpc_select(a, other);
+                gd_gpc_select(b, other);
+            }
+            gd_gpc_release_mask(a, done, mine, n, sw);
+            for (uint64_t m = sms & ~done; m; m &= m - 1)
+                gd_gpc_release_n(a, (uint32_t)__builtin_ctzll(m), mine, n, rest[__builtin_ctzll(m)]);
+            for (uint64_t m = done; m; m &= m - 1)
+                gd_gpc_release_n(b, (uint32_t)__builtin_ctzll(m), mine, n, sw);
+            for (uint64_t m = sms & ~done; m; m &= m - 1)
+                gd_gpc_release_n(b, (uint32_t)__builtin_ctzll(m), mine, n, rest[__builtin_ctzll(m)]);
+            ck_assert_mem_eq(a, b, sizeof *a);
+            uint32_t total = 0;
+            for (uint32_t i = 0; i < nsm; i++)
+                total += a->free_slots[i];
+            ck_assert_uint_eq(a->free_total, total);
+        }
+        free(a);
+        free(b);
+    }
+    /* both kinds of SM were met */
+    ck_assert_uint_gt(placed_total, 1000);
+    ck_assert_uint_gt(left_total, 100);
+}
+END_TEST
+
 /* The GPU2GPC view: earliest and second-earliest retirement, best GPC excluding one. */
 START_TEST(gpc_view_orders)
 {
@@ -456,6 +544,7 @@ int main(void)
     tcase_add_test(tr, free_slots_mixed_kernels);
     tcase_add_test(tr, gpc_places_most_free_lowest_index);
     tcase_add_test(tr, group_take_and_give_equal_single);
+    tcase_add_test(tr, mask_take_and_give_equal_per_sm);
     tcase_add_test(tr, gpc_view_orders);
     tcase_add_test(tr, gpc_view_best_many_gpcs);
     suite_add_tcase(s, tr);

@@ -406,10 +406,12 @@ static const key_def KEYS[] = {
      "keep seed 003's placement.",
      "lake: the behaviour before seed 001's selector existed; weighted and power: seed 001 [0237]-[0283]"},
     {"gpc2sm.group_ctas", T_ENUM, OFF(gpc2sm_group_ctas), 0, 0, 0, "on|off", "on",
-     "How the GPC2SM distributor books a launch step's CTAs. on: the CTAs a step puts on one SM "
+     "How the GPC2SM distributor books a launch step's CTAs. on: the CTAs a step puts on its SMs "
      "(which start together and, every CTA of a dispatch running the same time, end together) are "
-     "one record, and the step's records that end at one time one retirement, freeing each SM's "
-     "CTAs in one operation; off: one record and one retirement per CTA (the reference path). "
+     "one record per group of SMs that take the same number with the same registers per "
+     "sub-partition (most steps: one), and the step's records one retirement, freeing the CTAs "
+     "of all the record's SMs in one operation; off: one record and one retirement per CTA (the "
+     "reference path). "
      "Every output is the same either way (make bench compares them); under sm.alloc=contiguous "
      "or sm.wave_placement=tail|head each CTA keeps its own record (its own blocks and "
      "sub-partitions), still retired with its step.",

@@ -4,6 +4,29 @@
 
 #include "alloc.h"
 
+#include <stddef.h>
+
+/* Four lanes of 32 bits (GCC's and Clang's vector extension; SSE2 on x86-64): an SM's
+ * warps, CTA slots, shared memory and sub-partition count, or its four sub-partitions'
+ * registers, updated in one operation on the presets' four sub-partitions. */
+typedef uint32_t gd_u32x4 __attribute__((vector_size(16)));
+_Static_assert(offsetof(gd_sm_res, ctas) == 4 && offsetof(gd_sm_res, smem) == 8 && offsetof(gd_sm_res, nsub) == 12 &&
+                   offsetof(gd_sm_res, regs) == 16,
+               "gd_sm_res: warps, ctas, smem, nsub, regs[] in a row (the four-lane updates)");
+static inline gd_u32x4 load4(const void *p)
+{
+    gd_u32x4 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline void store4(void *p, gd_u32x4 v) { memcpy(p, &v, sizeof v); }
+static inline int any4(gd_u32x4 v)
+{
+    uint64_t w[2];
+    memcpy(w, &v, sizeof w);
+    return (w[0] | w[1]) != 0;
+}
+
 static inline void set_level(gd_gpc_tracker *g, uint32_t sm, uint32_t slots)
 {
     g->level[g->free_slots[sm]] &= ~(1ull << sm);
@@ -99,6 +122,66 @@ void gd_gpc_place_on_n(gd_gpc_tracker *g, uint32_t sm, uint32_t n, uint16_t *war
     settle_take(g, sm, n);
 }
 
+uint64_t gd_gpc_place_mask(gd_gpc_tracker *g, uint64_t sms, uint32_t n, uint16_t *warps_in_sub)
+{
+    const gd_cta_cost *cost = &g->cost;
+    const uint32_t nsub = g->res[0].nsub, rpw = cost->regs_per_warp;
+    if (g->res[0].place || nsub > GD_MAX_SUBPARTITIONS || g->nsm > 64 || (rpw && cost->sub_extra))
+        return 0;
+    const uint64_t need64 = (uint64_t)n * cost->sub_warps * rpw;
+    if (need64 > UINT32_MAX)
+        return 0;
+    const uint32_t need = (uint32_t)need64, warps = n * cost->warps, smem = n * cost->smem;
+    uint64_t done = 0;
+    if (nsub == 4) {  /* every preset: four lanes at once */
+        const gd_u32x4 head = {warps, n, smem, 0}, needv = {need, need, need, need};
+        for (uint64_t m = sms; m; m &= m - 1) {
+            gd_sm_res *r = &g->res[__builtin_ctzll(m)];
+            const gd_u32x4 regs = load4(r->regs);
+            if (any4((gd_u32x4)(regs < needv)))
+                continue;  /* a sub-partition short of its share: CTA by CTA */
+            store4(r->regs, regs - needv);
+            store4(&r->warps, load4(&r->warps) - head);
+            done |= m & -m;
+        }
+        sms = 0;
+    }
+    for (uint64_t m = sms; m; m &= m - 1) {
+        const uint32_t sm = (uint32_t)__builtin_ctzll(m);
+        gd_sm_res *r = &g->res[sm];
+        if (rpw) {
+            uint32_t t = 0;
+            while (t < nsub && r->regs[t] >= need)
+                t++;
+            if (t < nsub)
+                continue;
+            for (t = 0; t < nsub; t++)
+                r->regs[t] -= need;
+        }
+        r->warps -= warps;
+        r->ctas -= n;
+        r->smem -= smem;
+        done |= m & -m;
+    }
+    if (rpw)
+        for (uint32_t t = 0; t < nsub; t++)
+            warps_in_sub[t] = (uint16_t)(warps_in_sub[t] + n * cost->sub_warps);
+    /* The levels: the SMs placed at each level move down n together. */
+    for (uint64_t m = done; m;) {
+        const uint32_t from = g->free_slots[__builtin_ctzll(m)], to = from - n;
+        const uint64_t at = m & g->level[from];
+        g->level[from] &= ~at;
+        g->level[to] |= at;
+        for (uint64_t a = at; a; a &= a - 1)
+            g->free_slots[__builtin_ctzll(a)] = to;
+        g->free_total -= n * (uint32_t)gd_popcount64(at);
+        m &= ~at;
+    }
+    while (g->max_free && !g->level[g->max_free])
+        g->max_free--;
+    return done;
+}
+
 /* After CTAs of cost retired from SM sm (resources already given back): its free
  * slots for the selected kernel, counted (same cost, no placement: exactly n more)
  * or recomputed, and the levels. */
@@ -127,6 +210,57 @@ void gd_gpc_release_n(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, u
 {
     gd_sm_res_give_n(&g->res[sm], cost, n, warps_in_sub);
     settle_release(g, sm, cost, n);
+}
+
+void gd_gpc_release_mask(gd_gpc_tracker *g, uint64_t sms, const gd_cta_cost *cost, uint32_t n,
+                         const uint16_t *warps_in_sub)
+{
+    if (g->res[0].place || !gd_cta_cost_equal(cost, &g->cost) || g->nsm > 64 ||
+        g->res[0].nsub > GD_MAX_SUBPARTITIONS) {
+        for (; sms; sms &= sms - 1)
+            gd_gpc_release_n(g, (uint32_t)__builtin_ctzll(sms), cost, n, warps_in_sub);
+        return;
+    }
+    /* Counts only, the selected cost: every SM of the mask has exactly n more free slots. */
+    const uint32_t warps = n * cost->warps, smem = n * cost->smem, nsub = g->res[0].nsub, rpw = cost->regs_per_warp;
+    uint32_t regs[GD_MAX_SUBPARTITIONS];
+    for (uint32_t t = 0; t < GD_MAX_SUBPARTITIONS; t++)
+        regs[t] = t < nsub ? warps_in_sub[t] * rpw : 0;
+    if (nsub == 4) {  /* every preset: four lanes at once */
+        const gd_u32x4 head = {warps, n, smem, 0}, back = {regs[0], regs[1], regs[2], regs[3]};
+        for (uint64_t m = sms; m; m &= m - 1) {
+            gd_sm_res *r = &g->res[__builtin_ctzll(m)];
+            store4(&r->warps, load4(&r->warps) + head);
+            store4(r->regs, load4(r->regs) + back);
+        }
+    } else {
+        for (uint64_t m = sms; m; m &= m - 1) {
+            gd_sm_res *r = &g->res[__builtin_ctzll(m)];
+            r->warps += warps;
+            r->ctas += n;
+            r->smem += smem;
+            for (uint32_t t = 0; t < nsub; t++)
+                r->regs[t] += regs[t];
+        }
+    }
+    /* The levels: the SMs of the mask at each level move up n together. */
+    uint32_t top = g->max_free;
+    for (uint64_t m = sms; m;) {
+        const uint32_t from = g->free_slots[__builtin_ctzll(m)];
+        uint32_t to = from + n;
+        if (to >= GD_MAX_FREE_LEVELS)
+            to = GD_MAX_FREE_LEVELS - 1;
+        const uint64_t at = m & g->level[from];
+        g->level[from] &= ~at;
+        g->level[to] |= at;
+        for (uint64_t a = at; a; a &= a - 1)
+            g->free_slots[__builtin_ctzll(a)] = to;
+        g->free_total += (to - from) * (uint32_t)gd_popcount64(at);
+        if (to > top)
+            top = to;
+        m &= ~at;
+    }
+    g->max_free = top;
 }
 
 static inline int view_before(const gd_gpc_view *v, uint32_t a, uint32_t b)

@@ -118,6 +118,14 @@ void gd_gpc_place_on(gd_gpc_tracker *g, uint32_t sm, gd_cta_alloc *alloc);
  * sums of the CTAs' warps_in_sub added to warps_in_sub. */
 void gd_gpc_place_on_n(gd_gpc_tracker *g, uint32_t sm, uint32_t n, uint16_t *warps_in_sub);
 
+/* Place n CTAs of the selected kernel on each SM of the mask sms (bit i: SM i; their
+ * free slots must be >= n) at once, counts only, where the CTAs' warps split evenly over
+ * an SM's register sub-partitions (gd_sm_res_take_n's first path): the same state as
+ * gd_gpc_place_on_n on each. Returns the SMs placed; warps_in_sub (zeroed by the caller)
+ * gets the warps each of them took per sub-partition. The other SMs of sms are left
+ * alone (place them with gd_gpc_place_on_n). */
+uint64_t gd_gpc_place_mask(gd_gpc_tracker *g, uint64_t sms, uint32_t n, uint16_t *warps_in_sub);
+
 /* A CTA of any kernel retired from SM sm. */
 void gd_gpc_release(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, const gd_cta_alloc *alloc);
 
@@ -126,6 +134,12 @@ void gd_gpc_release(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, con
  * gd_gpc_release calls (gpc2sm.group_ctas). */
 void gd_gpc_release_n(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, uint32_t n,
                       const uint16_t *warps_in_sub);
+
+/* n CTAs of one cost retired from each SM of the mask sms (bit i: SM i) at once, counts
+ * only, warps_in_sub the same for every SM: the same state as gd_gpc_release_n on each
+ * of them (a GPC2SM record of one launch step's CTAs on several SMs). */
+void gd_gpc_release_mask(gd_gpc_tracker *g, uint64_t sms, const gd_cta_cost *cost, uint32_t n,
+                         const uint16_t *warps_in_sub);
 
 #ifdef __cplusplus
 }

@@ -229,11 +229,13 @@ uint64_t gpc2sm::retire(gd_time_ps t)
         gd_cal_pop(&calendar_);
         do {  // the records that retire together
             cta &c = ctas_[idx];
-            if (c.count == 1)
-                gd_gpc_release(&trk_, c.sm, c.cost, &c.alloc);
-            else
-                gd_gpc_release_n(&trk_, c.sm, c.cost, c.count, c.sub_warps);
-            n += c.count;
+            if (c.own_alloc) {
+                gd_gpc_release(&trk_, (uint32_t)__builtin_ctzll(c.sms), c.cost, &c.alloc);
+                n++;
+            } else {
+                gd_gpc_release_mask(&trk_, c.sms, c.cost, c.count, c.sub_warps);
+                n += (uint64_t)c.count * gd_popcount64(c.sms);
+            }
             free_.push_back(idx);
             idx = c.next;
         } while (idx != none);
@@ -253,7 +255,7 @@ uint64_t gpc2sm::retire(gd_time_ps t)
 
 // An SM mask: every CTA it names starts at b->at; as one GPC-CGA it holds a
 // gpc_local_cga_id until its last CTA has ended and the shared memory is flushed.
-uint32_t gpc2sm::take_record(const gd_cta_cost *cost, uint32_t sm, uint32_t count)
+uint32_t gpc2sm::take_record(const gd_cta_cost *cost, uint64_t sms, uint32_t count, bool own_alloc)
 {
     if (__builtin_expect(free_.empty(), 0))
         grow_records();
@@ -261,9 +263,10 @@ uint32_t gpc2sm::take_record(const gd_cta_cost *cost, uint32_t sm, uint32_t coun
     free_.pop_back();
     cta &c = ctas_[idx];
     c.cost = cost;
-    c.sm = sm;
+    c.sms = sms;
     c.count = count;
     c.next = none;
+    c.own_alloc = own_alloc;
     return idx;
 }
 
@@ -294,8 +297,10 @@ void gpc2sm::close_chain()
 
 // An SM mask: every CTA it names starts at b->at; as one GPC-CGA it holds a
 // gpc_local_cga_id until its last CTA has ended and the shared memory is flushed.
-// Under gpc2sm.group_ctas=on an SM's CTAs of the mask are one record (counts only) and
-// the mask's records one calendar entry; off, each CTA has its own of both.
+// Under gpc2sm.group_ctas=on (counts only) the SMs that take the same number of CTAs,
+// with the same registers per sub-partition and the same end, share one record, and
+// the mask's records one calendar entry; off (or with placement state), each CTA has
+// its own of both.
 void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
 {
     const gd_time_ps t = b->at;
@@ -304,43 +309,122 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
     b->launched = 0;
     b->warp_ps = 0;
     const uint64_t base = b->run->ctas_launched;  // the kernel's CTAs launched before this mask
-    const bool counted = group_ && place_.empty();
-    const uint32_t nsub = trk_.res[0].nsub < GD_MAX_SUBPARTITIONS ? trk_.res[0].nsub : GD_MAX_SUBPARTITIONS;
-    for (uint32_t i = 0; i < trk_.nsm; i++) {
-        const uint32_t k = b->take[i];
-        if (!k)
-            continue;
-        const uint32_t per = counted ? k : 1;  // CTAs per record
-        for (uint32_t r = 0; r < k / per; r++) {
-            uint32_t idx = take_record(b->cost, i, per);
-            cta &c = ctas_[idx];
-            std::memset(c.sub_warps, 0, sizeof c.sub_warps);
-            if (per > 1) {
-                gd_gpc_place_on_n(&trk_, i, per, c.sub_warps);
+    if (group_ && place_.empty()) {
+        // 1. Resources, a record per group of SMs that take the same count with the same
+        // registers per sub-partition (one group for most masks).
+        uint32_t rec_of[GD_MAX_SMS_PER_GPC], recs[GD_MAX_SMS_PER_GPC], nrec = 0;
+        uint64_t sms = 0;
+        uint32_t k0 = 0;
+        bool uniform = true;  // every SM of the mask takes k0
+        for (uint32_t i = 0; i < trk_.nsm; i++) {
+            const uint32_t k = b->take[i];
+            if (!k)
+                continue;
+            if (!k0)
+                k0 = k;
+            uniform &= k == k0;
+            sms |= 1ull << i;
+        }
+        for (uint64_t left = sms; left;) {
+            const uint32_t k = b->take[__builtin_ctzll(left)];
+            uint64_t same = 0;
+            if (uniform) {
+                same = left;
             } else {
+                for (uint64_t m = left; m; m &= m - 1)
+                    if (b->take[__builtin_ctzll(m)] == k)
+                        same |= m & -m;
+            }
+            left &= ~same;
+            uint16_t sw[GD_MAX_SUBPARTITIONS] = {};
+            const uint64_t even = gd_gpc_place_mask(&trk_, same, k, sw);
+            if (even) {
+                const uint32_t idx = take_record(b->cost, even, k, false);
+                std::memcpy(ctas_[idx].sub_warps, sw, sizeof sw);
+                recs[nrec++] = idx;
+                if (!uniform || even != same)
+                    for (uint64_t m = even; m; m &= m - 1)
+                        rec_of[__builtin_ctzll(m)] = idx;
+            }
+            for (uint64_t m = same & ~even; m; m &= m - 1) {  // CTA by CTA (gd_sm_res_take_n)
+                const uint32_t i = (uint32_t)__builtin_ctzll(m), idx = take_record(b->cost, m & -m, k, false);
+                std::memset(ctas_[idx].sub_warps, 0, sizeof ctas_[idx].sub_warps);
+                gd_gpc_place_on_n(&trk_, i, k, ctas_[idx].sub_warps);
+                recs[nrec++] = idx;
+                rec_of[i] = idx;
+            }
+        }
+        // 2. The SMs start their CTAs, in SM order. Every CTA of a dispatch runs the same
+        // time (exec.h); an SM model that says otherwise gets a record of its own.
+        const gd_time_ps expect = t + gd_cta_exec_time(b->run, t);
+        uint32_t odd[GD_MAX_SMS_PER_GPC], nodd = 0;
+        gd_time_ps odd_end[GD_MAX_SMS_PER_GPC];
+        if (__builtin_expect(direct_.empty(), 0))
+            ask_direct(delay);
+        if (all_direct_ && !b->run->has_insn && !rasterize_) {
+            // Only the SMs' counters (sm_direct_launch's sm_count_launch, on each SM)
+            const uint64_t wd = (uint64_t)b->cost->warps * (expect - t);
+            uint64_t launched = 0;
+            for (uint64_t m = sms; m; m &= m - 1) {
+                const uint32_t i = (uint32_t)__builtin_ctzll(m), k = b->take[i];
+                const sm_direct &d = direct_[i];
+                *d.ctas += k;
+                *d.warp_ps += wd * k;
+                launched += k;
+            }
+            b->launched += launched;
+            b->warp_ps += wd * launched;
+            if (expect > b->end)
+                b->end = expect;
+        } else {
+            for (uint64_t m = sms; m; m &= m - 1) {
+                const uint32_t i = (uint32_t)__builtin_ctzll(m), k = b->take[i];
+                const uint32_t idx = uniform && nrec == 1 ? recs[0] : rec_of[i];
+                sm_launch_body sb{t, b->run, b->cost, 0, ctas_[idx].sub_warps, k};
+                start_on(i, sb, delay);
+                if (__builtin_expect(sb.end != expect, 0)) {
+                    const uint32_t own = take_record(b->cost, m & -m, k, false);
+                    std::memcpy(ctas_[own].sub_warps, ctas_[idx].sub_warps, sizeof ctas_[own].sub_warps);
+                    ctas_[idx].sms &= ~(m & -m);
+                    odd[nodd] = own;
+                    odd_end[nodd++] = sb.end;
+                }
+                launched_on(b, i, k, sb.end, base);
+                if (sb.end > b->end)
+                    b->end = sb.end;
+                b->warp_ps += (uint64_t)b->cost->warps * (sb.end - t) * k;
+            }
+        }
+        // 3. The calendar: the records in one entry per end.
+        for (uint32_t r = 0; r < nrec; r++) {
+            if (ctas_[recs[r]].sms)
+                book(recs[r], b->run, expect);
+            else
+                free_.push_back(recs[r]);
+        }
+        for (uint32_t r = 0; r < nodd; r++)
+            book(odd[r], b->run, odd_end[r]);
+    } else {
+        const uint32_t nsub = trk_.res[0].nsub < GD_MAX_SUBPARTITIONS ? trk_.res[0].nsub : GD_MAX_SUBPARTITIONS;
+        for (uint32_t i = 0; i < trk_.nsm; i++) {
+            for (uint32_t r = 0; r < b->take[i]; r++) {
+                uint32_t idx = take_record(b->cost, 1ull << i, 1, true);
+                cta &c = ctas_[idx];
+                std::memset(c.sub_warps, 0, sizeof c.sub_warps);
                 gd_gpc_place_on(&trk_, i, &c.alloc);
                 for (uint32_t s = 0; s < nsub; s++)
                     c.sub_warps[s] = c.alloc.warps_in_sub[s];
-            }
-            sm_launch_body sb{t, b->run, c.cost, 0, c.sub_warps, per};
-            start_on(i, sb, delay);
-            if (group_) {
-                book(idx, b->run, sb.end);
-            } else if (gd_cal_push(&calendar_, b->run, sb.end, (seq_++ << 16) | idx)) {
-                throw std::bad_alloc();
-            }
-            if (sb.end > b->end)
-                b->end = sb.end;
-            b->warp_ps += (uint64_t)c.cost->warps * (sb.end - t) * per;
-            if (rasterize_) {
-                for (uint32_t j = 0; j < per; j++, b->launched++) {
-                    if (b->cga)
-                        note_cta(i, b->run, b->cga_seq, b->launched, t, sb.end);
-                    else  // a split CTA's sub-workgroups all carry its id
-                        note_cta(i, b->run, base + (b->sub ? 0 : b->launched), 0, t, sb.end);
+                sm_launch_body sb{t, b->run, c.cost, 0, c.sub_warps, 1};
+                start_on(i, sb, delay);
+                if (group_) {
+                    book(idx, b->run, sb.end);
+                } else if (gd_cal_push(&calendar_, b->run, sb.end, (seq_++ << 16) | idx)) {
+                    throw std::bad_alloc();
                 }
-            } else {
-                b->launched += per;
+                launched_on(b, i, 1, sb.end, base);
+                if (sb.end > b->end)
+                    b->end = sb.end;
+                b->warp_ps += (uint64_t)c.cost->warps * (sb.end - t);
             }
         }
     }
@@ -361,6 +445,23 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
         wait_free_ = free_total();
     b->max_free = trk_.max_free;
     b->next_retire = next_retire();
+}
+
+// count CTAs of b's mask started on SM sm and end at end: counted, and their ids
+// rasterized (and logged) when asked for.
+void gpc2sm::launched_on(gpc_launch_body *b, uint32_t sm, uint32_t count, gd_time_ps end, uint64_t base)
+{
+    const gd_time_ps t = b->at;
+    if (!rasterize_) {
+        b->launched += count;
+        return;
+    }
+    for (uint32_t j = 0; j < count; j++, b->launched++) {
+        if (b->cga)
+            note_cta(sm, b->run, b->cga_seq, b->launched, t, end);
+        else  // a split CTA's sub-workgroups all carry its id
+            note_cta(sm, b->run, base + (b->sub ? 0 : b->launched), 0, t, end);
+    }
 }
 
 // Records are made as CTAs need them, doubling, up to one per CTA slot of the GPC (a
@@ -384,6 +485,7 @@ void gpc2sm::ask_direct(sc_core::sc_time &delay)
         if (ch_.try_call(*sm_out[i], op::sm_direct, &d, delay) && d.ctas && d.warp_ps)
             direct_[i] = d;  // otherwise (an SM that offers none) every start is a transaction
     }
+    all_direct_ = std::none_of(direct_.begin(), direct_.end(), [](const sm_direct &d) { return d.slow; });
 }
 
 void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
@@ -396,26 +498,27 @@ void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
     uint32_t mf = trk_.max_free;
     if (b->launch && mf > 0 &&
         (!b->conditional || mf > b->beat_free || (mf == b->beat_free && b->gpc < b->beat_gpc))) {
-        uint32_t idx = take_record(&b->launch->desc->occ.cost, 0, 1);
+        uint32_t idx = take_record(&b->launch->desc->occ.cost, 0, 1, true);
         cta &c = ctas_[idx];
-        c.sm = gd_gpc_place(&trk_, &c.alloc);
+        const uint32_t sm = gd_gpc_place(&trk_, &c.alloc);
+        c.sms = 1ull << sm;
         for (uint32_t s = 0; s < GD_MAX_SUBPARTITIONS; s++)
             c.sub_warps[s] = c.alloc.warps_in_sub[s];
         sm_launch_body sb{t, b->launch, c.cost, 0, c.sub_warps, 1};
-        start_on(c.sm, sb, delay);
+        start_on(sm, sb, delay);
         if (gd_cal_push(&calendar_, b->launch, sb.end, (seq_++ << 16) | idx))
             throw std::bad_alloc();
         if (rasterize_) {  // the prior art numbers CTAs in launch order, clusters or not
             const gd_cluster &cl = b->launch->cluster;
             uint64_t per = (uint64_t)cl.dim[0] * cl.dim[1] * cl.dim[2], n = b->launch->ctas_launched;
-            note_cta(c.sm, b->launch, n / per, (uint32_t)(n % per), t, sb.end);
+            note_cta(sm, b->launch, n / per, (uint32_t)(n % per), t, sb.end);
         }
         launched_++;
         uint64_t resident = launched_ - retired_;
         if (resident > peak_resident_)
             peak_resident_ = resident;
         b->launched = true;
-        b->sm = c.sm;
+        b->sm = sm;
         b->end = sb.end;
     }
     b->max_free = trk_.max_free;

@@ -36,17 +36,21 @@ public:
     ~gpc2sm() override;
 
 private:
-    // A record of resident CTAs: count CTAs of one launch step on one SM (count 1 under
-    // gpc2sm.group_ctas=off or with placement state), chained (next) to the records that
-    // retire with it in one calendar entry.
+    // A record of resident CTAs: count CTAs of one launch step on each SM of sms (bit i:
+    // SM i), whose registers went to the same sub-partitions on each, chained (next) to
+    // the records that retire with it in one calendar entry. Under gpc2sm.group_ctas=off
+    // or with placement state, one CTA on one SM with its own allocation (own_alloc).
     struct cta {
         const gd_cta_cost *cost;  // the kernel descriptor's (lives for the whole replay)
-        uint32_t sm, count, next;
-        gd_cta_alloc alloc;       // count 1: its own (count > 1: the last CTA's, unused)
-        uint16_t sub_warps[GD_MAX_SUBPARTITIONS];  // warps per register sub-partition, all count CTAs
+        uint64_t sms;
+        uint32_t count, next;
+        bool own_alloc;
+        gd_cta_alloc alloc;       // own_alloc: the CTA's allocation
+        uint16_t sub_warps[GD_MAX_SUBPARTITIONS];  // warps per register sub-partition, all count CTAs of one SM
     };
     static constexpr uint32_t none = UINT32_MAX;
-    uint32_t take_record(const gd_cta_cost *cost, uint32_t sm, uint32_t count);
+    uint32_t take_record(const gd_cta_cost *cost, uint64_t sms, uint32_t count, bool own_alloc);
+    void launched_on(gpc_launch_body *b, uint32_t sm, uint32_t count, gd_time_ps end, uint64_t base);
     void book(uint32_t idx, const gd_kernel_run *run, gd_time_ps end);  // into the open chain
     void close_chain();                                              // its calendar entry
 
@@ -96,6 +100,7 @@ private:
             ch_.call(*sm_out[sm], op::sm_launch, &sb, delay);
     }
     void ask_direct(sc_core::sc_time &delay);
+    bool all_direct_ = false;  // every SM granted the interface and needs nothing else
     uint64_t launched_ = 0, retired_ = 0, peak_resident_ = 0;
     // cwd.policy=cga: GPC-CGA bookkeeping (seed 003 [0211], [0227], [0231]-[0233])
     const uint32_t sms_per_tpc_, scan_limit_;
