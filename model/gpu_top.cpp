@@ -30,6 +30,7 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, device_env 
     cs.pp_out.bind(pp.done_in);
     cwd.select_out.bind(selector.cwd_in);
     uint32_t sm_id = 0;
+    sm_counters_.resize(cfg.sms);  // not resized again: the SMs keep pointers into it
     // placed warps (sm.alloc=contiguous, sm.wave_placement=tail|head): the SMs account their
     // sub-partitions' occupancy
     const bool placed = std::string(cfg.sm_alloc) != "count" || std::string(cfg.sm_wave_placement) != "pooled";
@@ -39,7 +40,7 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, device_env 
         cwd.gpc_out[g]->bind(gpcs[g]->cwd_in);
         for (uint32_t i = 0; i < n; i++, sm_id++) {
             sms.emplace_back(new sm(("sm_" + std::to_string(sm_id)).c_str(), sm_id, stats, cfg.power_insn_fj,
-                                    cfg.power_window_ns ? &power : nullptr, placed ? cfg.sm.reg_subpartitions : 0));
+                                    cfg.power_window_ns ? &power : nullptr, placed ? cfg.sm.reg_subpartitions : 0, &sm_counters_[sm_id]));
             gpcs[g]->sm_out[i]->bind(sms.back()->launch_in);
         }
     }

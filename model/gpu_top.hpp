@@ -56,6 +56,7 @@ public:
     gpu2gpc cwd;
     module_selector selector;
     std::vector<std::unique_ptr<gpc2sm>> gpcs;
+    std::vector<sm_counters> sm_counters_;  // every SM's counters, side by side (sm_msg.hpp)
     std::vector<std::unique_ptr<sm>> sms;
     gd_power_windows power;  // power.window_ns: the SMs' power over time (power.n == 0: off)
     ~gpu_top() override;

@@ -226,7 +226,8 @@ START_TEST(gpc2sm_direct_and_transaction_starts)
     driver d("d");
     gd::gpc2sm gpc("gpc", 0, 0, 3, c, nullptr);
     d.out.bind(gpc.cwd_in);
-    gd::sm s0("sm0", 0, nullptr), s2("sm2", 2, nullptr);
+    gd::sm_counters kept;  // SM 2 counts where its GPU keeps SMs' counters side by side
+    gd::sm s0("sm0", 0, nullptr), s2("sm2", 2, nullptr, nullptr, nullptr, 0, &kept);
     plain_sm s1("sm1");
     gpc.sm_out[0]->bind(s0.launch_in);
     gpc.sm_out[1]->bind(s1.launch_in);
@@ -267,6 +268,8 @@ START_TEST(gpc2sm_direct_and_transaction_starts)
     ck_assert_uint_eq(s2.ctas(), 4);
     ck_assert_uint_eq(s0.warp_ps(), 4 * 32ull * 1000000);  // 32 warps each
     ck_assert_uint_eq(s2.warp_ps(), 4 * 32ull * 1000000);
+    ck_assert_uint_eq(kept.ctas, 4);
+    ck_assert_uint_eq(kept.warp_ps, 4 * 32ull * 1000000);
     // SMs 0 and 2 retire theirs at 3000000, SM 1 at 3000500
     gd::gpc_step_body r;
     std::memset(&r, 0, sizeof r);

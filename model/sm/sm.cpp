@@ -158,14 +158,14 @@ void occupancy_json(FILE *f, const gd_section_ctx *c)
 }  // namespace
 
 sm::sm(sc_core::sc_module_name name, uint32_t id, gd_stats *stats, const uint32_t *insn_fj,
-       gd_power_windows *windows, uint32_t subs)
-    : sc_module(name), launch_in("launch_in"), id_(id), slow_((insn_fj && windows) || subs), insn_fj_(insn_fj),
+       gd_power_windows *windows, uint32_t subs, sm_counters *counters)
+    : sc_module(name), launch_in("launch_in"), id_(id), c_(counters ? counters : &own_), slow_((insn_fj && windows) || subs), insn_fj_(insn_fj),
       windows_(insn_fj ? windows : nullptr), subs_(subs > GD_MAX_SUBPARTITIONS ? GD_MAX_SUBPARTITIONS : subs)
 {
     launch_in.bind(*this);
     if (stats) {
-        gd_stats_add(stats, basename(), "ctas", "CTAs", "CTAs run on this SM", &ctas_);
-        gd_stats_add(stats, basename(), "warp_ps", "warp x ps", "resident warps integrated over time", &warp_ps_);
+        gd_stats_add(stats, basename(), "ctas", "CTAs", "CTAs run on this SM", &c_->ctas);
+        gd_stats_add(stats, basename(), "warp_ps", "warp x ps", "resident warps integrated over time", &c_->warp_ps);
         for (uint32_t t = 0; t < subs_; t++)
             gd_stats_add(stats, basename(), sub_names[t], "warp x ps",
                          "warps resident in this register sub-partition integrated over time", &sub_warp_ps_[t]);
@@ -198,8 +198,8 @@ void sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
     (void)delay;  // b->at == sc_time_stamp() + delay
     if (__builtin_expect(m.code == op::sm_direct, 0)) {
         auto *d = static_cast<sm_direct *>(m.body);
-        d->ctas = &ctas_;
-        d->warp_ps = &warp_ps_;
+        d->ctas = &c_->ctas;
+        d->warp_ps = &c_->warp_ps;
         d->slow = slow_;
         p.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
@@ -209,7 +209,7 @@ void sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
         return;
     }
     auto *b = static_cast<sm_launch_body *>(m.body);
-    const uint64_t wd = sm_count_launch(&ctas_, &warp_ps_, *b);  // one CTA's warps x time
+    const uint64_t wd = sm_count_launch(&c_->ctas, &c_->warp_ps, *b);  // one CTA's warps x time
     // the energy of a kernel with an instruction mix, and power over time: off the
     // common path (a CTA without a mix needs only its warps x time, finish())
     if (__builtin_expect(b->run->has_insn || slow_, 0))
@@ -251,7 +251,7 @@ void sm::account(const sm_launch_body *b, gd_time_ps dur, uint64_t wd)
 void sm::finish()
 {
     if (insn_fj_)
-        energy_fj_ = mix_energy_fj_ + (warp_ps_ - mix_warp_ps_) / GD_PS_PER_NS * insn_fj_[GD_INSN_CLASSES];
+        energy_fj_ = mix_energy_fj_ + (c_->warp_ps - mix_warp_ps_) / GD_PS_PER_NS * insn_fj_[GD_INSN_CLASSES];
 }
 
 }  // namespace gd

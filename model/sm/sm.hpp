@@ -27,11 +27,13 @@ public:
     // subs: register sub-partitions whose warps x time to account (placed warps:
     // sm.alloc=contiguous or sm.wave_placement=tail|head), or 0. The SM with id 0 also
     // registers the report's occupancy section (every SM's warp_ps).
+    // counters: where the SM keeps its CTA and warp-time counters (the GPU's array of
+    // them, sm_msg.hpp), or null: in the SM itself.
     sm(sc_core::sc_module_name name, uint32_t id, gd_stats *stats, const uint32_t *insn_fj = nullptr,
-       gd_power_windows *windows = nullptr, uint32_t subs = 0);
+       gd_power_windows *windows = nullptr, uint32_t subs = 0, sm_counters *counters = nullptr);
 
-    uint64_t ctas() const { return ctas_; }
-    uint64_t warp_ps() const { return warp_ps_; }
+    uint64_t ctas() const { return c_->ctas; }
+    uint64_t warp_ps() const { return c_->warp_ps; }
     uint64_t energy_fj() const { return energy_fj_; }
     // After the run: the energy of the CTAs without an instruction mix (a generic rate
     // per warp and ns) joins that of the others.
@@ -43,8 +45,8 @@ private:
     void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) override;
 
     uint32_t id_;
-    uint64_t ctas_ = 0;     // CTAs run
-    uint64_t warp_ps_ = 0;  // resident warps integrated over time
+    sm_counters own_;       // the counters, unless the GPU keeps them
+    sm_counters *c_;
     const bool slow_;       // windows_ or subs_ (beside the counters every CTA updates)
     uint64_t energy_fj_ = 0;  // energy of the CTAs run (power.insn_energy_fj), femtojoules (finish())
     uint64_t mix_energy_fj_ = 0, mix_warp_ps_ = 0;  // of the CTAs whose kernel has an instruction mix

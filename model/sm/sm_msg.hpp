@@ -26,6 +26,14 @@ struct sm_launch_body {
     uint32_t count;
 };
 
+// The counters every CTA start on an SM updates. A GPU keeps its SMs' side by side
+// (sm's constructor), so a distributor starting CTAs on many SMs through their direct
+// interfaces touches a few cache lines, not one per SM.
+struct sm_counters {
+    uint64_t ctas = 0;     // CTAs run
+    uint64_t warp_ps = 0;  // resident warps integrated over time
+};
+
 // The SM's direct interface, granted once in answer to op::sm_direct (the body: an
 // sm_direct the SM fills), as a TLM-2.0 target grants direct memory access: the
 // counters every CTA start updates. A distributor holding it starts the CTAs that need
