@@ -223,17 +223,19 @@ void gd_gpc_release_mask(gd_gpc_tracker *g, uint64_t sms, const gd_cta_cost *cos
     }
     /* Counts only, the selected cost: every SM of the mask has exactly n more free slots. */
     const uint32_t warps = n * cost->warps, smem = n * cost->smem, nsub = g->res[0].nsub, rpw = cost->regs_per_warp;
-    uint32_t regs[GD_MAX_SUBPARTITIONS];
-    for (uint32_t t = 0; t < GD_MAX_SUBPARTITIONS; t++)
-        regs[t] = t < nsub ? warps_in_sub[t] * rpw : 0;
     if (nsub == 4) {  /* every preset: four lanes at once */
-        const gd_u32x4 head = {warps, n, smem, 0}, back = {regs[0], regs[1], regs[2], regs[3]};
+        const gd_u32x4 head = {warps, n, smem, 0},
+                       back = {warps_in_sub[0] * rpw, warps_in_sub[1] * rpw, warps_in_sub[2] * rpw,
+                               warps_in_sub[3] * rpw};
         for (uint64_t m = sms; m; m &= m - 1) {
             gd_sm_res *r = &g->res[__builtin_ctzll(m)];
             store4(&r->warps, load4(&r->warps) + head);
             store4(r->regs, load4(r->regs) + back);
         }
     } else {
+        uint32_t regs[GD_MAX_SUBPARTITIONS];
+        for (uint32_t t = 0; t < nsub; t++)
+            regs[t] = warps_in_sub[t] * rpw;
         for (uint64_t m = sms; m; m &= m - 1) {
             gd_sm_res *r = &g->res[__builtin_ctzll(m)];
             r->warps += warps;
