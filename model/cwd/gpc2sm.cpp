@@ -314,17 +314,14 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
         // registers per sub-partition (one group for most masks).
         uint32_t rec_of[GD_MAX_SMS_PER_GPC], recs[GD_MAX_SMS_PER_GPC], nrec = 0;
         uint64_t sms = 0;
-        uint32_t k0 = 0;
-        bool uniform = true;  // every SM of the mask takes k0
-        for (uint32_t i = 0; i < trk_.nsm; i++) {
+        uint32_t kmin = UINT32_MAX, kmax = 0;  // of the SMs that take CTAs
+        for (uint32_t i = 0; i < trk_.nsm; i++) {  // without branches: most masks are a few SMs' counts
             const uint32_t k = b->take[i];
-            if (!k)
-                continue;
-            if (!k0)
-                k0 = k;
-            uniform &= k == k0;
-            sms |= 1ull << i;
+            sms |= (uint64_t)(k != 0) << i;
+            kmax = k > kmax ? k : kmax;
+            kmin = k && k < kmin ? k : kmin;
         }
+        const bool uniform = kmin == kmax;  // every SM of the mask takes as many
         for (uint64_t left = sms; left;) {
             const uint32_t k = b->take[__builtin_ctzll(left)];
             uint64_t same = 0;
