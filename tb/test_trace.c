@@ -1379,6 +1379,31 @@ START_TEST(missing_file)
 END_TEST
 
 /* The limits the model runs with, not the trace's own, decide what is out of range. */
+/* The header's GPC layout: every GPC holds 1 to 64 SMs (a layout whose sum wraps
+ * around 2^32 to the device's SM count is refused too); the error names the GPC. */
+START_TEST(header_gpc_layout)
+{
+    static const uint32_t bad[][2] = {{65, 67}, {0, 132}, {4294967295u, 133}};
+    static const char *const said[] = {"GPC 0 has 65 SMs (1 to 64)", "GPC 0 has 0 SMs (1 to 64)",
+                                       "GPC 0 has 4294967295 SMs (1 to 64)"};
+    for (int i = 0; i < 3; i++) {
+        char *path = tb_tmp_path(".gdt.gz");
+        gd_trace_device d = test_dev();
+        d.gpcs = 2;
+        d.sms_per_gpc[0] = bad[i][0];
+        d.sms_per_gpc[1] = bad[i][1];
+        gd_trace_writer *w;
+        gd_err err;
+        ck_assert_int_eq(gd_trace_create(&w, path, &d, "p", 6, &err), GD_OK);
+        ck_assert_int_eq(gd_trace_finish(w, &err), GD_OK);
+        ck_assert_int_eq(read_all(path, &err, NULL), GD_EFORMAT);
+        ck_assert_msg(strstr(err.msg, said[i]) && strstr(err.msg, "record 0"), "%s", err.msg);
+        remove(path);
+        free(path);
+    }
+}
+END_TEST
+
 START_TEST(model_limits)
 {
     char *path = make(b_none, 1);
@@ -1437,6 +1462,7 @@ tcase_add_test(tc, signal_numbers);
     tcase_add_test(tc, mutations);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, model_limits);
+    tcase_add_test(tc, header_gpc_layout);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return tb_run_suite(s);

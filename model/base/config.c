@@ -1051,7 +1051,7 @@ static void trace_layout(preset_choice *c, const gd_trace_device *dev, int known
     uint32_t gpcs = dev->gpcs;
     list[0] = '\0';
     if (gpcs) {
-        for (uint32_t g = 0; g < gpcs; g++)
+        for (uint32_t g = 0; g < gpcs && used < size; g++)  /* the reader checked 1..64 SMs each: it fits */
             used += (size_t)snprintf(list + used, size - used, "%s%u", g ? "," : "", dev->sms_per_gpc[g]);
     } else if (known) {
         return; /* the chip's preset has its layout */
@@ -1059,7 +1059,7 @@ static void trace_layout(preset_choice *c, const gd_trace_device *dev, int known
         gpcs = (dev->sms + 15) / 16;
         if (gpcs > GD_MAX_GPCS)
             gpcs = GD_MAX_GPCS;
-        for (uint32_t g = 0; g < gpcs; g++)
+        for (uint32_t g = 0; g < gpcs && used < size; g++)
             used += (size_t)snprintf(list + used, size - used, "%s%u", g ? "," : "",
                                      dev->sms / gpcs + (g < dev->sms % gpcs ? 1 : 0));
     }

@@ -330,9 +330,12 @@ static int parse_header(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint
     uint32_t pos = HEADER_FIXED;
     if (len < pos + 4 * d->gpcs + 4)
         return rec_error(r, err, 0, off, "header record too short for its %u GPC entries", d->gpcs);
-    uint32_t sum = 0;
+    uint32_t sum = 0;  /* at most GD_MAX_GPCS x GD_MAX_SMS_PER_GPC: no overflow */
     for (uint32_t g = 0; g < d->gpcs; g++, pos += 4) {
         d->sms_per_gpc[g] = gd_get32(p + pos);
+        if (d->sms_per_gpc[g] == 0 || d->sms_per_gpc[g] > GD_MAX_SMS_PER_GPC)
+            return rec_error(r, err, 0, off, "header: GPC %u has %u SMs (1 to %d)", g, d->sms_per_gpc[g],
+                             GD_MAX_SMS_PER_GPC);
         sum += d->sms_per_gpc[g];
     }
     uint32_t nl = gd_get16(p + pos);
