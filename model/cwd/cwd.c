@@ -27,6 +27,31 @@ static inline int any4(gd_u32x4 v)
     return (w[0] | w[1]) != 0;
 }
 
+/* The SMs of the mask sms (counts only, the selected cost) have n fewer (take) or n
+ * more free slots: the SMs at each level move together, and max_free follows. */
+static inline __attribute__((always_inline)) void move_levels(gd_gpc_tracker *g, uint64_t sms, uint32_t n, int take)
+{
+    uint32_t top = g->max_free;
+    for (uint64_t m = sms; m;) {
+        const uint32_t from = g->free_slots[__builtin_ctzll(m)];
+        uint32_t to = take ? from - n : from + n;
+        if (to >= GD_MAX_FREE_LEVELS)
+            to = GD_MAX_FREE_LEVELS - 1;
+        const uint64_t at = m & g->level[from];
+        g->level[from] &= ~at;
+        g->level[to] |= at;
+        for (uint64_t a = at; a; a &= a - 1)
+            g->free_slots[__builtin_ctzll(a)] = to;
+        g->free_total += (to - from) * (uint32_t)gd_popcount64(at);  /* modulo 2^32: a decrease too */
+        if (to > top)
+            top = to;
+        m &= ~at;
+    }
+    while (top && !g->level[top])
+        top--;
+    g->max_free = top;
+}
+
 static inline void set_level(gd_gpc_tracker *g, uint32_t sm, uint32_t slots)
 {
     g->level[g->free_slots[sm]] &= ~(1ull << sm);
@@ -144,41 +169,28 @@ uint64_t gd_gpc_place_mask(gd_gpc_tracker *g, uint64_t sms, uint32_t n, uint16_t
             store4(&r->warps, load4(&r->warps) - head);
             done |= m & -m;
         }
-        sms = 0;
-    }
-    for (uint64_t m = sms; m; m &= m - 1) {
-        const uint32_t sm = (uint32_t)__builtin_ctzll(m);
-        gd_sm_res *r = &g->res[sm];
-        if (rpw) {
-            uint32_t t = 0;
-            while (t < nsub && r->regs[t] >= need)
-                t++;
-            if (t < nsub)
-                continue;
-            for (t = 0; t < nsub; t++)
-                r->regs[t] -= need;
+    } else {
+        for (uint64_t m = sms; m; m &= m - 1) {
+            gd_sm_res *r = &g->res[__builtin_ctzll(m)];
+            if (rpw) {
+                uint32_t t = 0;
+                while (t < nsub && r->regs[t] >= need)
+                    t++;
+                if (t < nsub)
+                    continue;
+                for (t = 0; t < nsub; t++)
+                    r->regs[t] -= need;
+            }
+            r->warps -= warps;
+            r->ctas -= n;
+            r->smem -= smem;
+            done |= m & -m;
         }
-        r->warps -= warps;
-        r->ctas -= n;
-        r->smem -= smem;
-        done |= m & -m;
     }
     if (rpw)
         for (uint32_t t = 0; t < nsub; t++)
             warps_in_sub[t] = (uint16_t)(warps_in_sub[t] + n * cost->sub_warps);
-    /* The levels: the SMs placed at each level move down n together. */
-    for (uint64_t m = done; m;) {
-        const uint32_t from = g->free_slots[__builtin_ctzll(m)], to = from - n;
-        const uint64_t at = m & g->level[from];
-        g->level[from] &= ~at;
-        g->level[to] |= at;
-        for (uint64_t a = at; a; a &= a - 1)
-            g->free_slots[__builtin_ctzll(a)] = to;
-        g->free_total -= n * (uint32_t)gd_popcount64(at);
-        m &= ~at;
-    }
-    while (g->max_free && !g->level[g->max_free])
-        g->max_free--;
+    move_levels(g, done, n, 1);
     return done;
 }
 
@@ -245,24 +257,7 @@ void gd_gpc_release_mask(gd_gpc_tracker *g, uint64_t sms, const gd_cta_cost *cos
                 r->regs[t] += regs[t];
         }
     }
-    /* The levels: the SMs of the mask at each level move up n together. */
-    uint32_t top = g->max_free;
-    for (uint64_t m = sms; m;) {
-        const uint32_t from = g->free_slots[__builtin_ctzll(m)];
-        uint32_t to = from + n;
-        if (to >= GD_MAX_FREE_LEVELS)
-            to = GD_MAX_FREE_LEVELS - 1;
-        const uint64_t at = m & g->level[from];
-        g->level[from] &= ~at;
-        g->level[to] |= at;
-        for (uint64_t a = at; a; a &= a - 1)
-            g->free_slots[__builtin_ctzll(a)] = to;
-        g->free_total += (to - from) * (uint32_t)gd_popcount64(at);
-        if (to > top)
-            top = to;
-        m &= ~at;
-    }
-    g->max_free = top;
+    move_levels(g, sms, n, 0);
 }
 
 static inline int view_before(const gd_gpc_view *v, uint32_t a, uint32_t b)

@@ -310,6 +310,11 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
     b->warp_ps = 0;
     const uint64_t base = b->run->ctas_launched;  // the kernel's CTAs launched before this mask
     if (group_ && place_.empty()) {
+        if (__builtin_expect(direct_.empty(), 0))
+            ask_direct(delay);
+        // Only the SMs' counters to update (sm_direct_launch on every SM), or a start on
+        // each SM (by transaction where it needs more), which needs its record
+        const bool counters_only = all_direct_ && !b->run->has_insn && !rasterize_;
         // 1. Resources, a record per group of SMs that take the same count with the same
         // registers per sub-partition (one group for most masks).
         uint32_t rec_of[GD_MAX_SMS_PER_GPC], recs[GD_MAX_SMS_PER_GPC], nrec = 0;
@@ -339,7 +344,7 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
                 const uint32_t idx = take_record(b->cost, even, k, false);
                 std::memcpy(ctas_[idx].sub_warps, sw, sizeof sw);
                 recs[nrec++] = idx;
-                if (!uniform || even != same)
+                if (!counters_only)
                     for (uint64_t m = even; m; m &= m - 1)
                         rec_of[__builtin_ctzll(m)] = idx;
             }
@@ -356,17 +361,12 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
         const gd_time_ps expect = t + gd_cta_exec_time(b->run, t);
         uint32_t odd[GD_MAX_SMS_PER_GPC], nodd = 0;
         gd_time_ps odd_end[GD_MAX_SMS_PER_GPC];
-        if (__builtin_expect(direct_.empty(), 0))
-            ask_direct(delay);
-        if (all_direct_ && !b->run->has_insn && !rasterize_) {
-            // Only the SMs' counters (sm_direct_launch's sm_count_launch, on each SM)
+        if (counters_only) {
             const uint64_t wd = (uint64_t)b->cost->warps * (expect - t);
             uint64_t launched = 0;
             for (uint64_t m = sms; m; m &= m - 1) {
                 const uint32_t i = (uint32_t)__builtin_ctzll(m), k = b->take[i];
-                const sm_direct &d = direct_[i];
-                *d.ctas += k;
-                *d.warp_ps += wd * k;
+                direct_[i].counters->add(k, wd);
                 launched += k;
             }
             b->launched += launched;
@@ -375,8 +375,7 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
                 b->end = expect;
         } else {
             for (uint64_t m = sms; m; m &= m - 1) {
-                const uint32_t i = (uint32_t)__builtin_ctzll(m), k = b->take[i];
-                const uint32_t idx = uniform && nrec == 1 ? recs[0] : rec_of[i];
+                const uint32_t i = (uint32_t)__builtin_ctzll(m), k = b->take[i], idx = rec_of[i];
                 sm_launch_body sb{t, b->run, b->cost, 0, ctas_[idx].sub_warps, k};
                 start_on(i, sb, delay);
                 if (__builtin_expect(sb.end != expect, 0)) {
@@ -479,7 +478,7 @@ void gpc2sm::ask_direct(sc_core::sc_time &delay)
     direct_.resize(sm_out.size());
     for (size_t i = 0; i < sm_out.size(); i++) {
         sm_direct d;
-        if (ch_.try_call(*sm_out[i], op::sm_direct, &d, delay) && d.ctas && d.warp_ps)
+        if (ch_.try_call(*sm_out[i], op::sm_direct, &d, delay) && d.counters)
             direct_[i] = d;  // otherwise (an SM that offers none) every start is a transaction
     }
     all_direct_ = std::none_of(direct_.begin(), direct_.end(), [](const sm_direct &d) { return d.slow; });

@@ -198,8 +198,7 @@ void sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
     (void)delay;  // b->at == sc_time_stamp() + delay
     if (__builtin_expect(m.code == op::sm_direct, 0)) {
         auto *d = static_cast<sm_direct *>(m.body);
-        d->ctas = &c_->ctas;
-        d->warp_ps = &c_->warp_ps;
+        d->counters = c_;
         d->slow = slow_;
         p.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
@@ -209,7 +208,7 @@ void sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
         return;
     }
     auto *b = static_cast<sm_launch_body *>(m.body);
-    const uint64_t wd = sm_count_launch(&c_->ctas, &c_->warp_ps, *b);  // one CTA's warps x time
+    const uint64_t wd = sm_count_launch(*c_, *b);  // one CTA's warps x time
     // the energy of a kernel with an instruction mix, and power over time: off the
     // common path (a CTA without a mix needs only its warps x time, finish())
     if (__builtin_expect(b->run->has_insn || slow_, 0))

@@ -32,29 +32,33 @@ struct sm_launch_body {
 struct sm_counters {
     uint64_t ctas = 0;     // CTAs run
     uint64_t warp_ps = 0;  // resident warps integrated over time
+    // count CTAs start, each holding wd warps x time
+    void add(uint64_t count, uint64_t wd)
+    {
+        ctas += count;
+        warp_ps += wd * count;
+    }
 };
 
 // The SM's direct interface, granted once in answer to op::sm_direct (the body: an
 // sm_direct the SM fills), as a TLM-2.0 target grants direct memory access: the
 // counters every CTA start updates. A distributor holding it starts the CTAs that need
-// nothing else (sm_direct_launch) without a transaction, and sends the others
-// (power accounting, sub-partitions) as sm_launch. The SM's own sm_launch uses the
-// same function, so both paths give the same counts.
+// nothing else (sm_direct_launch, or sm_counters::add for many SMs at once) without a
+// transaction, and sends the others (power accounting, sub-partitions) as sm_launch.
+// The SM's own sm_launch uses the same functions, so both paths give the same counts.
 struct sm_direct {
-    uint64_t *ctas = nullptr;     // CTAs run
-    uint64_t *warp_ps = nullptr;  // resident warps integrated over time
-    bool slow = true;             // every start needs sm_launch (null counters: not granted)
+    sm_counters *counters = nullptr;  // null: not granted
+    bool slow = true;                 // every start needs sm_launch
 };
 
 // b's CTAs start on an SM whose counters these are: sets b.end (exec.h) and returns
 // one CTA's warps x time.
-inline uint64_t sm_count_launch(uint64_t *ctas, uint64_t *warp_ps, sm_launch_body &b)
+inline uint64_t sm_count_launch(sm_counters &c, sm_launch_body &b)
 {
     const gd_time_ps dur = gd_cta_exec_time(b.run, b.at);
     b.end = b.at + dur;
     const uint64_t wd = (uint64_t)b.cost->warps * dur;
-    *ctas += b.count;
-    *warp_ps += wd * b.count;
+    c.add(b.count, wd);
     return wd;
 }
 
@@ -64,7 +68,7 @@ inline bool sm_direct_launch(const sm_direct &d, sm_launch_body &b)
 {
     if (__builtin_expect(d.slow || b.run->has_insn, 0))
         return false;
-    sm_count_launch(d.ctas, d.warp_ps, b);
+    sm_count_launch(*d.counters, b);
     return true;
 }
 
