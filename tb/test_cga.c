@@ -154,6 +154,44 @@ START_TEST(fill_the_lake_from_levels)
 }
 END_TEST
 
+/* A GPC's share of a fill from its level masks, grouped by count in the order of
+ * each group's lowest SM: SM 0 and SM 2 have 3 free slots, SM 3 has 2, SM 1 has 1;
+ * water line 1. */
+START_TEST(lake_share_groups)
+{
+    uint64_t lv[4] = {0, 1u << 1, 1u << 3, 1u << 0 | 1u << 2};
+    gd_lake_group g[64];
+    /* one CTA at the line: the first SM with >= 1 free slot (SM 0) takes one more */
+    ck_assert_uint_eq(gd_lake_gpc_groups(lv, 3, 1, 1, g), 3);
+    ck_assert_uint_eq(g[0].sms, 1u << 0);
+    ck_assert_uint_eq(g[0].count, 3);
+    ck_assert_uint_eq(g[1].sms, 1u << 2);
+    ck_assert_uint_eq(g[1].count, 2);
+    ck_assert_uint_eq(g[2].sms, 1u << 3);
+    ck_assert_uint_eq(g[2].count, 1);
+    /* two at the line: SM 1 too, which joins SM 3's count */
+    ck_assert_uint_eq(gd_lake_gpc_groups(lv, 3, 1, 2, g), 3);
+    ck_assert_uint_eq(g[0].sms, 1u << 0);
+    ck_assert_uint_eq(g[0].count, 3);
+    ck_assert_uint_eq(g[1].sms, 1u << 1 | 1u << 3);
+    ck_assert_uint_eq(g[1].count, 1);
+    ck_assert_uint_eq(g[2].sms, 1u << 2);
+    ck_assert_uint_eq(g[2].count, 2);
+    /* water line above every SM: nothing */
+    ck_assert_uint_eq(gd_lake_gpc_groups(lv, 3, 4, 0, g), 0);
+    /* the fill of the whole GPU over these four SMs: line 1, 6 CTAs = 5 above the line + 1 */
+    gd_lake_gpc one = {lv, 3, 4};
+    uint32_t extra[1] = {99};
+    uint64_t receive[1];
+    gd_lake_result r;
+    gd_lake_fill_gpcs(&one, 1, 6, 8, extra, receive, &r);
+    ck_assert_uint_eq(r.level, 1);
+    ck_assert_uint_eq(r.placed, 6);
+    ck_assert_uint_eq(receive[0], 1);
+    ck_assert_uint_eq(extra[0], 1);
+}
+END_TEST
+
 /* An idle GPC with room for k CTAs per SM: CTAs per SM differ by at most one. */
 START_TEST(idle_gpc_spreads_evenly)
 {
@@ -383,6 +421,7 @@ int main(void)
     tcase_add_test(tc, fill_the_lake_fig21);
     tcase_add_test(tc, fill_the_lake_random);
     tcase_add_test(tc, fill_the_lake_from_levels);
+    tcase_add_test(tc, lake_share_groups);
     tcase_add_test(tc, idle_gpc_spreads_evenly);
     tcase_add_test(tc, multicast_whole_tpcs_first);
     tcase_add_test(tc, gpc_choice_fig28);

@@ -110,8 +110,8 @@ void gd_lake_fill(const uint32_t *restrict free_slots, uint32_t n, uint32_t k, u
     res->level = level;
 }
 
-void gd_lake_fill_levels(const gd_lake_gpc *gpcs, uint32_t ngpc, uint32_t k, uint32_t scan_limit, uint32_t *take,
-                         uint64_t *receive, gd_lake_result *res)
+void gd_lake_fill_gpcs(const gd_lake_gpc *gpcs, uint32_t ngpc, uint32_t k, uint32_t scan_limit, uint32_t *extra,
+                       uint64_t *receive, gd_lake_result *res)
 {
     memset(res, 0, sizeof *res);
     memset(receive, 0, (ngpc + 63) / 64 * sizeof *receive);
@@ -159,38 +159,84 @@ void gd_lake_fill_levels(const gd_lake_gpc *gpcs, uint32_t ngpc, uint32_t k, uin
         filled = lake_hist_volume(&h, level);
     }
     const uint32_t left = level > 0 ? (uint32_t)(k - filled) : 0;
-    /* Only the SMs above the water line receive CTAs (and, at the line, the first
-     * `left` in priority order): a GPC is visited at its levels from the line up. */
-    uint32_t off = 0;
-    for (uint32_t g = 0; g < ngpc; off += gpcs[g].nsm, g++) {
+    /* The SMs above the water line receive CTAs, and at the line the first `left` in
+     * priority order (GPC by GPC): a GPC's SMs at the line are a population count. */
+    for (uint32_t g = 0; g < ngpc; g++) {
         const gd_lake_gpc *c = &gpcs[g];
         const uint32_t top = c->max_free < 256 ? c->max_free : 256;
-        const int above = top > level, at_line = level > 0 && top >= level && res->extra < left;
-        if (!above && !at_line)
-            continue;
-        uint32_t *t = take + off;
-        memset(t, 0, c->nsm * sizeof *t);
-        uint64_t line = 0, got = 0;  /* SMs with at least `level` free slots; SMs that receive */
-        for (uint32_t f = level; f <= top; f++) {
-            uint64_t m = c->level[f];
-            line |= m;
-            if (f > level) {
-                got |= m;
-                for (; m; m &= m - 1)
-                    t[__builtin_ctzll(m)] = f - level;
-            }
+        uint32_t e = 0;
+        if (level > 0 && top >= level && res->extra < left) {
+            uint32_t line = 0;
+            for (uint32_t f = level; f <= top; f++)
+                line += gd_popcount64(c->level[f]);
+            e = line < left - res->extra ? line : left - res->extra;
+            res->extra += e;
         }
-        if (at_line)
-            for (; line && res->extra < left; line &= line - 1) {
-                t[__builtin_ctzll(line)]++;
-                got |= line & -line;
-                res->extra++;
-            }
-        if (got)
+        if (top > level || e) {
             receive[g / 64] |= 1ull << (g % 64);
+            extra[g] = e;
+        }
     }
     res->placed = (uint32_t)filled + res->extra;
     res->level = level;
+}
+
+uint32_t gd_lake_gpc_groups(const uint64_t *level_masks, uint32_t max_free, uint32_t level, uint32_t extra,
+                            gd_lake_group *out)
+{
+    const uint32_t top = max_free < 256 ? max_free : 256;
+    if (top < level)
+        return 0;
+    /* the SMs at the line that take one more: the first `extra` of those with at least
+     * `level` free slots */
+    uint64_t ext = 0;
+    if (extra) {
+        uint64_t line = 0;
+        for (uint32_t f = level; f <= top; f++)
+            line |= level_masks[f];
+        for (; line && extra; line &= line - 1, extra--)
+            ext |= line & -line;
+    }
+    /* by count: an SM with f free slots takes f - level, or one more */
+    uint64_t by[GD_LAKE_MAX_COUNTS];
+    const uint32_t ncount = top - level + 2;  /* counts 0 .. top - level + 1 */
+    memset(by, 0, ncount * sizeof *by);
+    for (uint32_t f = level; f <= top; f++) {
+        const uint64_t m = level_masks[f];
+        by[f - level] |= m & ~ext;
+        by[f - level + 1] |= m & ext;
+    }
+    uint32_t n = 0;
+    for (uint32_t c = 1; c < ncount; c++) {
+        if (!by[c])
+            continue;
+        /* in the order of their lowest SM (insertion: few groups) */
+        uint32_t i = n++;
+        for (; i > 0 && __builtin_ctzll(out[i - 1].sms) > __builtin_ctzll(by[c]); i--)
+            out[i] = out[i - 1];
+        out[i].sms = by[c];
+        out[i].count = c;
+    }
+    return n;
+}
+
+void gd_lake_fill_levels(const gd_lake_gpc *gpcs, uint32_t ngpc, uint32_t k, uint32_t scan_limit, uint32_t *take,
+                         uint64_t *receive, gd_lake_result *res)
+{
+    uint32_t extra[GD_MAX_GPCS];
+    gd_lake_fill_gpcs(gpcs, ngpc, k, scan_limit, extra, receive, res);
+    uint32_t off = 0;
+    for (uint32_t g = 0; g < ngpc; off += gpcs[g].nsm, g++) {
+        if (!(receive[g / 64] >> (g % 64) & 1))
+            continue;
+        uint32_t *t = take + off;
+        memset(t, 0, gpcs[g].nsm * sizeof *t);
+        gd_lake_group grp[64];
+        const uint32_t n = gd_lake_gpc_groups(gpcs[g].level, gpcs[g].max_free, res->level, extra[g], grp);
+        for (uint32_t i = 0; i < n; i++)
+            for (uint64_t m = grp[i].sms; m; m &= m - 1)
+                t[__builtin_ctzll(m)] = grp[i].count;
+    }
 }
 
 int gd_multicast_pick(const uint32_t *free_slots, uint32_t n, uint32_t sms_per_tpc, uint32_t m, uint32_t *take)

@@ -74,6 +74,30 @@ typedef struct gd_lake_gpc {
 void gd_lake_fill_levels(const gd_lake_gpc *gpcs, uint32_t ngpc, uint32_t k, uint32_t scan_limit, uint32_t *take,
                          uint64_t *receive, gd_lake_result *res);
 
+/* The same fill told GPC by GPC, without a count per SM: res->level is the water
+ * line, and each GPC g that receives CTAs (bit g % 64 of receive[g / 64]) gets
+ * extra[g] (other entries untouched): its SMs with f > level free slots take
+ * f - level CTAs, and its first extra[g] SMs (lowest index first) with at least
+ * `level` free slots one more (gd_lake_gpc_groups). What the GPU2GPC distributor sends
+ * each GPC, whose GPC2SM distributor holds the level masks. */
+void gd_lake_fill_gpcs(const gd_lake_gpc *gpcs, uint32_t ngpc, uint32_t k, uint32_t scan_limit, uint32_t *extra,
+                       uint64_t *receive, gd_lake_result *res);
+
+#define GD_LAKE_MAX_COUNTS 258  /* CTAs one SM may take in a fill: 0 .. 257 (free slots <= 256, plus one) */
+
+/* SMs of a GPC that take the same number of CTAs. */
+typedef struct gd_lake_group {
+    uint64_t sms;    /* bit i: SM i */
+    uint32_t count;  /* CTAs each of them takes (> 0) */
+} gd_lake_group;
+
+/* A GPC's share of a fill (gd_lake_fill_gpcs: water line `level`, `extra` CTAs at the
+ * line) from its level masks (level_masks[f], f = 0..max_free): the SMs that receive
+ * CTAs grouped by how many, the groups in the order of their lowest SM. Returns the
+ * number of groups written to out (at most 64). */
+uint32_t gd_lake_gpc_groups(const uint64_t *level_masks, uint32_t max_free, uint32_t level, uint32_t extra,
+                            gd_lake_group *out);
+
 /* Multicast mode ([0142], [0214]): m CTAs of one CGA on m different SMs. SMs of TPCs
  * (sms_per_tpc consecutive SMs) in which every SM has a free slot are used before
  * SMs of TPCs in which only some have; within each class the SM with the most free

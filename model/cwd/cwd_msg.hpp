@@ -66,7 +66,9 @@ struct gpc_launch_body {
     gd_kernel_run *run;              // the selected kernel
     const gd_cta_cost *cost;         // what each CTA takes (the kernel's, or one warp's of a split CTA)
     bool sub;                        // one-warp sub-workgroups of the kernel's next CTA (seed 001 emb. 3)
-    const uint32_t *take;            // CTAs per SM of this GPC
+    const uint32_t *take;            // CTAs per SM of this GPC, or null: the lake's share of this GPC,
+    uint32_t lake_level, lake_extra; // a water line and CTAs at it (gd_lake_gpc_groups on the GPC's
+                                     // own level masks for the selected kernel)
     bool cga;                        // one GPC-CGA: take a gpc_local_cga_id, release it after the flush
     uint64_t cga_seq;                // its sequence number in the kernel (the SMs derive CTA ids from it)
     gd_time_ps end;                  // result: the latest end of the CTAs launched

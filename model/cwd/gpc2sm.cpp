@@ -304,21 +304,17 @@ void gpc2sm::close_chain()
 void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
 {
     const gd_time_ps t = b->at;
-    retire(t);
-    b->end = 0;
-    b->launched = 0;
-    b->warp_ps = 0;
-    const uint64_t base = b->run->ctas_launched;  // the kernel's CTAs launched before this mask
-    if (group_ && place_.empty()) {
-        if (__builtin_expect(direct_.empty(), 0))
-            ask_direct(delay);
-        // Only the SMs' counters to update (sm_direct_launch on every SM), or a start on
-        // each SM (by transaction where it needs more), which needs its record
-        const bool counters_only = all_direct_ && !b->run->has_insn && !rasterize_;
-        // 1. Resources, a record per group of SMs that take the same count with the same
-        // registers per sub-partition (one group for most masks).
-        uint32_t rec_of[GD_MAX_SMS_PER_GPC], recs[GD_MAX_SMS_PER_GPC], nrec = 0;
-        uint64_t sms = 0;
+    // The SMs that take CTAs, grouped by how many (the groups in the order of their
+    // lowest SM): the lake's share of this GPC from its level masks, or the counts
+    // per SM given.
+    gd_lake_group grp[GD_MAX_SMS_PER_GPC];
+    uint32_t ngrp = 0;
+    uint64_t sms = 0;
+    if (!b->take) {
+        ngrp = gd_lake_gpc_groups(trk_.level, trk_.max_free, b->lake_level, b->lake_extra, grp);
+        for (uint32_t r = 0; r < ngrp; r++)
+            sms |= grp[r].sms;
+    } else {
         uint32_t kmin = UINT32_MAX, kmax = 0;  // of the SMs that take CTAs
         for (uint32_t i = 0; i < trk_.nsm; i++) {  // without branches: most masks are a few SMs' counts
             const uint32_t k = b->take[i];
@@ -338,6 +334,29 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
                         same |= m & -m;
             }
             left &= ~same;
+            grp[ngrp++] = gd_lake_group{same, k};
+        }
+    }
+    retire(t);
+    b->end = 0;
+    b->launched = 0;
+    b->warp_ps = 0;
+    const uint64_t base = b->run->ctas_launched;  // the kernel's CTAs launched before this mask
+    if (group_ && place_.empty()) {
+        if (__builtin_expect(direct_.empty(), 0))
+            ask_direct(delay);
+        // Only the SMs' counters to update (sm_direct_launch on every SM), or a start on
+        // each SM (by transaction where it needs more), which needs its record
+        const bool counters_only = all_direct_ && !b->run->has_insn && !rasterize_;
+        // 1. Resources, a record per group of SMs that take the same count with the same
+        // registers per sub-partition (one group for most masks).
+        uint32_t rec_of[GD_MAX_SMS_PER_GPC], recs[GD_MAX_SMS_PER_GPC], nrec = 0, k_of[GD_MAX_SMS_PER_GPC];
+        for (uint32_t g = 0; g < ngrp; g++) {
+            const uint64_t same = grp[g].sms;
+            const uint32_t k = grp[g].count;
+            if (!counters_only)
+                for (uint64_t m = same; m; m &= m - 1)
+                    k_of[__builtin_ctzll(m)] = k;
             uint16_t sw[GD_MAX_SUBPARTITIONS] = {};
             const uint64_t even = gd_gpc_place_mask(&trk_, same, k, sw);
             if (even) {
@@ -364,10 +383,11 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
         if (counters_only) {
             const uint64_t wd = (uint64_t)b->cost->warps * (expect - t);
             uint64_t launched = 0;
-            for (uint64_t m = sms; m; m &= m - 1) {
-                const uint32_t i = (uint32_t)__builtin_ctzll(m), k = b->take[i];
-                direct_[i].counters->add(k, wd);
-                launched += k;
+            for (uint32_t g = 0; g < ngrp; g++) {
+                const uint32_t k = grp[g].count;
+                for (uint64_t m = grp[g].sms; m; m &= m - 1)
+                    direct_[__builtin_ctzll(m)].counters->add(k, wd);
+                launched += (uint64_t)k * gd_popcount64(grp[g].sms);
             }
             b->launched += launched;
             b->warp_ps += wd * launched;
@@ -375,7 +395,7 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
                 b->end = expect;
         } else {
             for (uint64_t m = sms; m; m &= m - 1) {
-                const uint32_t i = (uint32_t)__builtin_ctzll(m), k = b->take[i], idx = rec_of[i];
+                const uint32_t i = (uint32_t)__builtin_ctzll(m), k = k_of[i], idx = rec_of[i];
                 sm_launch_body sb{t, b->run, b->cost, 0, ctas_[idx].sub_warps, k};
                 start_on(i, sb, delay);
                 if (__builtin_expect(sb.end != expect, 0)) {
@@ -402,8 +422,12 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
             book(odd[r], b->run, odd_end[r]);
     } else {
         const uint32_t nsub = trk_.res[0].nsub < GD_MAX_SUBPARTITIONS ? trk_.res[0].nsub : GD_MAX_SUBPARTITIONS;
+        uint32_t k_of[GD_MAX_SMS_PER_GPC] = {};
+        for (uint32_t g = 0; g < ngrp; g++)
+            for (uint64_t m = grp[g].sms; m; m &= m - 1)
+                k_of[__builtin_ctzll(m)] = grp[g].count;
         for (uint32_t i = 0; i < trk_.nsm; i++) {
-            for (uint32_t r = 0; r < b->take[i]; r++) {
+            for (uint32_t r = 0; r < k_of[i]; r++) {
                 uint32_t idx = take_record(b->cost, 1ull << i, 1, true);
                 cta &c = ctas_[idx];
                 std::memset(c.sub_warps, 0, sizeof c.sub_warps);

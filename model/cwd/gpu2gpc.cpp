@@ -179,6 +179,7 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
     all_take_.resize(cfg.sms);
     gpc_start_.resize(ngpc_ + 1);
     lake_.resize(ngpc_);
+    lake_extra_.resize(ngpc_);
     gpc_speed_.resize(ngpc_);
     gpc_query_.resize(ngpc_);
     gpc_shadow_.resize(ngpc_);
@@ -632,7 +633,8 @@ void gpu2gpc::set_waiting(gd_time_ps now, gd_time_ps t, bool waiting)
 }
 
 // One SM mask to GPC g: its CTAs start at `at`.
-void gpu2gpc::launch_mask(gd_time_ps now, gd_time_ps at, uint32_t g, const uint32_t *take, bool cga)
+void gpu2gpc::launch_mask(gd_time_ps now, gd_time_ps at, uint32_t g, const uint32_t *take, bool cga, uint32_t level,
+                          uint32_t extra)
 {
     gd_kernel_run *k = head_;
     set_waiting(now, step_t_, false);  // room was found at the step's time
@@ -644,6 +646,8 @@ void gpu2gpc::launch_mask(gd_time_ps now, gd_time_ps at, uint32_t g, const uint3
     b.cost = cost_of(k);
     b.sub = k->split_left != 0;
     b.take = take;
+    b.lake_level = level;
+    b.lake_extra = extra;
     b.cga = cga;
     b.cga_seq = k->cgas_launched;
     sc_core::sc_time d = ps_time(at - now);
@@ -751,9 +755,9 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
                 if (std::any_of(all_take_.begin() + start[g], all_take_.begin() + start[g + 1],
                                 [](uint32_t n) { return n != 0; }))
                     receive[g / 64] |= 1ull << (g % 64);
-        } else {  // from the GPCs' free-slot levels: the cost grows with the SMs that receive CTAs
-            gd_lake_fill_levels(lake_.data(), ngpc_, left > UINT32_MAX ? UINT32_MAX : (uint32_t)left, scan_limit_,
-                                all_take_.data(), receive, &r);
+        } else {  // from the GPCs' free-slot levels: each GPC gets the water line and its CTAs at it
+            gd_lake_fill_gpcs(lake_.data(), ngpc_, left > UINT32_MAX ? UINT32_MAX : (uint32_t)left, scan_limit_,
+                              lake_extra_.data(), receive, &r);
         }
         masks = 0;
         for (uint32_t w = 0; w < words; w++)
@@ -762,7 +766,10 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
         for (uint32_t w = 0; w < words; w++)
             for (uint64_t m = receive[w]; m; m &= m - 1) {
                 uint32_t g = w * 64 + (uint32_t)__builtin_ctzll(m);
-                launch_mask(now, at, g, all_take_.data() + start[g], false);
+                if (select_)
+                    launch_mask(now, at, g, all_take_.data() + start[g], false);
+                else
+                    launch_mask(now, at, g, nullptr, false, r.level, lake_extra_[g]);
             }
         if (sub && !k->split_left && k->ctas_launched < k->ctas)
             reselect(now, t);  // the split CTA is out: its next CTAs launch whole
@@ -863,7 +870,13 @@ void gpu2gpc::run()
         done_ch_.call(done_out, op::kernel_done, &b, d);
     }
     if (sc_core::sc_pending_activity_at_current_time()) {
-        wake_.notify(sc_core::SC_ZERO_TIME);  // run ahead only once this time step is quiet
+        // Run ahead only once this time step is quiet: again in the next delta cycle if
+        // an event of ours is due now, else at our next event (whatever happens before
+        // it reaches us by b_transport, which reschedules).
+        if (outputs_.empty() && next_event() > now)
+            schedule(now);
+        else
+            wake_.notify(sc_core::SC_ZERO_TIME);
         return;
     }
     gd_time_ps limit = GD_TIME_NEVER;

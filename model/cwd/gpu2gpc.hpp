@@ -95,7 +95,9 @@ private:
     void advance_cga(gd_time_ps now, gd_time_ps limit, bool inclusive);
     gd_time_ps step_time() const;
     void cga_step(gd_time_ps now, gd_time_ps t);
-    void launch_mask(gd_time_ps now, gd_time_ps at, uint32_t g, const uint32_t *take, bool cga);
+    // take: CTAs per SM of GPC g, or null: the lake's share (level, extra; gpc_launch_body)
+    void launch_mask(gd_time_ps now, gd_time_ps at, uint32_t g, const uint32_t *take, bool cga,
+                     uint32_t level = 0, uint32_t extra = 0);
     void complete_launch(gd_time_ps now, gd_time_ps t);
     void set_waiting(gd_time_ps now, gd_time_ps t, bool waiting);
     gd_time_ps launch_ready() const;
@@ -138,7 +140,8 @@ private:
     gd_time_ps step_t_ = 0;                  // the time of the step being made
     bool stalled_ = false;                   // the last step found no room for the head kernel
     bool waiting_ = false;                   // the GPCs were told a CGA waits
-    std::vector<uint32_t> all_free_, all_take_;  // per SM of the GPU, for a plain grid's lake
+    std::vector<uint32_t> all_free_, all_take_;  // per SM of the GPU, for the module selector
+    std::vector<uint32_t> lake_extra_;           // per GPC: its CTAs at the lake's water line
     std::vector<uint32_t> gpc_start_;            // per GPC: its first SM in all_free_ (and the end)
     std::vector<gd_lake_gpc> lake_;              // per GPC: its free-slot levels, for the lake
     bool lake_known_ = false;                    // lake_ holds where each GPC's level masks are (asked once)

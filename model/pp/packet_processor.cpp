@@ -144,6 +144,7 @@ void packet_processor::doorbell(tlm::tlm_generic_payload &p, sc_core::sc_time &)
     gd_pp_queue &q = queues_[r->queue];
     if (!q.used)
         used_.insert(std::upper_bound(used_.begin(), used_.end(), r->queue), r->queue);
+    const bool was_empty = q.count == 0;
     int rc = gd_pp_queue_push(&q, r);
     if (rc) {  // full (or out of memory: the host simply waits too)
         b->accepted = false;
@@ -158,7 +159,11 @@ void packet_processor::doorbell(tlm::tlm_generic_payload &p, sc_core::sc_time &)
                 signals_.resize(r->signal + 1, 0);
             signals_[r->signal]++;
         }
-        wake_.notify(sc_core::SC_ZERO_TIME);
+        // issue() sees the packet only if it is the queue's head now, or if a waiting
+        // barrier packet may depend on its signal (or the command scheduler decides);
+        // otherwise a wake now would change nothing and costs a SystemC activation
+        if (was_empty || sched_ || (r->signal != GD_NO_SIGNAL && barriers_waiting()))
+            wake_.notify(sc_core::SC_ZERO_TIME);
     }
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
@@ -182,10 +187,26 @@ void packet_processor::done(tlm::tlm_generic_payload &p, sc_core::sc_time &delay
     gd_time_ps cleanup = b->run->skip_cleanup ? 0 : completion_ps_;
     overhead_ps_ += cleanup;
     cleanup_time_ps_ += cleanup;
-    post(now_ps() + ps_of(delay) + cleanup, ev{COMPLETE, b->run->queue, b->run});
-    cwd_full_ = false;  // room in the distributor again
-    wake_.notify(sc_core::SC_ZERO_TIME);
+    const gd_time_ps now = now_ps(), at = now + ps_of(delay) + cleanup;
+    post(at, ev{COMPLETE, b->run->queue, b->run});
+    // Room in the distributor again: a kernel it refused may go now. Otherwise nothing
+    // changes before the completion, so the block wakes then (the earlier of that and
+    // its pending wake: sc_event keeps the earliest notification).
+    if (cwd_full_ || sched_ || at <= now)
+        wake_.notify(sc_core::SC_ZERO_TIME);
+    else
+        wake_.notify(ps_time(at - now));
+    cwd_full_ = false;
     p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+// A barrier packet parked in some queue (its dependencies may be any signal).
+bool packet_processor::barriers_waiting() const
+{
+    for (uint32_t qi : used_)
+        if (queues_[qi].bar_head)
+            return true;
+    return false;
 }
 
 void packet_processor::handle(const ev &e, gd_time_ps now)

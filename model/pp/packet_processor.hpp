@@ -90,6 +90,7 @@ private:
     void leave_head(uint32_t qi, gd_pp_queue &q);
     void taken(uint32_t qi, gd_pp_queue &q);
     void space(uint32_t qi, gd_pp_queue &q);
+    bool barriers_waiting() const;
     gd_time_ps rsb_access(const gd_kernel_run *r, gd_time_ps after);
 
     const gd_time_ps fetch_ps_, decode_ps_, completion_ps_, barrier_ps_, command_launch_ps_;
