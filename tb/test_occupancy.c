@@ -375,6 +375,66 @@ END_TEST
  * register sub-partitions, with another kernel's CTAs resident; SMs whose registers do
  * not split evenly (1, 3 and 17 warps, or a short sub-partition) are left to the
  * caller; retiring with a cost other than the selected one recounts. */
+/* A mask's release in two halves (levels now, resources later) leaves the state of
+ * gd_gpc_release_mask, in either order; the same CTAs placed back on the same SMs
+ * between the halves (gd_gpc_place_levels) leave the state before the release. */
+START_TEST(mask_release_in_halves)
+{
+    static const gd_cta_shape shapes[] = {{256, 64, 0}, {128, 32, 8192}, {32, 16, 0}, {96, 40, 1000}};
+    gd_sm_limits sm = preset_sm("h100");
+    gd_occupancy o[4];
+    for (size_t i = 0; i < 4; i++)
+        ck_assert_int_eq(gd_occupancy_compute(&o[i], &sm, &shapes[i], sm.smem_per_cta_optin, NULL), GD_OK);
+    gd_gpc_tracker *a = malloc(sizeof *a), *b = malloc(sizeof *b), *placed = malloc(sizeof *placed);
+    uint64_t x = 0x9e3779b97f4a7c15ull, halves = 0;
+    for (int round = 0; round < 600; round++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        const uint32_t nsm = 1 + (uint32_t)(x % 64);
+        const gd_cta_cost *mine = &o[(x >> 6) % 4].cost;
+        gd_gpc_init(a, nsm, &sm);
+        gd_gpc_select(a, mine);
+        /* some CTAs of mine first, then n more on a random mask */
+        for (uint32_t k = 0; k < nsm; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            uint32_t i = (uint32_t)(x % nsm);
+            uint16_t w[GD_MAX_SUBPARTITIONS] = {0};
+            if (a->free_slots[i])
+                gd_gpc_place_on_n(a, i, 1, w);
+        }
+        const uint32_t n = 1 + (uint32_t)((x >> 12) % 3);
+        uint64_t sms = 0;
+        for (uint32_t i = 0; i < nsm; i++)
+            if (a->free_slots[i] >= n && ((x >> (i % 61)) & 1))
+                sms |= 1ull << i;
+        uint16_t sw[GD_MAX_SUBPARTITIONS] = {0};
+        const uint64_t done = gd_gpc_place_mask(a, sms, n, sw);
+        if (!done)
+            continue;
+        ck_assert(gd_gpc_release_counted(a, mine));
+        *placed = *a;
+        *b = *a;
+        gd_gpc_release_mask(b, done, mine, n, sw);
+        gd_gpc_release_levels(a, done, n);
+        ck_assert_mem_eq(a->level, b->level, sizeof a->level);
+        ck_assert_mem_eq(a->free_slots, b->free_slots, sizeof a->free_slots);
+        ck_assert_uint_eq(a->max_free, b->max_free);
+        ck_assert_uint_eq(a->free_total, b->free_total);
+        if ((x >> 30) & 1) {  /* placed back as they were */
+            gd_gpc_place_levels(a, done, n);
+            ck_assert_mem_eq(a, placed, sizeof *a);
+        } else {
+            gd_gpc_release_held(a, done, mine, n, sw);
+            ck_assert_mem_eq(a, b, sizeof *a);
+        }
+        halves++;
+    }
+    ck_assert_uint_gt(halves, 250);
+    free(a);
+    free(b);
+    free(placed);
+}
+END_TEST
+
 START_TEST(mask_take_and_give_equal_per_sm)
 {
     static const gd_cta_shape shapes[] = {{256, 64, 0},  {128, 32, 8192}, {32, 16, 0},   {96, 40, 1000},
@@ -545,6 +605,7 @@ int main(void)
     tcase_add_test(tr, gpc_places_most_free_lowest_index);
     tcase_add_test(tr, group_take_and_give_equal_single);
     tcase_add_test(tr, mask_take_and_give_equal_per_sm);
+    tcase_add_test(tr, mask_release_in_halves);
     tcase_add_test(tr, gpc_view_orders);
     tcase_add_test(tr, gpc_view_best_many_gpcs);
     suite_add_tcase(s, tr);

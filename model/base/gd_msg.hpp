@@ -35,6 +35,19 @@ struct msg : tlm::tlm_extension<msg> {
     void copy_from(const tlm::tlm_extension_base &e) override { *this = static_cast<const msg &>(e); }
 };
 
+// A target's direct transport, granted once in answer to op::direct (the body: a
+// direct_if * the target fills), as a TLM-2.0 target grants direct memory access: the
+// same operations and bodies as its b_transport, called without a generic payload and
+// extension per call. transport returns false for an operation the target refuses.
+struct direct_if {
+    virtual bool transport(op_code code, void *body, sc_core::sc_time &delay) = 0;
+  protected:
+    ~direct_if() = default;
+};
+namespace op {
+constexpr op_code direct = op_code_of('g', 'd', 1);  // initiator -> target: grant your direct transport
+}  // namespace op
+
 // One reusable payload with its extension attached: a block keeps one per
 // outgoing socket, so a transaction allocates nothing.
 struct channel {
@@ -64,6 +77,24 @@ struct channel {
         p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         s->b_transport(p, delay);
         return p.is_response_ok();
+    }
+
+    // Through the target's direct transport when it granted one (asked for once per
+    // target by ask_direct), else as a transaction.
+    template <typename Socket>
+    void call(Socket &s, direct_if *d, op_code code, void *body, sc_core::sc_time &delay)
+    {
+        if (__builtin_expect(d == nullptr, 0))
+            return call(s, code, body, delay);
+        if (__builtin_expect(!d->transport(code, body, delay), 0))
+            refused(s.name(), code, "refused by its direct transport");
+    }
+    template <typename Socket>
+    direct_if *ask_direct(Socket &s)
+    {
+        direct_if *d = nullptr;
+        sc_core::sc_time z = sc_core::SC_ZERO_TIME;
+        return try_call(s, op::direct, &d, z) ? d : nullptr;
     }
 
     [[gnu::cold, gnu::noinline]] static void refused(const char *socket, op_code code, const char *why)

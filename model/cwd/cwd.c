@@ -190,9 +190,11 @@ uint64_t gd_gpc_place_mask(gd_gpc_tracker *g, uint64_t sms, uint32_t n, uint16_t
     if (rpw)
         for (uint32_t t = 0; t < nsub; t++)
             warps_in_sub[t] = (uint16_t)(warps_in_sub[t] + n * cost->sub_warps);
-    move_levels(g, done, n, 1);
+    gd_gpc_place_levels(g, done, n);
     return done;
 }
+
+void gd_gpc_place_levels(gd_gpc_tracker *g, uint64_t sms, uint32_t n) { move_levels(g, sms, n, 1); }
 
 /* After CTAs of cost retired from SM sm (resources already given back): its free
  * slots for the selected kernel, counted (same cost, no placement: exactly n more)
@@ -227,13 +229,27 @@ void gd_gpc_release_n(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, u
 void gd_gpc_release_mask(gd_gpc_tracker *g, uint64_t sms, const gd_cta_cost *cost, uint32_t n,
                          const uint16_t *warps_in_sub)
 {
-    if (g->res[0].place || !gd_cta_cost_equal(cost, &g->cost) || g->nsm > 64 ||
-        g->res[0].nsub > GD_MAX_SUBPARTITIONS) {
+    if (!gd_gpc_release_counted(g, cost)) {
         for (; sms; sms &= sms - 1)
             gd_gpc_release_n(g, (uint32_t)__builtin_ctzll(sms), cost, n, warps_in_sub);
         return;
     }
     /* Counts only, the selected cost: every SM of the mask has exactly n more free slots. */
+    gd_gpc_release_held(g, sms, cost, n, warps_in_sub);
+    gd_gpc_release_levels(g, sms, n);
+}
+
+int gd_gpc_release_counted(const gd_gpc_tracker *g, const gd_cta_cost *cost)
+{
+    return !g->res[0].place && gd_cta_cost_equal(cost, &g->cost) && g->nsm <= 64 &&
+           g->res[0].nsub <= GD_MAX_SUBPARTITIONS;
+}
+
+void gd_gpc_release_levels(gd_gpc_tracker *g, uint64_t sms, uint32_t n) { move_levels(g, sms, n, 0); }
+
+void gd_gpc_release_held(gd_gpc_tracker *g, uint64_t sms, const gd_cta_cost *cost, uint32_t n,
+                         const uint16_t *warps_in_sub)
+{
     const uint32_t warps = n * cost->warps, smem = n * cost->smem, nsub = g->res[0].nsub, rpw = cost->regs_per_warp;
     if (nsub == 4) {  /* every preset: four lanes at once */
         const gd_u32x4 head = {warps, n, smem, 0},
@@ -257,7 +273,6 @@ void gd_gpc_release_mask(gd_gpc_tracker *g, uint64_t sms, const gd_cta_cost *cos
                 r->regs[t] += regs[t];
         }
     }
-    move_levels(g, sms, n, 0);
 }
 
 static inline int view_before(const gd_gpc_view *v, uint32_t a, uint32_t b)

@@ -126,6 +126,12 @@ void gd_gpc_place_on_n(gd_gpc_tracker *g, uint32_t sm, uint32_t n, uint16_t *war
  * alone (place them with gd_gpc_place_on_n). */
 uint64_t gd_gpc_place_mask(gd_gpc_tracker *g, uint64_t sms, uint32_t n, uint16_t *warps_in_sub);
 
+/* The two halves of gd_gpc_place_mask's placement of n CTAs on each SM of sms,
+ * counts only, for CTAs whose resources the SMs still hold (released by
+ * gd_gpc_release_levels, not yet by gd_gpc_release_held): the same CTAs back on the
+ * same SMs change no resource, only the free-slot levels. */
+void gd_gpc_place_levels(gd_gpc_tracker *g, uint64_t sms, uint32_t n);
+
 /* A CTA of any kernel retired from SM sm. */
 void gd_gpc_release(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, const gd_cta_alloc *alloc);
 
@@ -139,6 +145,19 @@ void gd_gpc_release_n(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, u
  * only, warps_in_sub the same for every SM: the same state as gd_gpc_release_n on each
  * of them (a GPC2SM record of one launch step's CTAs on several SMs). */
 void gd_gpc_release_mask(gd_gpc_tracker *g, uint64_t sms, const gd_cta_cost *cost, uint32_t n,
+                         const uint16_t *warps_in_sub);
+
+/* gd_gpc_release_mask in two halves, when gd_gpc_release_counted (counts only, the
+ * selected cost: the free slots follow from the counts): gd_gpc_release_levels gives
+ * the SMs their n free slots each (levels, max_free, free_total) and
+ * gd_gpc_release_held their resources. Between the two the SMs' resources are those
+ * of the CTAs still resident: a GPC2SM distributor releases the levels when CTAs
+ * retire and the resources only when something reads them, or never when the same
+ * CTAs are placed on the same SMs again (gd_gpc_place_levels). Both halves, in either
+ * order, leave the state gd_gpc_release_mask leaves. */
+int gd_gpc_release_counted(const gd_gpc_tracker *g, const gd_cta_cost *cost);
+void gd_gpc_release_levels(gd_gpc_tracker *g, uint64_t sms, uint32_t n);
+void gd_gpc_release_held(gd_gpc_tracker *g, uint64_t sms, const gd_cta_cost *cost, uint32_t n,
                          const uint16_t *warps_in_sub);
 
 #ifdef __cplusplus

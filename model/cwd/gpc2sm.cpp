@@ -60,17 +60,30 @@ gpc2sm::~gpc2sm() { gd_cal_free(&calendar_); }
 void gpc2sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
 {
     msg &m = msg_of(p);
-    switch (m.code) {
+    if (m.code == op::direct) {
+        *static_cast<direct_if **>(m.body) = this;
+        p.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
+    p.set_response_status(transport(m.code, m.body, delay) ? tlm::TLM_OK_RESPONSE : tlm::TLM_COMMAND_ERROR_RESPONSE);
+}
+
+bool gpc2sm::transport(op_code code, void *body, sc_core::sc_time &delay)
+{
+    // operations that read the SMs' resources see them with every retired CTA's given back
+    if (code != op::gpc_launch && code != op::gpc_step && code != op::gpc_wait && code != op::gpc_query)
+        release_held();
+    switch (code) {
     case op::gpc_select: {
-        auto *b = static_cast<gpc_select_body *>(m.body);
+        auto *b = static_cast<gpc_select_body *>(body);
         b->max_free = gd_gpc_select(&trk_, b->cost);
         break;
     }
     case op::gpc_step:
-        step(static_cast<gpc_step_body *>(m.body), delay);
+        step(static_cast<gpc_step_body *>(body), delay);
         break;
     case op::gpc_query: {
-        auto *b = static_cast<gpc_query_body *>(m.body);
+        auto *b = static_cast<gpc_query_body *>(body);
         b->speed = -1;
         if (!b->cga || (cgas_left_ && ids_.in_use < ids_.n))
             b->speed = gd_gpc_query(trk_.free_slots, trk_.nsm, b->ctas, b->mode, sms_per_tpc_, scan_limit_, b->take);
@@ -79,7 +92,7 @@ void gpc2sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
         break;
     }
     case op::gpc_free: {
-        auto *b = static_cast<gpc_free_body *>(m.body);
+        auto *b = static_cast<gpc_free_body *>(body);
         b->free_slots = trk_.free_slots;
         b->nsm = trk_.nsm;
         b->res = trk_.res;
@@ -90,7 +103,7 @@ void gpc2sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
         break;
     }
     case op::gpc_fits: {
-        auto *b = static_cast<gpc_fits_body *>(m.body);
+        auto *b = static_cast<gpc_fits_body *>(body);
         b->max_free = 0;
         for (uint32_t i = 0; i < trk_.nsm; i++) {
             uint32_t f = b->counted ? gd_sm_res_count_slots(&trk_.res[i], b->cost)
@@ -101,17 +114,17 @@ void gpc2sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
         break;
     }
     case op::gpc_fragment: {
-        auto *b = static_cast<gpc_fragment_body *>(m.body);
+        auto *b = static_cast<gpc_fragment_body *>(body);
         account_fragment(b->at);
         frag_cost_ = b->cost;
         measure_fragment();
         break;
     }
     case op::gpc_launch:
-        launch_mask(static_cast<gpc_launch_body *>(m.body), delay);
+        launch_mask(static_cast<gpc_launch_body *>(body), delay);
         break;
     case op::gpc_wait: {
-        auto *b = static_cast<gpc_wait_body *>(m.body);
+        auto *b = static_cast<gpc_wait_body *>(body);
         account_wait(b->at);
         waiting_ = b->waiting;
         wait_t_ = b->at;
@@ -119,10 +132,9 @@ void gpc2sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
         break;
     }
     default:
-        p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
-        return;
+        return false;
     }
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    return true;
 }
 
 void gpc2sm::note_cta(uint32_t sm, const gd_kernel_run *k, uint64_t unit, uint32_t cga_cta_id, gd_time_ps at,
@@ -229,15 +241,24 @@ uint64_t gpc2sm::retire(gd_time_ps t)
         gd_cal_pop(&calendar_);
         do {  // the records that retire together
             cta &c = ctas_[idx];
+            const uint32_t next = c.next;
             if (c.own_alloc) {
+                release_held();  // the SM's free slots are recounted from its resources
                 gd_gpc_release(&trk_, (uint32_t)__builtin_ctzll(c.sms), c.cost, &c.alloc);
                 n++;
+                free_.push_back(idx);
+            } else if (c.even && gd_gpc_release_counted(&trk_, c.cost)) {
+                gd_gpc_release_levels(&trk_, c.sms, c.count);  // the resources when needed
+                n += (uint64_t)c.count * gd_popcount64(c.sms);
+                held_.push_back(idx);
             } else {
+                if (!gd_gpc_release_counted(&trk_, c.cost))
+                    release_held();  // the SMs' free slots are recounted from their resources
                 gd_gpc_release_mask(&trk_, c.sms, c.cost, c.count, c.sub_warps);
                 n += (uint64_t)c.count * gd_popcount64(c.sms);
+                free_.push_back(idx);
             }
-            free_.push_back(idx);
-            idx = c.next;
+            idx = next;
         } while (idx != none);
     }
     while (!releases_.empty() && releases_.top().first <= t) {
@@ -267,7 +288,23 @@ uint32_t gpc2sm::take_record(const gd_cta_cost *cost, uint64_t sms, uint32_t cou
     c.count = count;
     c.next = none;
     c.own_alloc = own_alloc;
+    c.even = false;
     return idx;
+}
+
+void gpc2sm::release_held(uint64_t sms)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < held_.size(); i++) {
+        cta &c = ctas_[held_[i]];
+        if (c.sms & sms) {
+            gd_gpc_release_held(&trk_, c.sms, c.cost, c.count, c.sub_warps);
+            free_.push_back(held_[i]);
+        } else {
+            held_[keep++] = held_[i];
+        }
+    }
+    held_.resize(keep);
 }
 
 // Records that end at one time retire as one calendar entry: a launch step's records
@@ -357,11 +394,33 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
             if (!counters_only)
                 for (uint64_t m = same; m; m &= m - 1)
                     k_of[__builtin_ctzll(m)] = k;
+            // The CTAs of a record that retired here are placed again, as they were (a
+            // wave refilling the slots the last one left: most launches of a busy GPU)
+            size_t h = 0;
+            while (h < held_.size() && !(ctas_[held_[h]].sms == same && ctas_[held_[h]].count == k &&
+                                         gd_cta_cost_equal(ctas_[held_[h]].cost, b->cost)))
+                h++;
+            if (h < held_.size()) {
+                const uint32_t idx = held_[h];
+                held_[h] = held_.back();
+                held_.pop_back();
+                gd_gpc_place_levels(&trk_, same, k);
+                cta &c = ctas_[idx];
+                c.cost = b->cost;
+                c.next = none;
+                recs[nrec++] = idx;
+                if (!counters_only)
+                    for (uint64_t m = same; m; m &= m - 1)
+                        rec_of[__builtin_ctzll(m)] = idx;
+                continue;
+            }
+            release_held(same);  // its SMs' resources as they are
             uint16_t sw[GD_MAX_SUBPARTITIONS] = {};
             const uint64_t even = gd_gpc_place_mask(&trk_, same, k, sw);
             if (even) {
                 const uint32_t idx = take_record(b->cost, even, k, false);
                 std::memcpy(ctas_[idx].sub_warps, sw, sizeof sw);
+                ctas_[idx].even = true;
                 recs[nrec++] = idx;
                 if (!counters_only)
                     for (uint64_t m = even; m; m &= m - 1)
@@ -421,6 +480,7 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
         for (uint32_t r = 0; r < nodd; r++)
             book(odd[r], b->run, odd_end[r]);
     } else {
+        release_held();  // the placement reads the SMs' resources
         const uint32_t nsub = trk_.res[0].nsub < GD_MAX_SUBPARTITIONS ? trk_.res[0].nsub : GD_MAX_SUBPARTITIONS;
         uint32_t k_of[GD_MAX_SMS_PER_GPC] = {};
         for (uint32_t g = 0; g < ngrp; g++)
@@ -518,6 +578,7 @@ void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
     uint32_t mf = trk_.max_free;
     if (b->launch && mf > 0 &&
         (!b->conditional || mf > b->beat_free || (mf == b->beat_free && b->gpc < b->beat_gpc))) {
+        release_held();  // the placement reads the SMs' resources
         uint32_t idx = take_record(&b->launch->desc->occ.cost, 0, 1, true);
         cta &c = ctas_[idx];
         const uint32_t sm = gd_gpc_place(&trk_, &c.alloc);

@@ -25,7 +25,7 @@
 
 namespace gd {
 
-class gpc2sm : public sc_core::sc_module, public fw_target {
+class gpc2sm : public sc_core::sc_module, public fw_target, private direct_if {
 public:
     tlm::tlm_target_socket<> cwd_in;  // from the GPU2GPC distributor
     std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket<gpc2sm>>> sm_out;  // one per SM
@@ -45,6 +45,7 @@ private:
         uint64_t sms;
         uint32_t count, next;
         bool own_alloc;
+        bool even;                // placed by gd_gpc_place_mask: the same registers on each sub-partition
         gd_cta_alloc alloc;       // own_alloc: the CTA's allocation
         uint16_t sub_warps[GD_MAX_SUBPARTITIONS];  // warps per register sub-partition, all count CTAs of one SM
     };
@@ -55,6 +56,8 @@ private:
     void close_chain();                                              // its calendar entry
 
     void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) override;
+    // every operation, from b_transport or the direct transport it grants (op::direct)
+    bool transport(op_code code, void *body, sc_core::sc_time &delay) override;
     void step(gpc_step_body *b, sc_core::sc_time &delay);
     uint64_t retire(gd_time_ps t);                       // CTA-complete messages and CGA releases due by t
     void launch_mask(gpc_launch_body *b, sc_core::sc_time &delay);
@@ -87,6 +90,13 @@ private:
     const gd_kernel_run *chain_run_ = nullptr;
     gd_time_ps chain_end_ = 0;
     std::vector<uint32_t> free_;  // unused indices of ctas_
+    // Records whose CTAs retired and gave their free slots back (gd_gpc_release_levels)
+    // while the SMs' resource counts still hold them: a launch of the same CTAs on the
+    // same SMs takes them back as they are (gd_gpc_place_levels); anything that reads
+    // the resources first gives them back (release_held).
+    std::vector<uint32_t> held_;
+    void release_held(uint64_t sms);  // those on any SM of sms
+    void release_held() { if (!held_.empty()) release_held(~0ull); }
     uint64_t seq_ = 0;
     channel ch_;
     // Each SM's direct interface (sm_msg.hpp), asked for at the first CTA start: CTAs

@@ -341,7 +341,7 @@ bool gpu2gpc::fits(gd_time_ps now, gd_time_ps t, gd_kernel_run *k)
     gpc_fits_body fb{cost_of(k), 0};
     sc_core::sc_time d = ps_time(t - now);
     for (uint32_t g = 0; g < ngpc_; g++) {
-        gpc_ch_.call(*gpc_out[g], op::gpc_fits, &fb, d);
+        gpc_call(g, op::gpc_fits, &fb, d);
         if (fb.max_free > 0)
             return true;
     }
@@ -356,7 +356,7 @@ void gpu2gpc::reselect(gd_time_ps now, gd_time_ps t)
     if (!counted_ || !have_selected_ || !gd_cta_cost_equal(b.cost, &selected_)) {
         sc_core::sc_time d = ps_time(t - now);
         for (uint32_t g = 0; g < ngpc_; g++) {
-            gpc_ch_.call(*gpc_out[g], op::gpc_select, &b, d);
+            gpc_call(g, op::gpc_select, &b, d);
             gd_gpc_view_set_free(&view_, g, b.max_free);
         }
         selected_ = *b.cost;
@@ -381,7 +381,7 @@ void gpu2gpc::fragment_close(gd_time_ps now, gd_time_ps t)
     gpc_fragment_body b{t, nullptr};
     sc_core::sc_time d = ps_time(t - now);
     for (uint32_t g = 0; g < ngpc_; g++)
-        gpc_ch_.call(*gpc_out[g], op::gpc_fragment, &b, d);
+        gpc_call(g, op::gpc_fragment, &b, d);
 }
 
 void gpu2gpc::fragment_update(gd_time_ps now, gd_time_ps t)
@@ -408,7 +408,7 @@ void gpu2gpc::fragment_update(gd_time_ps now, gd_time_ps t)
     sc_core::sc_time d = ps_time(t - now);
     bool counted = false;
     for (uint32_t g = 0; g < ngpc_ && !counted; g++) {
-        gpc_ch_.call(*gpc_out[g], op::gpc_fits, &fb, d);
+        gpc_call(g, op::gpc_fits, &fb, d);
         counted = fb.max_free > 0;
     }
     if (!counted)
@@ -418,7 +418,7 @@ void gpu2gpc::fragment_update(gd_time_ps now, gd_time_ps t)
     gpc_fragment_body b{frag_since_, cost};
     d = ps_time(frag_since_ - now);
     for (uint32_t g = 0; g < ngpc_; g++)
-        gpc_ch_.call(*gpc_out[g], op::gpc_fragment, &b, d);
+        gpc_call(g, op::gpc_fragment, &b, d);
 }
 
 gd_time_ps gpu2gpc::launch_ready() const
@@ -525,7 +525,7 @@ void gpu2gpc::step(gd_time_ps now, gd_time_ps t, uint32_t g, gd_kernel_run *laun
     b.beat_gpc = beat_gpc;
     b.gpc = g;
     sc_core::sc_time d = ps_time(t - now);
-    gpc_ch_.call(*gpc_out[g], op::gpc_step, &b, d);
+    gpc_call(g, op::gpc_step, &b, d);
     steps_++;
 }
 
@@ -629,7 +629,7 @@ void gpu2gpc::set_waiting(gd_time_ps now, gd_time_ps t, bool waiting)
     gpc_wait_body b{t, waiting};
     sc_core::sc_time d = ps_time(t - now);
     for (uint32_t g = 0; g < ngpc_; g++)
-        gpc_ch_.call(*gpc_out[g], op::gpc_wait, &b, d);
+        gpc_call(g, op::gpc_wait, &b, d);
 }
 
 // One SM mask to GPC g: its CTAs start at `at`.
@@ -651,7 +651,7 @@ void gpu2gpc::launch_mask(gd_time_ps now, gd_time_ps at, uint32_t g, const uint3
     b.cga = cga;
     b.cga_seq = k->cgas_launched;
     sc_core::sc_time d = ps_time(at - now);
-    gpc_ch_.call(*gpc_out[g], op::gpc_launch, &b, d);
+    gpc_call(g, op::gpc_launch, &b, d);
     set_gpc_state(g, b.max_free, b.next_retire);
     if (!b.launched)
         return;
@@ -723,7 +723,7 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
             for (uint32_t g = 0; g < ngpc_; g++) {
                 gpc_free_body fb{};
                 sc_core::sc_time d = ps_time(t - now);
-                gpc_ch_.call(*gpc_out[g], op::gpc_free, &fb, d);
+                gpc_call(g, op::gpc_free, &fb, d);
                 if (select_) {  // counts only: the selector weighs them; the SMs' placement stays theirs
                     std::copy(fb.free_slots, fb.free_slots + fb.nsm, all_free_.begin() + off);
                     std::copy(fb.res, fb.res + fb.nsm, res_.begin() + off);
@@ -793,7 +793,7 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
             q[g].mode = (gd_cga_mode)c.mode;
             q[g].cga = true;
             sc_core::sc_time d = ps_time(t - now);
-            gpc_ch_.call(*gpc_out[g], op::gpc_query, &q[g], d);
+            gpc_call(g, op::gpc_query, &q[g], d);
             speed[g] = q[g].speed;
         }
         uint64_t *pick = receive_;
@@ -817,7 +817,7 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
         for (uint32_t g = 0; g < ngpc_; g++) {
             gpc_free_body fb{};
             sc_core::sc_time d = ps_time(t - now);
-            gpc_ch_.call(*gpc_out[g], op::gpc_free, &fb, d);
+            gpc_call(g, op::gpc_free, &fb, d);
             sh[g].nsm = fb.nsm;
             std::copy(fb.free_slots, fb.free_slots + fb.nsm, sh[g].free_slots);
             sh[g].cgas_left = fb.cgas_left;
@@ -928,6 +928,16 @@ void gpu2gpc::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+// Each GPC2SM distributor's direct transport, asked for once (before the first
+// operation, when every socket is bound); a GPC that grants none gets transactions.
+void gpu2gpc::ask_gpc_direct()
+{
+    gpc_direct_asked_ = true;
+    gpc_direct_.assign(ngpc_, nullptr);
+    for (uint32_t g = 0; g < ngpc_; g++)
+        gpc_direct_[g] = gpc_ch_.ask_direct(*gpc_out[g]);
+}
+
 void gpu2gpc::flush()
 {
     for (uint32_t g = 0; g < ngpc_; g++) {
@@ -939,7 +949,7 @@ void gpu2gpc::flush()
         b.conditional = false;
         b.gpc = g;
         sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-        gpc_ch_.call(*gpc_out[g], op::gpc_step, &b, d);
+        gpc_call(g, op::gpc_step, &b, d);
         set_gpc_state(g, b.max_free, b.next_retire);
     }
 }

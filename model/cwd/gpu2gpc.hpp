@@ -132,6 +132,16 @@ private:
     std::priority_queue<completion, std::vector<completion>, std::greater<completion>> completions_;
     std::deque<std::pair<gd_time_ps, gd_kernel_run *>> outputs_;  // completions to deliver
     gpc_step_body body_;
+    std::vector<direct_if *> gpc_direct_;    // per GPC: its direct transport (null: transactions)
+    bool gpc_direct_asked_ = false;
+    // An operation on GPC g, through its direct transport when it granted one.
+    void gpc_call(uint32_t g, op_code code, void *body, sc_core::sc_time &delay)
+    {
+        if (__builtin_expect(!gpc_direct_asked_, 0))
+            ask_gpc_direct();
+        gpc_ch_.call(*gpc_out[g], gpc_direct_[g], code, body, delay);
+    }
+    void ask_gpc_direct();
     sc_core::sc_event wake_;
     channel gpc_ch_, done_ch_;
 
