@@ -278,8 +278,8 @@ START_TEST(gpc_places_most_free_lowest_index)
     gd_occupancy_compute(&os, &sm, &small, sm.smem_per_cta_optin, NULL);
     gd_gpc_release(g, 2, &o.cost, &al[5]);
     gd_gpc_select(g, &os.cost);
-    ck_assert_uint_eq(g->free_slots[2], 31); /* one 32-warp CTA left: 32 warps, 31 CTA slots free */
-    ck_assert_uint_eq(g->free_slots[0], 0);  /* two 32-warp CTAs: no warp slot free */
+    ck_assert_uint_eq(gd_gpc_free_slots_of(g, 2), 31); /* one 32-warp CTA left: 32 warps, 31 CTA slots free */
+    ck_assert_uint_eq(gd_gpc_free_slots_of(g, 0), 0);  /* two 32-warp CTAs: no warp slot free */
     free(g);
 }
 END_TEST
@@ -318,7 +318,7 @@ START_TEST(group_take_and_give_equal_single)
             uint32_t on[4] = {0, 0, 0, 0};
             for (uint32_t k = 0; k < (uint32_t)(x >> 16) % 24; k++) {
                 uint32_t i = (uint32_t)(x >> (20 + k % 40)) % 4;
-                if (a->free_slots[i] && on[i] < 64)
+                if (gd_gpc_free_slots_of(a, i) && on[i] < 64)
                     gd_gpc_place_on(a, i, &oal[i][on[i]++]);
             }
             gd_gpc_select(a, mine);
@@ -330,7 +330,7 @@ START_TEST(group_take_and_give_equal_single)
             memset(sum_b, 0, sizeof sum_b);
             uint32_t n[4];
             for (uint32_t i = 0; i < 4; i++) {
-                n[i] = a->free_slots[i] ? 1 + (uint32_t)((x >> (3 * i)) % a->free_slots[i]) : 0;
+                n[i] = gd_gpc_free_slots_of(a, i) ? 1 + (uint32_t)((x >> (3 * i)) % gd_gpc_free_slots_of(a, i)) : 0;
                 if (n[i])
                     gd_gpc_place_on_n(a, i, n[i], sum_a[i]);
                 for (uint32_t k = 0; k < n[i]; k++) {
@@ -339,11 +339,13 @@ START_TEST(group_take_and_give_equal_single)
                         sum_b[i][t] += bal[i][k].warps_in_sub[t];
                 }
             }
+            gd_gpc_sync(a);
+            gd_gpc_sync(b);
             ck_assert_mem_eq(a, b, sizeof *a);
             ck_assert_mem_eq(sum_a, sum_b, sizeof sum_a);
             uint32_t total = 0;  /* kept as free slots change: their sum */
             for (uint32_t i = 0; i < 4; i++)
-                total += a->free_slots[i];
+                total += gd_gpc_free_slots_of(a, i);
             ck_assert_uint_eq(a->free_total, total);
             /* the other kernel's CTAs retire on SM 0 (free slots recomputed), then mine
              * at once in a, one by one in b */
@@ -356,10 +358,12 @@ START_TEST(group_take_and_give_equal_single)
                     gd_gpc_release_n(a, i, mine, n[i], sum_a[i]);
                 for (uint32_t k = 0; k < n[i]; k++)
                     gd_gpc_release(b, i, mine, &bal[i][k]);
-                ck_assert_mem_eq(a, b, sizeof *a);
+                gd_gpc_sync(a);
+            gd_gpc_sync(b);
+            ck_assert_mem_eq(a, b, sizeof *a);
                 uint32_t total = 0;
                 for (uint32_t s = 0; s < 4; s++)
-                    total += a->free_slots[s];
+                    total += gd_gpc_free_slots_of(a, s);
                 ck_assert_uint_eq(a->free_total, total);
             }
         }
@@ -398,13 +402,13 @@ START_TEST(mask_release_in_halves)
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
             uint32_t i = (uint32_t)(x % nsm);
             uint16_t w[GD_MAX_SUBPARTITIONS] = {0};
-            if (a->free_slots[i])
+            if (gd_gpc_free_slots_of(a, i))
                 gd_gpc_place_on_n(a, i, 1, w);
         }
         const uint32_t n = 1 + (uint32_t)((x >> 12) % 3);
         uint64_t sms = 0;
         for (uint32_t i = 0; i < nsm; i++)
-            if (a->free_slots[i] >= n && ((x >> (i % 61)) & 1))
+            if (gd_gpc_free_slots_of(a, i) >= n && ((x >> (i % 61)) & 1))
                 sms |= 1ull << i;
         uint16_t sw[GD_MAX_SUBPARTITIONS] = {0};
         const uint64_t done = gd_gpc_place_mask(a, sms, n, sw);
@@ -416,14 +420,19 @@ START_TEST(mask_release_in_halves)
         gd_gpc_release_mask(b, done, mine, n, sw);
         gd_gpc_release_levels(a, done, n);
         ck_assert_mem_eq(a->level, b->level, sizeof a->level);
-        ck_assert_mem_eq(a->free_slots, b->free_slots, sizeof a->free_slots);
+        for (uint32_t i = 0; i < nsm; i++)
+            ck_assert_uint_eq(gd_gpc_free_slots_of(a, i), gd_gpc_free_slots_of(b, i));
         ck_assert_uint_eq(a->max_free, b->max_free);
         ck_assert_uint_eq(a->free_total, b->free_total);
         if ((x >> 30) & 1) {  /* placed back as they were */
             gd_gpc_place_levels(a, done, n);
+            gd_gpc_sync(a);
+            gd_gpc_sync(placed);
             ck_assert_mem_eq(a, placed, sizeof *a);
         } else {
             gd_gpc_release_held(a, done, mine, n, sw);
+            gd_gpc_sync(a);
+            gd_gpc_sync(b);
             ck_assert_mem_eq(a, b, sizeof *a);
         }
         halves++;
@@ -460,7 +469,7 @@ START_TEST(mask_take_and_give_equal_per_sm)
             for (uint32_t k = 0; k < 4 * nsm; k++) {
                 x ^= x << 13, x ^= x >> 7, x ^= x << 17;
                 uint32_t i = (uint32_t)(x % nsm);
-                if (a->free_slots[i] && on[i] < 32)
+                if (gd_gpc_free_slots_of(a, i) && on[i] < 32)
                     gd_gpc_place_on(a, i, &oal[i][on[i]++]);
             }
             gd_gpc_select(a, mine);
@@ -469,7 +478,7 @@ START_TEST(mask_take_and_give_equal_per_sm)
             const uint32_t n = 1 + (uint32_t)((x >> 12) % 3);
             uint64_t sms = 0;
             for (uint32_t i = 0; i < nsm; i++)
-                if (a->free_slots[i] >= n && ((x >> (i % 61)) & 1))
+                if (gd_gpc_free_slots_of(a, i) >= n && ((x >> (i % 61)) & 1))
                     sms |= 1ull << i;
             uint16_t sw[GD_MAX_SUBPARTITIONS] = {0}, rest[64][GD_MAX_SUBPARTITIONS];
             memset(rest, 0, sizeof rest);
@@ -483,6 +492,8 @@ START_TEST(mask_take_and_give_equal_per_sm)
                 if (done & m & -m)
                     ck_assert_mem_eq(each, sw, sizeof sw);
             }
+            gd_gpc_sync(a);
+            gd_gpc_sync(b);
             ck_assert_mem_eq(a, b, sizeof *a);
             placed_total += gd_popcount64(done);
             left_total += gd_popcount64(sms & ~done);
@@ -502,10 +513,12 @@ START_TEST(mask_take_and_give_equal_per_sm)
                 gd_gpc_release_n(b, (uint32_t)__builtin_ctzll(m), mine, n, sw);
             for (uint64_t m = sms & ~done; m; m &= m - 1)
                 gd_gpc_release_n(b, (uint32_t)__builtin_ctzll(m), mine, n, rest[__builtin_ctzll(m)]);
+            gd_gpc_sync(a);
+            gd_gpc_sync(b);
             ck_assert_mem_eq(a, b, sizeof *a);
             uint32_t total = 0;
             for (uint32_t i = 0; i < nsm; i++)
-                total += a->free_slots[i];
+                total += gd_gpc_free_slots_of(a, i);
             ck_assert_uint_eq(a->free_total, total);
         }
         free(a);

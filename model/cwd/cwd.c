@@ -27,37 +27,95 @@ static inline int any4(gd_u32x4 v)
     return (w[0] | w[1]) != 0;
 }
 
+#define NONEMPTY_WORDS ((GD_MAX_FREE_LEVELS + 63) / 64)
+
+/* The highest level with an SM (0 when none), no higher than `from`. */
+static inline uint32_t top_level_from(const gd_gpc_tracker *g, uint32_t from)
+{
+    uint32_t w = from / 64;
+    uint64_t b = g->nonempty[w] & (~0ull >> (63 - from % 64));
+    for (;;) {
+        if (b)
+            return w * 64 + 63 - (uint32_t)__builtin_clzll(b);
+        if (!w)
+            return 0;
+        b = g->nonempty[--w];
+    }
+}
+static inline uint32_t top_level(const gd_gpc_tracker *g) { return top_level_from(g, GD_MAX_FREE_LEVELS - 1); }
+
+static inline void level_add(gd_gpc_tracker *g, uint32_t f, uint64_t sms)
+{
+    g->level[f] |= sms;
+    g->nonempty[f / 64] |= 1ull << (f % 64);
+}
+
+static inline void level_remove(gd_gpc_tracker *g, uint32_t f, uint64_t sms)
+{
+    g->level[f] &= ~sms;
+    if (!g->level[f])
+        g->nonempty[f / 64] &= ~(1ull << (f % 64));
+}
+
+uint32_t gd_gpc_free_slots_of(const gd_gpc_tracker *g, uint32_t sm)
+{
+    if (!(g->stale >> sm & 1))
+        return g->free_slots[sm];
+    for (uint32_t w = 0; w < NONEMPTY_WORDS; w++)
+        for (uint64_t b = g->nonempty[w]; b; b &= b - 1) {
+            const uint32_t f = w * 64 + (uint32_t)__builtin_ctzll(b);
+            if (g->level[f] >> sm & 1)
+                return f;
+        }
+    return 0;  /* not reached: every SM is at some level */
+}
+
+void gd_gpc_sync(gd_gpc_tracker *g)
+{
+    for (uint32_t w = 0; w < NONEMPTY_WORDS && g->stale; w++)
+        for (uint64_t b = g->nonempty[w]; b && g->stale; b &= b - 1) {
+            const uint32_t f = w * 64 + (uint32_t)__builtin_ctzll(b);
+            for (uint64_t a = g->level[f] & g->stale; a; a &= a - 1)
+                g->free_slots[__builtin_ctzll(a)] = f;
+            g->stale &= ~g->level[f];
+        }
+}
+
 /* The SMs of the mask sms (counts only, the selected cost) have n fewer (take) or n
- * more free slots: the SMs at each level move together, and max_free follows. */
+ * more free slots: the SMs at each level move together (their free_slots entries go
+ * stale), and max_free follows. */
 static inline __attribute__((always_inline)) void move_levels(gd_gpc_tracker *g, uint64_t sms, uint32_t n, int take)
 {
-    uint32_t top = g->max_free;
-    for (uint64_t m = sms; m;) {
-        const uint32_t from = g->free_slots[__builtin_ctzll(m)];
-        uint32_t to = take ? from - n : from + n;
-        if (to >= GD_MAX_FREE_LEVELS)
-            to = GD_MAX_FREE_LEVELS - 1;
-        const uint64_t at = m & g->level[from];
-        g->level[from] &= ~at;
-        g->level[to] |= at;
-        for (uint64_t a = at; a; a &= a - 1)
-            g->free_slots[__builtin_ctzll(a)] = to;
-        g->free_total += (to - from) * (uint32_t)gd_popcount64(at);  /* modulo 2^32: a decrease too */
-        if (to > top)
-            top = to;
-        m &= ~at;
+    uint64_t m = sms;
+    uint32_t top = g->max_free;  /* no level above it has an SM but those moved to */
+    for (uint32_t w = 0; w < NONEMPTY_WORDS && m; w++) {
+        for (uint64_t b = g->nonempty[w]; b && m; b &= b - 1) {
+            const uint32_t from = w * 64 + (uint32_t)__builtin_ctzll(b);
+            const uint64_t at = m & g->level[from];
+            if (!at)
+                continue;
+            uint32_t to = take ? from - n : from + n;
+            if (to >= GD_MAX_FREE_LEVELS)
+                to = GD_MAX_FREE_LEVELS - 1;
+            level_remove(g, from, at);
+            level_add(g, to, at);
+            g->free_total += (to - from) * (uint32_t)gd_popcount64(at);  /* modulo 2^32: a decrease too */
+            top = to > top ? to : top;
+            m &= ~at;
+        }
     }
-    while (top && !g->level[top])
-        top--;
-    g->max_free = top;
+    g->stale |= sms;
+    g->max_free = top_level_from(g, top);
 }
 
 static inline void set_level(gd_gpc_tracker *g, uint32_t sm, uint32_t slots)
 {
-    g->level[g->free_slots[sm]] &= ~(1ull << sm);
-    g->free_total += slots - g->free_slots[sm];
+    const uint32_t from = gd_gpc_free_slots_of(g, sm);
+    level_remove(g, from, 1ull << sm);
+    g->free_total += slots - from;
     g->free_slots[sm] = slots;
-    g->level[slots] |= 1ull << sm;
+    g->stale &= ~(1ull << sm);
+    level_add(g, slots, 1ull << sm);
 }
 
 void gd_gpc_init(gd_gpc_tracker *g, uint32_t nsm, const gd_sm_limits *sm)
@@ -66,7 +124,7 @@ void gd_gpc_init(gd_gpc_tracker *g, uint32_t nsm, const gd_sm_limits *sm)
     g->nsm = nsm;
     for (uint32_t i = 0; i < nsm; i++)
         gd_sm_res_init(&g->res[i], sm);
-    g->level[0] = nsm == 64 ? ~0ull : (1ull << nsm) - 1;  /* until a kernel is selected */
+    level_add(g, 0, nsm == 64 ? ~0ull : (1ull << nsm) - 1);  /* until a kernel is selected */
 }
 
 void gd_gpc_set_placement(gd_gpc_tracker *g, const gd_alloc_cfg *cfg, gd_sm_place *place)
@@ -97,6 +155,8 @@ uint32_t gd_gpc_select(gd_gpc_tracker *g, const gd_cta_cost *cost)
     g->cost = *cost;
     g->selected = 1;
     memset(g->level, 0, sizeof g->level);
+    memset(g->nonempty, 0, sizeof g->nonempty);
+    g->stale = 0;
     g->max_free = 0;
     g->free_total = 0;
     for (uint32_t i = 0; i < g->nsm; i++) {
@@ -108,7 +168,7 @@ uint32_t gd_gpc_select(gd_gpc_tracker *g, const gd_cta_cost *cost)
             f = GD_MAX_FREE_LEVELS - 1;
         g->free_slots[i] = f;
         g->free_total += f;
-        g->level[f] |= 1ull << i;
+        level_add(g, f, 1ull << i);
         if (f > g->max_free)
             g->max_free = f;
     }
@@ -122,17 +182,15 @@ uint32_t gd_gpc_place(gd_gpc_tracker *g, gd_cta_alloc *alloc)
     gd_sm_res_take(&g->res[best], &g->cost, alloc);
     /* Taking one CTA of the selected cost removes exactly one of its free slots. */
     set_level(g, best, m - 1);
-    if (!g->level[m])
-        g->max_free = m - 1;
+    g->max_free = top_level(g);
     return best;
 }
 
 /* After n CTAs of the selected kernel were placed on SM sm: n fewer free slots. */
 static void settle_take(gd_gpc_tracker *g, uint32_t sm, uint32_t n)
 {
-    set_level(g, sm, g->free_slots[sm] - n);
-    while (g->max_free && !g->level[g->max_free])
-        g->max_free--;
+    set_level(g, sm, gd_gpc_free_slots_of(g, sm) - n);
+    g->max_free = top_level(g);
 }
 
 void gd_gpc_place_on(gd_gpc_tracker *g, uint32_t sm, gd_cta_alloc *alloc)
@@ -203,14 +261,13 @@ static void settle_release(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *co
 {
     uint32_t f;
     if (!g->res[sm].place && gd_cta_cost_equal(cost, &g->cost))
-        f = g->free_slots[sm] + n;
+        f = gd_gpc_free_slots_of(g, sm) + n;
     else
         f = gd_sm_res_free_slots(&g->res[sm], &g->cost);
     if (f >= GD_MAX_FREE_LEVELS)
         f = GD_MAX_FREE_LEVELS - 1;
     set_level(g, sm, f);
-    if (f > g->max_free)
-        g->max_free = f;
+    g->max_free = top_level(g);
 }
 
 void gd_gpc_release(gd_gpc_tracker *g, uint32_t sm, const gd_cta_cost *cost, const gd_cta_alloc *alloc)

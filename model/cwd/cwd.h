@@ -34,10 +34,19 @@ typedef struct gd_gpc_tracker {
     gd_cta_cost cost;                           /* the kernel free slots are counted for */
     uint32_t selected;                          /* 1 once gd_gpc_select has counted for cost */
     uint32_t max_free;                          /* most free slots of any SM */
-    uint32_t free_slots[GD_MAX_SMS_PER_GPC];
-    uint32_t free_total;                        /* the sum of free_slots */
+    uint32_t free_slots[GD_MAX_SMS_PER_GPC];    /* per SM, but for the SMs of `stale` (gd_gpc_sync) */
+    uint32_t free_total;                        /* the sum of the SMs' free slots */
     uint64_t level[GD_MAX_FREE_LEVELS];         /* bit i: SM i has exactly this many free slots */
+    uint64_t stale;                             /* SMs whose free_slots entry is out of date: a mask's
+                                                   placement or release moves its SMs' level bits only */
+    uint64_t nonempty[(GD_MAX_FREE_LEVELS + 63) / 64];  /* bit f: level[f] has an SM */
 } gd_gpc_tracker;
+
+/* Bring every SM's free_slots entry up to date (from the level masks), before
+ * reading the array. */
+void gd_gpc_sync(gd_gpc_tracker *g);
+/* SM sm's free slots (its level). */
+uint32_t gd_gpc_free_slots_of(const gd_gpc_tracker *g, uint32_t sm);
 
 static inline int gd_cta_cost_equal(const gd_cta_cost *a, const gd_cta_cost *b)
 {

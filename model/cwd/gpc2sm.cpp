@@ -85,6 +85,7 @@ bool gpc2sm::transport(op_code code, void *body, sc_core::sc_time &delay)
     case op::gpc_query: {
         auto *b = static_cast<gpc_query_body *>(body);
         b->speed = -1;
+        gd_gpc_sync(&trk_);
         if (!b->cga || (cgas_left_ && ids_.in_use < ids_.n))
             b->speed = gd_gpc_query(trk_.free_slots, trk_.nsm, b->ctas, b->mode, sms_per_tpc_, scan_limit_, b->take);
         if (b->speed < 0)
@@ -93,6 +94,7 @@ bool gpc2sm::transport(op_code code, void *body, sc_core::sc_time &delay)
     }
     case op::gpc_free: {
         auto *b = static_cast<gpc_free_body *>(body);
+        gd_gpc_sync(&trk_);
         b->free_slots = trk_.free_slots;
         b->nsm = trk_.nsm;
         b->res = trk_.res;
