@@ -854,15 +854,19 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
 void gpu2gpc::schedule(gd_time_ps now)
 {
     gd_time_ps t = outputs_.empty() ? next_event() : outputs_.front().first;
+    if (t == wake_at_)
+        return;  // already notified for then
     wake_.cancel();
     if (t != GD_TIME_NEVER)
         wake_.notify(ps_time(t - now));
+    wake_at_ = t;
 }
 
 void gpu2gpc::run()
 {
     wakes_++;
     gd_time_ps now = now_ps();
+    wake_at_ = GD_TIME_NEVER;  // the notification fired
     while (!outputs_.empty() && outputs_.front().first <= now) {
         kernel_done_body b{outputs_.front().second};
         outputs_.pop_front();
@@ -873,10 +877,12 @@ void gpu2gpc::run()
         // Run ahead only once this time step is quiet: again in the next delta cycle if
         // an event of ours is due now, else at our next event (whatever happens before
         // it reaches us by b_transport, which reschedules).
-        if (outputs_.empty() && next_event() > now)
+        if (outputs_.empty() && next_event() > now) {
             schedule(now);
-        else
+        } else {
             wake_.notify(sc_core::SC_ZERO_TIME);
+            wake_at_ = now;
+        }
         return;
     }
     gd_time_ps limit = GD_TIME_NEVER;

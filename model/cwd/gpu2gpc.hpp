@@ -143,6 +143,7 @@ private:
     }
     void ask_gpc_direct();
     sc_core::sc_event wake_;
+    gd_time_ps wake_at_ = GD_TIME_NEVER;     // when wake_ is notified for (NEVER: not notified)
     channel gpc_ch_, done_ch_;
 
     // cwd.policy=cga
