@@ -8,6 +8,7 @@
 #include "dump.h"
 #include "topology.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -200,9 +201,10 @@ int replay(gd_sim *s, const char *path)
         gd::gpu_top *top = nullptr;
         gd::trace_source *host = nullptr;
         try {
-            host = new gd::trace_source("host", host_env, std::string(s->cfg.pp_condensed_overlap) == "on",
-                                        s->cfg.cs_physical_queues);
             top = new gd::gpu_top("gpu", s->cfg, env, &s->stats);
+            // the host joins the GPU's event domain: the replay runs as one stretch of events
+            host = new gd::trace_source("host", host_env, std::string(s->cfg.pp_condensed_overlap) == "on",
+                                        s->cfg.cs_physical_queues, &top->events);
             host->doorbell_out.bind(top->pp.doorbell_in);
             top->pp.space_out.bind(host->space_in);
             // the kernel table's stage durations come after the blocks' sections
@@ -216,7 +218,7 @@ int replay(gd_sim *s, const char *path)
                 gd_err_set(&s->err, GD_ENOMEM, "out of memory");
                 throw std::bad_alloc();
             }
-            env.progress.tick(gd::now_ps(), true);  // a final report
+            env.progress.tick(std::max(gd::now_ps(), top->events.last()), true);  // a final report
             packets = top->pp.packets();
             stalls = top->pp.host_stalls();
             queues = top->pp.queues_used();
@@ -235,8 +237,8 @@ int replay(gd_sim *s, const char *path)
                 gd_err_set(&s->err, GD_EINTERNAL, "SystemC: unknown exception");
         }
         gd_stats_freeze(&s->stats);
+        delete host;  // it belongs to the GPU's event domain
         delete top;
-        delete host;
     }
     s->records = gd_trace_records_read(reader);
     gd_trace_close_reader(reader);

@@ -8,13 +8,20 @@ namespace gd {
 
 gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, device_env &env, gd_stats *stats)
     : sc_module(name),
-      pp("pp", cfg, env.report, stats),
+      events("events"),
+      pp("pp", cfg, env.report, stats, &events),
       rsb("rsb", cfg),
-      cs("command_scheduler", cfg, stats),
-      meta("meta_scheduler", cfg, stats, env.meta_log, env.err, env.source),
-      cwd("gpu2gpc", cfg, stats, &env.progress, env.err),
+      cs("command_scheduler", cfg, stats, &events),
+      meta("meta_scheduler", cfg, stats, env.meta_log, env.err, env.source, &events),
+      cwd("gpu2gpc", cfg, stats, &env.progress, env.err, &events),
       selector("module_selector", cfg, stats)
 {
+    if (stats && (gd_stats_add(stats, events.basename(), "wakeups", "activations",
+                               "SystemC activations of the GPU's event domain (simulator effort, not a model figure)",
+                               events.activations()) ||
+                  gd_stats_add(stats, events.basename(), "block_wakeups", "wake-ups",
+                               "wake-ups of the GPU's timed blocks the domain ran (simulator effort)", events.wakeups())))
+        throw std::bad_alloc();
     std::memset(&power, 0, sizeof power);
     if (cfg.power_window_ns && gd_power_init(&power, cfg.sms, (gd_time_ps)cfg.power_window_ns * GD_PS_PER_NS))
         throw std::bad_alloc();

@@ -21,6 +21,7 @@
 #include <systemc>
 
 #include "command_scheduler.hpp"
+#include "domain.hpp"
 #include "gpc2sm.hpp"
 #include "gpu2gpc.hpp"
 #include "meta_scheduler.hpp"
@@ -49,6 +50,9 @@ class gpu_top : public sc_core::sc_module {
 public:
     gpu_top(sc_core::sc_module_name name, const gd_config &cfg, device_env &env, gd_stats *stats);
 
+    // The event domain of the GPU's timed blocks (domain.hpp): one SystemC process runs
+    // them all, ahead of SystemC time while nothing outside acts. A host may join it.
+    domain events;
     packet_processor pp;
     reference_state_buffer rsb;
     command_scheduler cs;

@@ -370,10 +370,10 @@ struct stub_pp : sc_module {
         if (next < to_send.size())
             ev.notify(gd::ps_time(send_at[next] - gd::now_ps()));
     }
-    void on_done(tlm::tlm_generic_payload &p, sc_time &)
+    void on_done(tlm::tlm_generic_payload &p, sc_time &delay)
     {
         auto *b = static_cast<gd::kernel_done_body *>(gd::msg_of(p).body);
-        done.emplace_back(gd::now_ps(), b->run);
+        done.emplace_back(gd::now_ps() + gd::ps_of(delay), b->run);  // at sc_time_stamp() + delay (TLM-2.0 LT)
         p.set_response_status(tlm::TLM_OK_RESPONSE);
     }
 };
@@ -463,16 +463,17 @@ struct stub_cwd : sc_module {
         sensitive << ev;
         dont_initialize();
     }
-    // Every kernel runs 1000 ns from its dispatch.
-    void on_dispatch(tlm::tlm_generic_payload &p, sc_time &)
+    // Every kernel runs 1000 ns from its dispatch (at sc_time_stamp() + delay: TLM-2.0 LT).
+    void on_dispatch(tlm::tlm_generic_payload &p, sc_time &delay)
     {
         auto *b = static_cast<gd::dispatch_body *>(gd::msg_of(p).body);
-        got.emplace_back(gd::now_ps(), b->run);
-        b->run->dispatched = gd::now_ps();
-        b->run->end = gd::now_ps() + 1000000;
+        const gd_time_ps t = gd::now_ps() + gd::ps_of(delay);
+        got.emplace_back(t, b->run);
+        b->run->dispatched = t;
+        b->run->end = t + 1000000;
         b->accepted = true;
         finishing.push_back(b->run);
-        ev.notify(gd::ps_time(1000000));
+        ev.notify(gd::ps_time(b->run->end - gd::now_ps()));
         p.set_response_status(tlm::TLM_OK_RESPONSE);
     }
     void finish()

@@ -130,7 +130,7 @@ void distributor_text(FILE *f, const gd_section_ctx *c)
 }  // namespace
 
 gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats, progress_meter *progress,
-                 gd_err *err)
+                 gd_err *err, domain *dom)
     : sc_module(name),
       dispatch_in("dispatch_in"),
       done_out("done_out"),
@@ -161,7 +161,9 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
       finder_name_(cfg.sm_block_finder),
       err_(err),
       split_after_(cga_ && std::string(cfg.cwd_admission) == "channels" ? cfg.cwd_split_after : 0),
-      round_ps_(gd_cycles_to_ps(cfg.cwd_query_cycles ? cfg.cwd_query_cycles : 1, cfg.clock_mhz))
+      round_ps_(gd_cycles_to_ps(cfg.cwd_query_cycles ? cfg.cwd_query_cycles : 1, cfg.clock_mhz)),
+      dom_(dom),
+      wake_(*dom_, this, &domain::call<gpu2gpc, &gpu2gpc::wake>)
 {
     std::memset(&adm_, 0, sizeof adm_);
     if (channels_) {
@@ -187,9 +189,6 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
     gd_gpc_view_init(&view_, ngpc_);
     for (uint32_t g = 0; g < ngpc_; g++)
         gpc_out.emplace_back(new tlm_utils::simple_initiator_socket<gpu2gpc>(("gpc_out_" + std::to_string(g)).c_str()));
-    SC_METHOD(run);
-    sensitive << wake_;
-    dont_initialize();
     if (stats) {
         gd_stats_add(stats, basename(), "kernels", "kernels", "kernels accepted from the packet processor", &kernels_);
         gd_stats_add(stats, basename(), "ctas_launched", "CTAs", "CTAs handed to GPCs", &ctas_launched_);
@@ -199,7 +198,7 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
         gd_stats_add(stats, basename(), "dispatches_refused", "dispatches",
                      "dispatches refused because cwd.max_resident_kernels were held", &rejected_);
         gd_stats_add(stats, basename(), "gpc_steps", "steps", "gpc_step transactions sent to GPCs", &steps_);
-        gd_stats_add(stats, basename(), "wakeups", "events", "SystemC wake-ups of this block", &wakes_);
+        gd_stats_add(stats, basename(), "wakeups", "events", "wake-ups of this block in its event domain", &wakes_);
         if (cga_) {
             gd_stats_add(stats, basename(), "launch_steps", "steps",
                          "launch steps that launched CTAs (query, then SM masks)", &steps_cga_);
@@ -853,42 +852,29 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
 
 void gpu2gpc::schedule(gd_time_ps now)
 {
+    (void)now;
     gd_time_ps t = outputs_.empty() ? next_event() : outputs_.front().first;
-    if (t == wake_at_)
-        return;  // already notified for then
+    if (t == wake_.pending())
+        return;  // already asked for then
     wake_.cancel();
     if (t != GD_TIME_NEVER)
-        wake_.notify(ps_time(t - now));
-    wake_at_ = t;
+        wake_.notify(t);
 }
 
-void gpu2gpc::run()
+// The domain runs it at t: the completions due are handed over (each at its time),
+// then its events up to the domain's next other wake-up or SystemC's next activity.
+void gpu2gpc::wake(gd_time_ps t)
 {
     wakes_++;
-    gd_time_ps now = now_ps();
-    wake_at_ = GD_TIME_NEVER;  // the notification fired
-    while (!outputs_.empty() && outputs_.front().first <= now) {
+    const gd_time_ps now = now_ps();  // SystemC's time: the operations' delays count from it
+    while (!outputs_.empty() && outputs_.front().first <= t) {
         kernel_done_body b{outputs_.front().second};
+        sc_core::sc_time d = ps_time(outputs_.front().first - now);
         outputs_.pop_front();
-        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
         done_ch_.call(done_out, op::kernel_done, &b, d);
+        dom_->touched();
     }
-    if (sc_core::sc_pending_activity_at_current_time()) {
-        // Run ahead only once this time step is quiet: again in the next delta cycle if
-        // an event of ours is due now, else at our next event (whatever happens before
-        // it reaches us by b_transport, which reschedules).
-        if (outputs_.empty() && next_event() > now) {
-            schedule(now);
-        } else {
-            wake_.notify(sc_core::SC_ZERO_TIME);
-            wake_at_ = now;
-        }
-        return;
-    }
-    gd_time_ps limit = GD_TIME_NEVER;
-    if (sc_core::sc_pending_activity_at_future_time())
-        limit = now + ps_of(sc_core::sc_time_to_pending_activity());
-    advance(now, limit, false);
+    advance(now, dom_->limit(), false);
     schedule(now);
 }
 

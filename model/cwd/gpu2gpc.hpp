@@ -4,19 +4,19 @@
 // kernel's completion.
 //
 // Timing. CTA-level events (a CTA launch every cwd.cta_launch_cycles, each CTA's
-// retirement) are never SystemC events. This block keeps them in C and runs them
-// ahead of SystemC time with TLM-2.0 temporal decoupling: its transactions to the
-// GPC2SM distributors carry the event's offset from sc_time_stamp() as the
-// b_transport delay. It may run ahead only while nothing else can reach it:
-//   - it waits for the end of the current time step (no other activity pending now),
-//     then processes its events up to, not including, the next pending activity of
-//     any other process (sc_time_to_pending_activity);
-//   - it stops after the first time step that completes a kernel, wakes at that
+// retirement) are never SystemC events, nor wake-ups of the GPU's event domain
+// (domain.hpp). This block keeps them in C and processes them within one wake-up,
+// ahead of SystemC time (TLM-2.0 temporal decoupling: its transactions to the GPC2SM
+// distributors carry the event's offset from sc_time_stamp() as the b_transport
+// delay). It may run ahead only while nothing else can reach it:
+//   - up to, not including, the domain's next wake-up of another block or SystemC's
+//     next activity outside the domain (domain::limit);
+//   - it stops after the first time step that completes a kernel, wakes again at that
 //     time and delivers the completion then, because a completion can cause new
 //     activity (a barrier released, a queue refilled);
 //   - a kernel arriving at time T first processes the events at times <= T.
-// So SystemC sees one event per kernel-level happening, while every CTA still gets
-// its exact launch and retirement time.
+// So the domain sees one wake-up per kernel-level happening, while every CTA still
+// gets its exact launch and retirement time.
 //
 // Events, and their order at the same time: CTA retirements, kernel completions,
 // CTA launches (a freed slot is usable at once); all before a kernel arriving then.
@@ -48,6 +48,7 @@
 #include "cga.h"
 #include "cwd.h"
 #include "cwd_msg.hpp"
+#include "domain.hpp"
 #include "gd_msg.hpp"
 #include "sc_compat.hpp"
 #include "pp_msg.hpp"
@@ -66,9 +67,10 @@ public:
     tlm_utils::simple_initiator_socket_optional<gpu2gpc> select_out;
 
     GD_SC_HAS_PROCESS(gpu2gpc);
-    // err (may be null): where a replay that cannot go on says why
+    // err (may be null): where a replay that cannot go on says why; dom: the event domain
+    // of its GPU (null: one of its own)
     gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats,
-            progress_meter *progress = nullptr, gd_err *err = nullptr);
+            progress_meter *progress = nullptr, gd_err *err = nullptr, domain *dom = nullptr);
     ~gpu2gpc() override;
 
     uint64_t peak_resident_kernels() const { return peak_resident_; }
@@ -85,7 +87,7 @@ private:
         bool operator>(const completion &o) const { return end > o.end || (end == o.end && index > o.index); }
     };
 
-    void run();  // SC_METHOD on wake_
+    void wake(gd_time_ps t);  // its wake-up in the domain, at time t
     void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
 
     void advance(gd_time_ps now, gd_time_ps limit, bool inclusive);
@@ -142,8 +144,6 @@ private:
         gpc_ch_.call(*gpc_out[g], gpc_direct_[g], code, body, delay);
     }
     void ask_gpc_direct();
-    sc_core::sc_event wake_;
-    gd_time_ps wake_at_ = GD_TIME_NEVER;     // when wake_ is notified for (NEVER: not notified)
     channel gpc_ch_, done_ch_;
 
     // cwd.policy=cga
@@ -219,6 +219,8 @@ private:
 
     uint64_t resident_ = 0, peak_resident_ = 0;
     uint64_t kernels_ = 0, ctas_launched_ = 0, ctas_done_ = 0, rejected_ = 0, wakes_ = 0, steps_ = 0;
+    domain_ref dom_;       // its GPU's event domain (or its own)
+    domain::event wake_;   // its wake-up there
 };
 
 }  // namespace gd

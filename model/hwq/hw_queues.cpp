@@ -100,6 +100,9 @@ void hw_queues::reg_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &del
     const uint64_t reg = addr & ~7ull;
     const unsigned shift = (unsigned)(addr & 4) * 8;
     const uint64_t mask = len == 8 ? ~0ull : 0xffffffffull << shift;
+    apply_notices(sc_core::sc_time_stamp() + delay);  // the registers as of the access's time
+    if (!done_.empty())
+        wake_.notify(delay);  // completion signals to write
     update_busy();
     uint64_t v;
     if (p.get_command() == tlm::TLM_READ_COMMAND) {
@@ -380,26 +383,45 @@ void hw_queues::signal_completion(const done_signal &s)
     }
 }
 
-void hw_queues::space(tlm::tlm_generic_payload &p, sc_core::sc_time &)
+void hw_queues::space(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
 {
     const msg &m = msg_of(p);
+    notice n{sc_core::sc_time_stamp() + delay, false, 0, done_signal{0, 0, 0}};
     if (m.code == op::queue_space) {
-        uint32_t qi = static_cast<queue_space_body *>(m.body)->queue;
-        if (qi < blocked_.size())
-            blocked_[qi] = 0;
+        n.queue = static_cast<queue_space_body *>(m.body)->queue;
     } else if (m.code == op::packet_completed) {
         const gd_kernel_run *r = static_cast<packet_completed_body *>(m.body)->run;
-        regs_.completed++;
-        in_flight_--;
-        if (r->completion_signal)
-            done_.push_back(done_signal{r->queue, r->completion_signal, r->record});
+        n.completed = true;
+        n.sig = done_signal{r->queue, r->completion_signal, r->record};
     } else {
         p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;
     }
-    kick_ = true;
-    wake_.notify(sc_core::SC_ZERO_TIME);
+    notices_.push_back(n);
+    if (delay == sc_core::SC_ZERO_TIME) {
+        apply_notices(sc_core::sc_time_stamp());
+        kick_ = true;
+    }
+    wake_.notify(delay);
     p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+// The packet processor's notices whose time has come by `by`.
+void hw_queues::apply_notices(const sc_core::sc_time &by)
+{
+    while (!notices_.empty() && notices_.front().at <= by) {
+        const notice n = notices_.front();
+        notices_.pop_front();
+        if (!n.completed) {
+            if (n.queue < blocked_.size())
+                blocked_[n.queue] = 0;
+            continue;
+        }
+        regs_.completed++;
+        in_flight_--;
+        if (n.sig.handle)
+            done_.push_back(n.sig);
+    }
 }
 
 // Completion signals first (in completion order), then the doorbells in the order
@@ -416,13 +438,15 @@ void hw_queues::fetcher()
     qk_.reset();
     for (;;) {
         kick_ = false;
+        apply_notices(sc_core::sc_time_stamp());
         while (!done_.empty()) {
             done_signal s = done_.front();
             done_.pop_front();
             signal_completion(s);
         }
         const sc_core::sc_time now = sc_core::sc_time_stamp();
-        sc_core::sc_time next = sc_core::SC_ZERO_TIME;  // the earliest doorbell still ahead (zero: none)
+        // the earliest doorbell or notice still ahead (zero: none)
+        sc_core::sc_time next = notices_.empty() ? sc_core::SC_ZERO_TIME : notices_.front().at;
         for (size_t i = 0; i < bells_.size();) {
             const ring_bell b = bells_[i];
             if (b.at > now) {  // a write annotated with a delay: it rings then

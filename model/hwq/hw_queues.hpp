@@ -88,6 +88,12 @@ private:
     struct done_signal { uint32_t queue; uint64_t handle, packet; };  // packet: its index in the ring
     std::deque<done_signal> done_;           // completion signals to write
     void signal_completion(const done_signal &s);
+    // What the packet processor said (a queue has room, a packet completed), at the time
+    // it happened: its annotated delay ahead of SystemC time when it runs ahead (its
+    // event domain, domain.hpp). Applied once that time is reached (apply_notices).
+    struct notice { sc_core::sc_time at; bool completed; uint32_t queue; done_signal sig; };
+    std::deque<notice> notices_;             // in time order
+    void apply_notices(const sc_core::sc_time &by);
     std::unordered_map<uint64_t, gd_kernel_desc *> descs_;  // by address
     std::unordered_map<uint64_t, uint32_t> signals_;        // handle -> signal number
     std::string error_;

@@ -145,7 +145,7 @@ void meta_json(FILE *f, const gd_section_ctx *c)
 }  // namespace
 
 meta_scheduler::meta_scheduler(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats, std::FILE *log,
-                               gd_err *err, const char *source)
+                               gd_err *err, const char *source, domain *dom)
     : sc_module(name),
       cs_in("cs_in"),
       cwd_out("cwd_out"),
@@ -158,7 +158,9 @@ meta_scheduler::meta_scheduler(sc_core::sc_module_name name, const gd_config &cf
       policy_cfg_(policy_cfg(cfg.meta_policy)),
       check_ps_(gd_cycles_to_ps(cfg.meta_check_cycles, cfg.clock_mhz)),
       launch_ps_(gd_cycles_to_ps(cfg.meta_launch_cycles, cfg.clock_mhz)),
-      sm_(cfg.sm)
+      sm_(cfg.sm),
+      dom_(dom),
+      wake_(*dom_, this, &domain::call<meta_scheduler, &meta_scheduler::wake>)
 {
     std::memset(&params_, 0, sizeof params_);
     params_.simd_width = cfg.meta_simd_width ? cfg.meta_simd_width : cfg.sm.warp_size;
@@ -171,9 +173,6 @@ meta_scheduler::meta_scheduler(sc_core::sc_module_name name, const gd_config &cf
     done_in.register_b_transport(this, &meta_scheduler::done);
     if (stats && gd_stats_add_section(stats, basename(), meta_text, meta_json))
         throw std::bad_alloc();
-    SC_METHOD(run);
-    sensitive << wake_;
-    dont_initialize();
 }
 
 meta_scheduler::~meta_scheduler() { gd_run_pool_destroy(&pool_); }
@@ -223,12 +222,13 @@ void meta_scheduler::done(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
     auto *b = static_cast<kernel_done_body *>(m.body);
     gd_kernel_run *r = b->run;
     if (!r->meta) {
+        const gd_time_ps t = now_ps() + ps_of(delay);
         cs_out->b_transport(p, delay);
-        retry_refused(now_ps());  // the distributor has room again
+        retry_refused(t);  // the distributor has room again
         return;
     }
-    ended_.push_back(static_cast<launch *>(r->meta));  // handled by run(), outside the distributor's call
-    wake_.notify(sc_core::SC_ZERO_TIME);
+    ended_.push_back(static_cast<launch *>(r->meta));  // handled by wake(), outside the distributor's call
+    wake_.notify(now_ps() + ps_of(delay));
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
@@ -277,7 +277,7 @@ void meta_scheduler::start(gd_kernel_run *r, gd_time_ps t)
     for (uint32_t b = 0; b < topo->nbuffers; b++)
         p.items_in += topo->b[b].initial;
     want_round(p, t);
-    wake_.notify(sc_core::SC_ZERO_TIME);
+    wake_.notify(t);
 }
 
 // A round is due once the state changed: after the round (and the launches it
@@ -300,7 +300,7 @@ void meta_scheduler::retry_refused(gd_time_ps now)
             any = true;
         }
     if (any)
-        wake_.notify(sc_core::SC_ZERO_TIME);
+        wake_.notify(now);
 }
 
 void meta_scheduler::round(pipe &p, gd_time_ps now)
@@ -361,7 +361,7 @@ void meta_scheduler::issue(pipe &p, gd_time_ps now)
         r->meta = x;
         x->run = r;
         dispatch_body b{r, false};
-        sc_core::sc_time z = sc_core::SC_ZERO_TIME;
+        sc_core::sc_time z = domain::delay_to(now);
         cwd_ch_.call(cwd_out, op::dispatch, &b, z);
         if (!b.accepted) {  // the distributor holds as many kernels as it can: undo this and the rest
             log_pipe_ = p.id;
@@ -384,9 +384,8 @@ void meta_scheduler::issue(pipe &p, gd_time_ps now)
     }
 }
 
-void meta_scheduler::run()
+void meta_scheduler::wake(gd_time_ps now)
 {
-    gd_time_ps now = now_ps();
     while (!ended_.empty()) {
         launch *x = ended_.front();
         ended_.pop_front();
@@ -417,7 +416,7 @@ void meta_scheduler::run()
     }
     wake_.cancel();
     if (next != GD_TIME_NEVER)
-        wake_.notify(ps_time(next - now));
+        wake_.notify(next);
 }
 
 void meta_scheduler::publish(pipe &p)
@@ -464,7 +463,7 @@ void meta_scheduler::finish(pipe &p, gd_time_ps now)
     r->warp_ps = p.warp_ps;
     p.span_ps = r->end - r->dispatched;  // ps (the statistic's unit)
     kernel_done_body b{r};
-    sc_core::sc_time z = sc_core::SC_ZERO_TIME;
+    sc_core::sc_time z = domain::delay_to(now);
     cs_ch_.call(cs_out, op::kernel_done, &b, z);
 }
 

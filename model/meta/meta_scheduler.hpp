@@ -29,6 +29,7 @@
 
 #include "config.h"
 #include "cwd_msg.hpp"
+#include "domain.hpp"
 #include "gd_msg.hpp"
 #include "sc_compat.hpp"
 #include "meta.h"
@@ -51,8 +52,10 @@ public:
     GD_SC_HAS_PROCESS(meta_scheduler);
     // log: --meta-log (its header written), or null; err, source: where a pipeline that
     // deadlocks says so (the trace's path), or null
+    // deadlocks says so (the trace's path), or null; dom: the event domain of its GPU
+    // (null: one of its own)
     meta_scheduler(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats, std::FILE *log = nullptr,
-                   gd_err *err = nullptr, const char *source = nullptr);
+                   gd_err *err = nullptr, const char *source = nullptr, domain *dom = nullptr);
     ~meta_scheduler() override;
 
     bool log_failed() const { return log_error_; }
@@ -79,7 +82,7 @@ private:
         uint64_t span_ps = 0, launches = 0, rounds = 0, items_in = 0, items_left = 0;
     };
 
-    void run();  // SC_METHOD on wake_
+    void wake(gd_time_ps now);  // its wake-up in the domain
     void dispatch(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
     void done(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
     void start(gd_kernel_run *r, gd_time_ps t);
@@ -107,8 +110,9 @@ private:
     std::vector<std::unique_ptr<launch>> launches_;
     gd_run_pool pool_{};
     channel cwd_ch_, cs_ch_;
-    sc_core::sc_event wake_;
     uint64_t next_index_ = 0;
+    domain_ref dom_;      // its GPU's event domain (or its own)
+    domain::event wake_;  // its wake-up there
 };
 
 }  // namespace gd

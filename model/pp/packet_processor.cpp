@@ -38,7 +38,7 @@ void frontend_json(FILE *f, const gd_section_ctx *c)
 }  // namespace
 
 packet_processor::packet_processor(sc_core::sc_module_name name, const gd_config &cfg, gd_report *report,
-                                   gd_stats *stats)
+                                   gd_stats *stats, domain *dom)
     : sc_module(name),
       doorbell_in("doorbell_in"),
       space_out("space_out"),
@@ -53,15 +53,14 @@ packet_processor::packet_processor(sc_core::sc_module_name name, const gd_config
       queue_packets_(cfg.pp_queue_packets),
       report_(report),
       condensed_overlap_(std::string(cfg.pp_condensed_overlap) == "on"),
-      sched_(std::string(cfg.cs_policy) != "aql")
+      sched_(std::string(cfg.cs_policy) != "aql"),
+      dom_(dom),
+      wake_(*dom_, this, &domain::call<packet_processor, &packet_processor::wake>)
 {
     gd_gap_model_init(&gap_, &cfg);
     doorbell_in.register_b_transport(this, &packet_processor::doorbell);
     done_in.register_b_transport(this, &packet_processor::done);
     gd_heap_init(&calendar_);
-    SC_METHOD(run);
-    sensitive << wake_;
-    dont_initialize();
     if (stats) {
         gd_stats_add(stats, basename(), "packets", "packets", "kernel dispatch packets dispatched", &packets_);
         gd_stats_add(stats, basename(), "completions", "kernels", "kernel completions signalled", &completions_);
@@ -126,7 +125,7 @@ void packet_processor::post(gd_time_ps t, ev e)
     gd_heap_push(&calendar_, t, (seq_++ << 24) | idx);
 }
 
-void packet_processor::doorbell(tlm::tlm_generic_payload &p, sc_core::sc_time &)
+void packet_processor::doorbell(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
 {
     if (msg_of(p).code != op::submit) {
         p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
@@ -153,7 +152,7 @@ void packet_processor::doorbell(tlm::tlm_generic_payload &p, sc_core::sc_time &)
     } else {
         b->accepted = true;
         enqueued_ += r->in_packet == 0;
-        r->submit = now_ps();
+        r->submit = now_ps() + ps_of(delay);
         if (r->signal != GD_NO_SIGNAL) {  // the host arms the packet's completion signal
             if (r->signal >= signals_.size())
                 signals_.resize(r->signal + 1, 0);
@@ -163,7 +162,7 @@ void packet_processor::doorbell(tlm::tlm_generic_payload &p, sc_core::sc_time &)
         // barrier packet may depend on its signal (or the command scheduler decides);
         // otherwise a wake now would change nothing and costs a SystemC activation
         if (was_empty || sched_ || (r->signal != GD_NO_SIGNAL && barriers_waiting()))
-            wake_.notify(sc_core::SC_ZERO_TIME);
+            wake_.notify(r->submit);
     }
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
@@ -175,7 +174,7 @@ void packet_processor::done(tlm::tlm_generic_payload &p, sc_core::sc_time &delay
         gd_pp_queue &q = queues_[r->queue];
         if (!r->in_packet)
             q.held--;
-        space(r->queue, q);
+        space(r->queue, q, now_ps() + ps_of(delay));
         p.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
     }
@@ -187,15 +186,12 @@ void packet_processor::done(tlm::tlm_generic_payload &p, sc_core::sc_time &delay
     gd_time_ps cleanup = b->run->skip_cleanup ? 0 : completion_ps_;
     overhead_ps_ += cleanup;
     cleanup_time_ps_ += cleanup;
-    const gd_time_ps now = now_ps(), at = now + ps_of(delay) + cleanup;
+    const gd_time_ps now = now_ps() + ps_of(delay), at = now + cleanup;
     post(at, ev{COMPLETE, b->run->queue, b->run});
     // Room in the distributor again: a kernel it refused may go now. Otherwise nothing
     // changes before the completion, so the block wakes then (the earlier of that and
-    // its pending wake: sc_event keeps the earliest notification).
-    if (cwd_full_ || sched_ || at <= now)
-        wake_.notify(sc_core::SC_ZERO_TIME);
-    else
-        wake_.notify(ps_time(at - now));
+    // its pending wake: the earliest notification stands).
+    wake_.notify(cwd_full_ || sched_ ? now : at);
     cwd_full_ = false;
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
@@ -241,8 +237,9 @@ void packet_processor::handle(const ev &e, gd_time_ps now)
             signals_[r->signal]--;
         {  // the host lowers the completion signal where it lives (a platform's memory)
             packet_completed_body pb{r};
-            sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+            sc_core::sc_time d = domain::delay_to(now);
             space_ch_.call(space_out, op::packet_completed, &pb, d);
+            dom_->touched();
         }
         if (r->kind == GD_PKT_KERNEL || r->kind == GD_PKT_PIPELINE) {  // a row of the kernel table
             completions_++;
@@ -264,7 +261,7 @@ void packet_processor::handle(const ev &e, gd_time_ps now)
 // The head packet leaves its queue: a kernel dispatched or a command started (or,
 // with the command scheduler deciding, either handed to its physical queue, where it
 // keeps its queue slot until the scheduler takes it: op::pq_left).
-void packet_processor::leave_head(uint32_t qi, gd_pp_queue &q)
+void packet_processor::leave_head(uint32_t qi, gd_pp_queue &q, gd_time_ps now)
 {
     bool held = sched_ && !gd_pp_queue_head(&q)->in_packet;
     gd_pp_queue_pop(&q);
@@ -273,26 +270,27 @@ void packet_processor::leave_head(uint32_t qi, gd_pp_queue &q)
         q.held++;
         outstanding_++;
     } else {
-        taken(qi, q);
+        taken(qi, q, now);
     }
 }
 
 // A packet left queue qi (popped by the caller): it is outstanding until it
 // completes, and a host waiting for room in the queue is told (once the packet has
 // left the command scheduler's physical queue, when it went there).
-void packet_processor::taken(uint32_t qi, gd_pp_queue &q)
+void packet_processor::taken(uint32_t qi, gd_pp_queue &q, gd_time_ps now)
 {
     outstanding_++;
-    space(qi, q);
+    space(qi, q, now);
 }
 
-void packet_processor::space(uint32_t qi, gd_pp_queue &q)
+void packet_processor::space(uint32_t qi, gd_pp_queue &q, gd_time_ps now)
 {
     if (q.space_waiter) {
         q.space_waiter = 0;
         queue_space_body sb{qi};
-        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+        sc_core::sc_time d = domain::delay_to(now);
         space_ch_.call(space_out, op::queue_space, &sb, d);
+        dom_->touched();
     }
 }
 
@@ -314,12 +312,12 @@ void packet_processor::issue(gd_time_ps now)
                 (r->kind != GD_PKT_KERNEL && r->kind != GD_PKT_COMMAND && r->kind != GD_PKT_PIPELINE))
                 continue;
             dispatch_body b{r, false};
-            sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+            sc_core::sc_time d = domain::delay_to(now);
             dispatch_ch_.call(dispatch_out, op::dispatch, &b, d);
             if (!b.accepted)
                 continue;
             packets_ += r->kind != GD_PKT_COMMAND;
-            leave_head(qi, q);
+            leave_head(qi, q, now);
             continue;
         }
         if (!gd_pp_can_dispatch(&q))
@@ -341,7 +339,7 @@ void packet_processor::issue(gd_time_ps now)
             if (!r->ready)
                 r->ready = now;
             dispatch_body b{r, false};
-            sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+            sc_core::sc_time d = domain::delay_to(now);
             dispatch_ch_.call(dispatch_out, op::dispatch, &b, d);
             if (!b.accepted) {
                 cwd_full_ = true;
@@ -352,13 +350,13 @@ void packet_processor::issue(gd_time_ps now)
                 continue;
             }
             packets_++;
-            leave_head(qi, q);
+            leave_head(qi, q, now);
         } else if (r->kind == GD_PKT_COMMAND) {
             r->ready = now;
             r->first_cta = now + command_launch_ps_;
             r->last_cta = r->first_cta;
             r->end = r->first_cta + r->cta_ps;
-            leave_head(qi, q);
+            leave_head(qi, q, now);
             overhead_ps_ += completion_ps_;
             cleanup_time_ps_ += completion_ps_;
             post(r->end + completion_ps_, ev{COMPLETE, qi, r});
@@ -371,7 +369,7 @@ void packet_processor::issue(gd_time_ps now)
         gd_kernel_run *r = gd_pp_queue_head(&q);
         if (r && q.state == GD_PQ_DECODED && (r->kind == GD_PKT_BARRIER_AND || r->kind == GD_PKT_BARRIER_OR)) {
             gd_pp_barrier_park(&q, r);
-            taken(qi, q);
+            taken(qi, q, now);
         }
         if ((r = gd_pp_barrier_ready(&q, signals_.data())) != nullptr) {
             gd_pp_barrier_resolved(&q);
@@ -407,7 +405,7 @@ void packet_processor::issue(gd_time_ps now)
         // (a reference packet writes its entry)
         const gd_kernel_run *h = gd_pp_queue_head(&queues_[qi]);
         gd_time_ps dec = h->in_packet ? 0 : decode_ps_;
-        gd_time_ps rsb = h->rsb_access ? rsb_access(h, dec) : 0;
+        gd_time_ps rsb = h->rsb_access ? rsb_access(h, now, dec) : 0;
         gd_time_ps d = dec + rsb;
         rsb_accesses_ += h->rsb_access != 0;
         rsb_kernels_ += h->rsb_access == 2;
@@ -422,7 +420,7 @@ void packet_processor::issue(gd_time_ps now)
 // condensed packet's kernel looks its entry up, once decoded (`after` from now: the
 // transaction's delay, TLM-2.0 temporal decoupling). Returns how long the access
 // takes.
-gd_time_ps packet_processor::rsb_access(const gd_kernel_run *r, gd_time_ps after)
+gd_time_ps packet_processor::rsb_access(const gd_kernel_run *r, gd_time_ps now, gd_time_ps after)
 {
     static const char *const what[] = {"", "reference packet", "condensed packet"};
     char buf[160];
@@ -433,14 +431,14 @@ gd_time_ps packet_processor::rsb_access(const gd_kernel_run *r, gd_time_ps after
         return 0;
     }
     rsb_body b{r->ref_num, &r->ref_pkt, false, nullptr};
-    sc_core::sc_time d = ps_time(after);
+    const gd_time_ps at = now + after;  // the access starts then
+    sc_core::sc_time d = domain::delay_to(at);
     rsb_ch_.call(rsb_out, r->rsb_access == 1 ? op::rsb_install : op::rsb_lookup, &b, d);
-    return ps_of(d) - after;
+    return now_ps() + ps_of(d) - at;
 }
 
-void packet_processor::run()
+void packet_processor::wake(gd_time_ps now)
 {
-    gd_time_ps now = now_ps();
     while (gd_heap_size(&calendar_) && gd_heap_top(&calendar_)->time <= now) {
         uint32_t idx = (uint32_t)(gd_heap_top(&calendar_)->key & 0xffffff);
         gd_heap_pop(&calendar_);
@@ -452,7 +450,7 @@ void packet_processor::run()
     gd_time_ps t = gd_heap_top_time(&calendar_);
     wake_.cancel();
     if (t != GD_TIME_NEVER)
-        wake_.notify(ps_time(t - now));
+        wake_.notify(t);
 }
 
 }  // namespace gd

@@ -26,7 +26,8 @@
 // the scheduler's physical queue.
 // Completion decrements the packet's completion signal. The queue slot is freed
 // when the packet leaves the head; a host blocked on a full queue is told then.
-// Its own timed events live in a C calendar (one SystemC event for the block).
+// Its own timed events live in a C calendar; the GPU's event domain wakes it
+// (domain.hpp).
 #ifndef GD_PACKET_PROCESSOR_HPP
 #define GD_PACKET_PROCESSOR_HPP
 
@@ -39,6 +40,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "cwd_msg.hpp"
+#include "domain.hpp"
 #include "gd_msg.hpp"
 #include "sc_compat.hpp"
 #include "heap.h"
@@ -63,7 +65,9 @@ public:
     tlm_utils::simple_initiator_socket_optional<packet_processor> rsb_out;
 
     GD_SC_HAS_PROCESS(packet_processor);
-    packet_processor(sc_core::sc_module_name name, const gd_config &cfg, gd_report *report, gd_stats *stats);
+    // dom: the event domain of its GPU (null: one of its own)
+    packet_processor(sc_core::sc_module_name name, const gd_config &cfg, gd_report *report, gd_stats *stats,
+                     domain *dom = nullptr);
     ~packet_processor() override;
 
     uint64_t packets() const { return packets_; }
@@ -81,17 +85,17 @@ private:
         gd_kernel_run *run;
     };
 
-    void run();  // SC_METHOD on wake_
+    void wake(gd_time_ps now);  // its wake-up in the domain
     void doorbell(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
     void done(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
     void post(gd_time_ps t, ev e);
     void handle(const ev &e, gd_time_ps now);
     void issue(gd_time_ps now);
-    void leave_head(uint32_t qi, gd_pp_queue &q);
-    void taken(uint32_t qi, gd_pp_queue &q);
-    void space(uint32_t qi, gd_pp_queue &q);
+    void leave_head(uint32_t qi, gd_pp_queue &q, gd_time_ps now);
+    void taken(uint32_t qi, gd_pp_queue &q, gd_time_ps now);
+    void space(uint32_t qi, gd_pp_queue &q, gd_time_ps now);
     bool barriers_waiting() const;
-    gd_time_ps rsb_access(const gd_kernel_run *r, gd_time_ps after);
+    gd_time_ps rsb_access(const gd_kernel_run *r, gd_time_ps now, gd_time_ps after);
 
     const gd_time_ps fetch_ps_, decode_ps_, completion_ps_, barrier_ps_, command_launch_ps_;
     const uint32_t queue_packets_;
@@ -108,7 +112,6 @@ private:
     bool decoder_busy_ = false;
     uint32_t decode_rr_ = 0, dispatch_rr_ = 0;
     bool cwd_full_ = false;
-    sc_core::sc_event wake_;
     channel dispatch_ch_, space_ch_, rsb_ch_;
     uint64_t packets_ = 0, host_stalls_ = 0, cwd_waits_ = 0, outstanding_ = 0, completions_ = 0;
     uint64_t barriers_ = 0, barrier_wait_ps_ = 0, commands_ = 0, command_bytes_ = 0;
@@ -122,6 +125,8 @@ private:
     // scheduler's physical queue when decoded (the scheduler decides their dependencies;
     // they keep their queue slot until they leave it: op::pq_left)
     const bool sched_;
+    domain_ref dom_;      // its GPU's event domain (or its own)
+    domain::event wake_;  // its wake-up there
 };
 
 }  // namespace gd

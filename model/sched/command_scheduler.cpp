@@ -1,5 +1,6 @@
 #include "command_scheduler.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstring>
 #include <new>
@@ -115,23 +116,22 @@ void scheduler_json(FILE *f, const gd_section_ctx *c)
 
 }  // namespace
 
-command_scheduler::command_scheduler(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats)
+command_scheduler::command_scheduler(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats, domain *dom)
     : sc_module(name),
       pp_in("pp_in"),
       cwd_out("cwd_out"),
       done_in("done_in"),
       pp_out("pp_out"),
       step_ps_(gd_cycles_to_ps((uint64_t)cfg.cs_pick_cycles + cfg.cs_decode_cycles, cfg.clock_mhz)),
-      command_launch_ps_(gd_cycles_to_ps(cfg.pp_command_launch_cycles, cfg.clock_mhz))
+      command_launch_ps_(gd_cycles_to_ps(cfg.pp_command_launch_cycles, cfg.clock_mhz)),
+      dom_(dom),
+      wake_(*dom_, this, &domain::call<command_scheduler, &command_scheduler::wake>)
 {
     if (gd_cs_init(&cs_, policy_of(cfg.cs_policy), engines_of(&cfg), cfg.cs_copy_engines, wait_queues(&cfg),
                    cfg.cs_wq_depth))
         throw std::bad_alloc();
     pp_in.register_b_transport(this, &command_scheduler::dispatch);
     done_in.register_b_transport(this, &command_scheduler::done);
-    SC_METHOD(run);
-    sensitive << wake_;
-    dont_initialize();
     if (stats) {
         gd_stats_add(stats, basename(), "commands", "commands", "commands (kernels and non-kernel commands) scheduled",
                      &commands_);
@@ -179,7 +179,7 @@ void command_scheduler::account(gd_time_ps now)
 void command_scheduler::finish()
 {
     if (cs_.policy != GD_CS_AQL)
-        account(now_ps());
+        account(std::max(now_ps(), dom_->last()));  // where the simulation ended
 }
 
 void command_scheduler::dispatch(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
@@ -199,12 +199,13 @@ void command_scheduler::dispatch(tlm::tlm_generic_payload &p, sc_core::sc_time &
         p.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
     }
-    account(now_ps());
+    const gd_time_ps t = now_ps() + ps_of(delay);
+    account(t);
     if (gd_cs_enqueue(&cs_, r))
         throw std::bad_alloc();
     commands_++;
     b->accepted = true;  // in its physical queue
-    wake_.notify(sc_core::SC_ZERO_TIME);
+    wake_.notify(t);
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
@@ -220,26 +221,26 @@ void command_scheduler::done(tlm::tlm_generic_payload &p, sc_core::sc_time &dela
         b->run->status = b->run->cmd_flags & GD_CMD_FAILS ? GD_STATUS_FAILED : GD_STATUS_OK;
         pp_ch_.call(pp_out, op::kernel_done, b, delay);
     } else {
-        kernel_done_.push_back(b->run);  // handled by run(), outside the distributor's call
-        wake_.notify(sc_core::SC_ZERO_TIME);
+        kernel_done_.push_back(b->run);  // handled by wake(), outside the distributor's call
+        wake_.notify(now_ps() + ps_of(delay));
     }
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 // A command left its physical queue: its queue slot is free.
-void command_scheduler::left_pq(gd_kernel_run *r)
+void command_scheduler::left_pq(gd_kernel_run *r, gd_time_ps now)
 {
     pq_left_body b{r};
-    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    sc_core::sc_time d = domain::delay_to(now);
     pp_ch_.call(pp_out, op::pq_left, &b, d);
 }
 
 // A running command (or a no-op) is done: the tables, then the packet processor.
-void command_scheduler::completed(gd_kernel_run *r, gd_time_ps)
+void command_scheduler::completed(gd_kernel_run *r, gd_time_ps now)
 {
     gd_cs_complete(&cs_, r, (r->cmd_flags & GD_CMD_FAILS) != 0);
     kernel_done_body b{r};
-    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    sc_core::sc_time d = domain::delay_to(now);
     pp_ch_.call(pp_out, op::kernel_done, &b, d);
 }
 
@@ -254,7 +255,7 @@ void command_scheduler::carry_out(const gd_cs_decision &d, gd_time_ps now)
             copies_.emplace(r->end, copy_seq_++, r);
         } else {
             dispatch_body b{r, false};
-            sc_core::sc_time z = sc_core::SC_ZERO_TIME;
+            sc_core::sc_time z = domain::delay_to(now);
             cwd_ch_.call(cwd_out, op::dispatch, &b, z);
             if (!b.accepted) {
                 char buf[160];
@@ -273,9 +274,8 @@ void command_scheduler::carry_out(const gd_cs_decision &d, gd_time_ps now)
     }
 }
 
-void command_scheduler::run()
+void command_scheduler::wake(gd_time_ps now)
 {
-    gd_time_ps now = now_ps();
     account(now);
     while (!kernel_done_.empty()) {
         gd_kernel_run *r = kernel_done_.front();
@@ -300,7 +300,7 @@ void command_scheduler::run()
             break;
         if (!d.from_wq) {
             false_deps_ += d.cmd->cs_held;
-            left_pq(d.cmd);
+            left_pq(d.cmd, now);
         }
         if (d.action != GD_CS_PUSH)
             d.cmd->ready = now;  // its dependency is met: picked to go
@@ -313,7 +313,7 @@ void command_scheduler::run()
         t = std::get<0>(copies_.top());
     wake_.cancel();
     if (t != GD_TIME_NEVER)
-        wake_.notify(ps_time(t - now));
+        wake_.notify(t);
 }
 
 }  // namespace gd

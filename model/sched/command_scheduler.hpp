@@ -34,6 +34,7 @@
 #include "config.h"
 #include "cs.h"
 #include "cwd_msg.hpp"
+#include "domain.hpp"
 #include "gd_msg.hpp"
 #include "sc_compat.hpp"
 #include "pp_msg.hpp"
@@ -50,7 +51,8 @@ public:
     tlm_utils::simple_initiator_socket<command_scheduler> pp_out;    // completions and pq_left to the packet processor
 
     GD_SC_HAS_PROCESS(command_scheduler);
-    command_scheduler(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats);
+    // dom: the event domain of its GPU (null: one of its own)
+    command_scheduler(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *stats, domain *dom = nullptr);
     ~command_scheduler() override;
 
     int policy() const { return cs_.policy; }
@@ -58,18 +60,17 @@ public:
     void finish();
 
 private:
-    void run();  // SC_METHOD on wake_ (seed policies)
+    void wake(gd_time_ps now);  // its wake-up in the domain (seed policies)
     void dispatch(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
     void done(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
     void account(gd_time_ps now);
     void carry_out(const gd_cs_decision &d, gd_time_ps now);
     void completed(gd_kernel_run *r, gd_time_ps now);
-    void left_pq(gd_kernel_run *r);
+    void left_pq(gd_kernel_run *r, gd_time_ps now);
 
     gd_cs cs_;
     const gd_time_ps step_ps_, command_launch_ps_;
     channel cwd_ch_, pp_ch_;
-    sc_core::sc_event wake_;
     std::deque<gd_kernel_run *> kernel_done_;  // completions from GPU2GPC, not yet handled
     using copy_end = std::tuple<gd_time_ps, uint64_t, gd_kernel_run *>;  // (end, seq, command)
     std::priority_queue<copy_end, std::vector<copy_end>, std::greater<copy_end>> copies_;  // running copies
@@ -80,6 +81,8 @@ private:
     gd_time_ps last_t_ = 0;                    // time accounts are closed up to here
     // statistics (the decisions' counters are cs_'s)
     uint64_t hol_ps_ = 0, false_deps_ = 0, wq_occ_ps_ = 0, commands_ = 0;
+    domain_ref dom_;      // its GPU's event domain (or its own)
+    domain::event wake_;  // its wake-up there
 };
 
 }  // namespace gd

@@ -3,23 +3,24 @@
 namespace gd {
 
 trace_source::trace_source(sc_core::sc_module_name name, host_env &env, bool condensed_overlap,
-                           uint32_t physical_queues)
+                           uint32_t physical_queues, domain *dom)
     : sc_module(name), doorbell_out("doorbell_out"), space_in("space_in"), env_(env),
-      condensed_overlap_(condensed_overlap), physical_queues_(physical_queues)
+      condensed_overlap_(condensed_overlap), physical_queues_(physical_queues), dom_(dom),
+      wake_(*dom_, this, &domain::call<trace_source, &trace_source::wake>)
 {
     space_in.register_b_transport(this, &trace_source::space);
-    SC_METHOD(run);
-    sensitive << wake_;
+    wake_.notify(0);  // the first packets
 }
 
 void trace_source::fail(int code)
 {
     (void)code;
     finished_ = true;
+    dom_->stop();
     sc_core::sc_stop();
 }
 
-void trace_source::space(tlm::tlm_generic_payload &p, sc_core::sc_time &)
+void trace_source::space(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
 {
     if (msg_of(p).code == op::packet_completed) {  // nothing to write back: the trace knows its completions
         p.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -31,7 +32,7 @@ void trace_source::space(tlm::tlm_generic_payload &p, sc_core::sc_time &)
     }
     if (blocked_) {
         blocked_ = false;
-        wake_.notify(sc_core::SC_ZERO_TIME);
+        wake_.notify(now_ps() + ps_of(delay));
     }
     p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
@@ -203,24 +204,23 @@ bool trace_source::read_packet()
     }
 }
 
-void trace_source::run()
+void trace_source::wake(gd_time_ps now)
 {
     if (finished_ || blocked_)
         return;
     for (;;) {
-        env_.progress->tick(now_ps());
+        env_.progress->tick(now);
         if (!pending_) {
             if (batch_pos_ >= batch_.size() && !read_packet())
                 return;
             pending_ = batch_[batch_pos_];
         }
-        gd_time_ps now = now_ps();
         if (pending_->submit > now) {
-            wake_.notify(ps_time(pending_->submit - now));
+            wake_.notify(pending_->submit);
             return;
         }
         submit_body b{pending_, false};
-        sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+        sc_core::sc_time d = domain::delay_to(now);
         ch_.call(doorbell_out, op::submit, &b, d);
         if (!b.accepted) {
             blocked_ = true;  // the packet processor calls space() when there is room

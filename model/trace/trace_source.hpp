@@ -15,6 +15,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "domain.hpp"
 #include "gd_msg.hpp"
 #include "sc_compat.hpp"
 #include "gdsim.h"
@@ -42,15 +43,17 @@ public:
     tlm_utils::simple_target_socket<trace_source> space_in;         // "queue has room"
 
     GD_SC_HAS_PROCESS(trace_source);
-    // physical_queues: cs.physical_queues (0: a hardware queue per trace queue)
+    // physical_queues: cs.physical_queues (0: a hardware queue per trace queue); dom: an
+    // event domain to join (the GPU's: the whole replay then runs in one), or null: one
+    // of its own
     trace_source(sc_core::sc_module_name name, host_env &env, bool condensed_overlap = false,
-                 uint32_t physical_queues = 0);
+                 uint32_t physical_queues = 0, domain *dom = nullptr);
 
     bool finished() const { return finished_; }
     uint64_t dispatches() const { return next_index_; }  // kernel dispatches submitted
 
 private:
-    void run();  // SC_METHOD on wake_ (and once at start)
+    void wake(gd_time_ps now);  // its wake-up in the domain (and once at start)
     void space(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
     void fail(int code);
     bool read_packet();
@@ -69,8 +72,9 @@ private:
     uint32_t queues_seen_ = 0;
     bool blocked_ = false, finished_ = false, have_origin_ = false;
     uint64_t origin_ns_ = 0, next_index_ = 0;
-    sc_core::sc_event wake_;
     channel ch_;
+    domain_ref dom_;      // the event domain it belongs to
+    domain::event wake_;  // its wake-up there
 };
 
 }  // namespace gd
