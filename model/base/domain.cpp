@@ -9,82 +9,52 @@ domain::domain(sc_core::sc_module_name name) : sc_module(name)
     dont_initialize();
 }
 
-void domain::sift_up(uint32_t i)
+void domain::add(event &e)
 {
-    event *e = heap_[i];
-    while (i) {
-        const uint32_t p = (i - 1) / 2;
-        if (!before(e, heap_[p]))
-            break;
-        heap_[i] = heap_[p];
-        heap_[i]->pos_ = i;
-        i = p;
-    }
-    heap_[i] = e;
-    e->pos_ = i;
+    e.slot_ = (uint32_t)events_.size();
+    events_.push_back(&e);
 }
 
-void domain::sift_down(uint32_t i)
+void domain::drop(event &e)
 {
-    event *e = heap_[i];
-    const uint32_t n = (uint32_t)heap_.size();
-    for (;;) {
-        uint32_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && before(heap_[c + 1], heap_[c]))
-            c++;
-        if (!before(heap_[c], e))
-            break;
-        heap_[i] = heap_[c];
-        heap_[i]->pos_ = i;
-        i = c;
-    }
-    heap_[i] = e;
-    e->pos_ = i;
+    // the events of a domain are few (its blocks): a slot is given up by moving the last in
+    events_[e.slot_] = events_.back();
+    events_[e.slot_]->slot_ = e.slot_;
+    events_.pop_back();
 }
 
-void domain::remove(event &e)
+domain::event *domain::first() const
 {
-    const uint32_t i = e.pos_;
-    event *last = heap_.back();
-    heap_.pop_back();
-    e.pos_ = UINT32_MAX;
-    e.at_ = GD_TIME_NEVER;
-    if (last == &e)
-        return;
-    heap_[i] = last;
-    last->pos_ = i;
-    sift_up(i);
-    sift_down(last->pos_);
+    event *best = nullptr;
+    for (event *e : events_)
+        if (e->at_ != GD_TIME_NEVER && (!best || before(e, best)))
+            best = e;
+    return best;
 }
 
 void domain::notify(event &e, gd_time_ps t)
 {
     if (t >= e.at_)
         return;  // an earlier (or the same) wake-up is asked for already
-    if (e.pos_ != UINT32_MAX)
-        remove(e);
     e.at_ = t;
     e.seq_ = seq_++;
-    heap_.push_back(&e);
-    sift_up((uint32_t)heap_.size() - 1);
     if (!running_)
         schedule();
 }
 
 void domain::cancel(event &e)
 {
-    if (e.pos_ == UINT32_MAX)
+    if (e.at_ == GD_TIME_NEVER)
         return;
-    remove(e);
+    e.at_ = GD_TIME_NEVER;
     if (!running_)
         schedule();
 }
 
 void domain::schedule()
 {
-    const gd_time_ps t = heap_.empty() || stopped_ ? GD_TIME_NEVER : heap_[0]->at_;
+    const event *f = stopped_ ? nullptr : first();
+    const gd_time_ps t = f ? f->at_ : GD_TIME_NEVER;
     if (t == ev_at_)
         return;
     ev_.cancel();
@@ -95,40 +65,43 @@ void domain::schedule()
     ev_.notify(t > now ? ps_time(t - now) : sc_core::SC_ZERO_TIME);
 }
 
-gd_time_ps domain::limit()
+gd_time_ps domain::sc_limit()
 {
     if (!sc_limit_valid_) {
         sc_limit_valid_ = true;
-        const gd_time_ps now = now_ps();
         if (sc_core::sc_pending_activity_at_current_time())
-            sc_limit_ = now + 1;  // what is due now still runs (as in a later delta cycle), nothing after
+            sc_limit_ = sc_now_ + 1;  // what is due now still runs (as in a later delta cycle), nothing after
         else if (sc_core::sc_pending_activity_at_future_time())
-            sc_limit_ = now + ps_of(sc_core::sc_time_to_pending_activity());
+            sc_limit_ = sc_now_ + ps_of(sc_core::sc_time_to_pending_activity());
         else
             sc_limit_ = GD_TIME_NEVER;
     }
-    const gd_time_ps next = heap_.empty() ? GD_TIME_NEVER : heap_[0]->at_;
-    return next < sc_limit_ ? next : sc_limit_;
+    return sc_limit_;
+}
+
+gd_time_ps domain::limit()
+{
+    const event *f = first();
+    const gd_time_ps next = f ? f->at_ : GD_TIME_NEVER, l = sc_limit();
+    return next < l ? next : l;
 }
 
 void domain::run()
 {
     activations_++;
     ev_at_ = GD_TIME_NEVER;  // it fired
-    const gd_time_ps now = now_ps();
+    sc_now_ = now_ps();
     sc_limit_valid_ = false;
     running_ = true;
     try {
-        while (!heap_.empty() && !stopped_) {
-            event *e = heap_[0];
+        while (!stopped_) {
+            event *e = first();
+            if (!e)
+                break;
             const gd_time_ps t = e->at_;
-            if (t > now) {
-                if (!sc_limit_valid_)
-                    limit();
-                if (t >= sc_limit_)
-                    break;  // SystemC has something to do first
-            }
-            remove(*e);
+            if (t > sc_now_ && t >= sc_limit())
+                break;  // SystemC has something to do first
+            e->at_ = GD_TIME_NEVER;
             local_ = last_ = t;
             wakeups_++;
             e->fn_(e->obj_, t);

@@ -43,8 +43,12 @@ public:
     class event {
     public:
         using fn_t = void (*)(void *obj, gd_time_ps t);
-        event(domain &d, void *obj, fn_t fn) : d_(d), obj_(obj), fn_(fn) {}
-        ~event() { cancel(); }
+        event(domain &d, void *obj, fn_t fn) : d_(d), obj_(obj), fn_(fn) { d_.add(*this); }
+        ~event()
+        {
+            cancel();
+            d_.drop(*this);
+        }
         event(const event &) = delete;
         event &operator=(const event &) = delete;
         void notify(gd_time_ps t) { d_.notify(*this, t); }
@@ -59,7 +63,7 @@ public:
         fn_t fn_;
         gd_time_ps at_ = GD_TIME_NEVER;
         uint64_t seq_ = 0;
-        uint32_t pos_ = UINT32_MAX;  // in the domain's heap
+        uint32_t slot_ = 0;  // in the domain's events
     };
 
     // event's fn for a member function: domain::event wake{d, this, &domain::call<block, &block::wake>}
@@ -72,7 +76,7 @@ public:
     // The time of the wake-up being run; SystemC's time outside one.
     gd_time_ps now() const { return running_ ? local_ : now_ps(); }
     // The b_transport delay of an operation at time t (t >= SystemC's time).
-    static sc_core::sc_time delay_to(gd_time_ps t) { return ps_time(t - now_ps()); }
+    sc_core::sc_time delay_to(gd_time_ps t) const { return ps_time(t - (running_ ? sc_now_ : now_ps())); }
     // How far the wake-up being run may process its own calendar (exclusive): to the
     // next wake-up of the domain, or to SystemC's next activity outside it.
     gd_time_ps limit();
@@ -89,18 +93,19 @@ public:
 
 private:
     void run();  // SC_METHOD on ev_
+    void add(event &e);
+    void drop(event &e);
     void notify(event &e, gd_time_ps t);
     void cancel(event &e);
     void schedule();  // ev_ for the first wake-up, outside run()
+    event *first() const;  // the wake-up due first: (time, order asked); null: none
+    gd_time_ps sc_limit();  // SystemC's next activity outside the domain (from run())
     static bool before(const event *a, const event *b) { return a->at_ < b->at_ || (a->at_ == b->at_ && a->seq_ < b->seq_); }
-    void sift_up(uint32_t i);
-    void sift_down(uint32_t i);
-    void remove(event &e);
 
-    std::vector<event *> heap_;  // pending wake-ups, (time, order asked) first
+    std::vector<event *> events_;  // every block's wake-up (a handful: a linear scan finds the first)
     uint64_t seq_ = 0;
     bool running_ = false, stopped_ = false;
-    gd_time_ps local_ = 0, last_ = 0;
+    gd_time_ps local_ = 0, last_ = 0, sc_now_ = 0;
     bool sc_limit_valid_ = false;
     gd_time_ps sc_limit_ = GD_TIME_NEVER;
     sc_core::sc_event ev_;

@@ -361,7 +361,7 @@ void meta_scheduler::issue(pipe &p, gd_time_ps now)
         r->meta = x;
         x->run = r;
         dispatch_body b{r, false};
-        sc_core::sc_time z = domain::delay_to(now);
+        sc_core::sc_time z = dom_->delay_to(now);
         cwd_ch_.call(cwd_out, op::dispatch, &b, z);
         if (!b.accepted) {  // the distributor holds as many kernels as it can: undo this and the rest
             log_pipe_ = p.id;
@@ -463,7 +463,7 @@ void meta_scheduler::finish(pipe &p, gd_time_ps now)
     r->warp_ps = p.warp_ps;
     p.span_ps = r->end - r->dispatched;  // ps (the statistic's unit)
     kernel_done_body b{r};
-    sc_core::sc_time z = domain::delay_to(now);
+    sc_core::sc_time z = dom_->delay_to(now);
     cs_ch_.call(cs_out, op::kernel_done, &b, z);
 }
 

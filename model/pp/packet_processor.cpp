@@ -237,7 +237,7 @@ void packet_processor::handle(const ev &e, gd_time_ps now)
             signals_[r->signal]--;
         {  // the host lowers the completion signal where it lives (a platform's memory)
             packet_completed_body pb{r};
-            sc_core::sc_time d = domain::delay_to(now);
+            sc_core::sc_time d = dom_->delay_to(now);
             space_ch_.call(space_out, op::packet_completed, &pb, d);
             dom_->touched();
         }
@@ -288,7 +288,7 @@ void packet_processor::space(uint32_t qi, gd_pp_queue &q, gd_time_ps now)
     if (q.space_waiter) {
         q.space_waiter = 0;
         queue_space_body sb{qi};
-        sc_core::sc_time d = domain::delay_to(now);
+        sc_core::sc_time d = dom_->delay_to(now);
         space_ch_.call(space_out, op::queue_space, &sb, d);
         dom_->touched();
     }
@@ -312,7 +312,7 @@ void packet_processor::issue(gd_time_ps now)
                 (r->kind != GD_PKT_KERNEL && r->kind != GD_PKT_COMMAND && r->kind != GD_PKT_PIPELINE))
                 continue;
             dispatch_body b{r, false};
-            sc_core::sc_time d = domain::delay_to(now);
+            sc_core::sc_time d = dom_->delay_to(now);
             dispatch_ch_.call(dispatch_out, op::dispatch, &b, d);
             if (!b.accepted)
                 continue;
@@ -339,7 +339,7 @@ void packet_processor::issue(gd_time_ps now)
             if (!r->ready)
                 r->ready = now;
             dispatch_body b{r, false};
-            sc_core::sc_time d = domain::delay_to(now);
+            sc_core::sc_time d = dom_->delay_to(now);
             dispatch_ch_.call(dispatch_out, op::dispatch, &b, d);
             if (!b.accepted) {
                 cwd_full_ = true;
@@ -432,7 +432,7 @@ gd_time_ps packet_processor::rsb_access(const gd_kernel_run *r, gd_time_ps now, 
     }
     rsb_body b{r->ref_num, &r->ref_pkt, false, nullptr};
     const gd_time_ps at = now + after;  // the access starts then
-    sc_core::sc_time d = domain::delay_to(at);
+    sc_core::sc_time d = dom_->delay_to(at);
     rsb_ch_.call(rsb_out, r->rsb_access == 1 ? op::rsb_install : op::rsb_lookup, &b, d);
     return now_ps() + ps_of(d) - at;
 }

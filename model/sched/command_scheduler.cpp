@@ -231,7 +231,7 @@ void command_scheduler::done(tlm::tlm_generic_payload &p, sc_core::sc_time &dela
 void command_scheduler::left_pq(gd_kernel_run *r, gd_time_ps now)
 {
     pq_left_body b{r};
-    sc_core::sc_time d = domain::delay_to(now);
+    sc_core::sc_time d = dom_->delay_to(now);
     pp_ch_.call(pp_out, op::pq_left, &b, d);
 }
 
@@ -240,7 +240,7 @@ void command_scheduler::completed(gd_kernel_run *r, gd_time_ps now)
 {
     gd_cs_complete(&cs_, r, (r->cmd_flags & GD_CMD_FAILS) != 0);
     kernel_done_body b{r};
-    sc_core::sc_time d = domain::delay_to(now);
+    sc_core::sc_time d = dom_->delay_to(now);
     pp_ch_.call(pp_out, op::kernel_done, &b, d);
 }
 
@@ -255,7 +255,7 @@ void command_scheduler::carry_out(const gd_cs_decision &d, gd_time_ps now)
             copies_.emplace(r->end, copy_seq_++, r);
         } else {
             dispatch_body b{r, false};
-            sc_core::sc_time z = domain::delay_to(now);
+            sc_core::sc_time z = dom_->delay_to(now);
             cwd_ch_.call(cwd_out, op::dispatch, &b, z);
             if (!b.accepted) {
                 char buf[160];

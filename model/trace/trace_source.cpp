@@ -220,7 +220,7 @@ void trace_source::wake(gd_time_ps now)
             return;
         }
         submit_body b{pending_, false};
-        sc_core::sc_time d = domain::delay_to(now);
+        sc_core::sc_time d = dom_->delay_to(now);
         ch_.call(doorbell_out, op::submit, &b, d);
         if (!b.accepted) {
             blocked_ = true;  // the packet processor calls space() when there is room
