@@ -109,6 +109,28 @@ done
 d_on=$(cat "$D/v100.on.csv" "$D/v100.on.json" | md5sum | cut -c1-32)
 d_off=$(cat "$D/v100.off.csv" "$D/v100.off.json" | md5sum | cut -c1-32)
 echo "V100 outputs (kernels CSV + summary JSON): grouped $d_on, per CTA $d_off"
+# Instructions (deterministic, whatever else the machine does): callgrind on a tenth of
+# the full-GPU trace (per CTA), on 1 k and 100 k one-CTA kernels (per kernel: the slope
+# between them) and on the V100 capture. Skipped without valgrind.
+if command -v valgrind >/dev/null 2>&1; then
+    [ -f "$D/bench1.gdt.gz" ] || gen "$D/bench1.gdt.gz" 250
+    for n in 1000 100000; do
+        [ -f "$D/k$n.gdt.gz" ] || python3 scripts/gen_trace.py "$D/k$n.gdt.gz" --kernels $n --grid 1 --block 256 \
+            --regs 32 --smem 0 --cta-ns 2000 --queues 4 --submit-ns 1000 --device h100
+    done
+    ir() {  # ir TRACE: instructions of a replay
+        valgrind --tool=callgrind --callgrind-out-file=/dev/null "$B/gdsim" replay "$1" --quiet 2>&1 |
+            sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+    }
+    i_full=$(ir "$D/bench1.gdt.gz"); i_k1=$(ir "$D/k1000.gdt.gz"); i_k100=$(ir "$D/k100000.gdt.gz")
+    i_v100=$(ir "$D/v100.gdt.gz")
+    echo "instructions (callgrind): full GPU $(awk "BEGIN { printf \"%.1f\", $i_full / 1e6 }") per CTA" \
+        "(250 kernels of 4000 CTAs); one-CTA kernels $(awk "BEGIN { printf \"%.0f\", ($i_k100 - $i_k1) / 99000 }")" \
+        "per kernel (1 k to 100 k kernels); V100 capture $(awk "BEGIN { printf \"%.3f\", $i_v100 / 1e9 }") G" \
+        "($(awk "BEGIN { printf \"%.0f\", $i_v100 / 9876 }") per kernel, $(awk "BEGIN { printf \"%.1f\", $i_v100 / 27915924 }") per CTA)"
+else
+    echo "instructions: valgrind not found (the Debian package valgrind), not measured"
+fi
 check() {  # check "description" "awk condition"
     if awk "BEGIN { exit !($2) }"; then echo "target $1: met"; else echo "target $1: MISSED"; status=1; fi
 }

@@ -21,14 +21,19 @@ void domain::drop(event &e)
     events_[e.slot_] = events_.back();
     events_[e.slot_]->slot_ = e.slot_;
     events_.pop_back();
+    first_valid_ = false;
 }
 
-domain::event *domain::first() const
+domain::event *domain::first()
 {
+    if (first_valid_)
+        return first_;
     event *best = nullptr;
     for (event *e : events_)
         if (e->at_ != GD_TIME_NEVER && (!best || before(e, best)))
             best = e;
+    first_ = best;
+    first_valid_ = true;
     return best;
 }
 
@@ -38,6 +43,8 @@ void domain::notify(event &e, gd_time_ps t)
         return;  // an earlier (or the same) wake-up is asked for already
     e.at_ = t;
     e.seq_ = seq_++;
+    if (first_valid_ && (!first_ || first_ == &e || before(&e, first_)))
+        first_ = &e;  // it only moved earlier
     if (!running_)
         schedule();
 }
@@ -47,6 +54,8 @@ void domain::cancel(event &e)
     if (e.at_ == GD_TIME_NEVER)
         return;
     e.at_ = GD_TIME_NEVER;
+    if (first_ == &e)
+        first_valid_ = false;
     if (!running_)
         schedule();
 }
@@ -102,6 +111,7 @@ void domain::run()
             if (t > sc_now_ && t >= sc_limit())
                 break;  // SystemC has something to do first
             e->at_ = GD_TIME_NEVER;
+            first_valid_ = false;
             local_ = last_ = t;
             wakeups_++;
             e->fn_(e->obj_, t);

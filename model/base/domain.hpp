@@ -98,7 +98,9 @@ private:
     void notify(event &e, gd_time_ps t);
     void cancel(event &e);
     void schedule();  // ev_ for the first wake-up, outside run()
-    event *first() const;  // the wake-up due first: (time, order asked); null: none
+    event *first();  // the wake-up due first: (time, order asked); null: none
+    event *first_ = nullptr;  // ... when first_valid_
+    bool first_valid_ = false;
     gd_time_ps sc_limit();  // SystemC's next activity outside the domain (from run())
     static bool before(const event *a, const event *b) { return a->at_ < b->at_ || (a->at_ == b->at_ && a->seq_ < b->seq_); }
 

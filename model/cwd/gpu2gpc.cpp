@@ -754,6 +754,18 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
                 if (std::any_of(all_take_.begin() + start[g], all_take_.begin() + start[g + 1],
                                 [](uint32_t n) { return n != 0; }))
                     receive[g / 64] |= 1ull << (g % 64);
+        } else if (left == 1) {
+            // One CTA (a kernel's last, or a one-CTA kernel): the lake puts it on the SM with
+            // the most free slots, the lowest GPC and SM deciding a tie; that GPC's water line
+            // is its most free slots, with the CTA at the line on its first SM there.
+            std::fill(receive, receive + words, 0);
+            const uint32_t g = gd_gpc_view_best(&view_, UINT32_MAX);
+            r.level = 0;
+            if (g != UINT32_MAX) {
+                r.level = view_.max_free[g];
+                lake_extra_[g] = 1;
+                receive[g / 64] |= 1ull << (g % 64);
+            }
         } else {  // from the GPCs' free-slot levels: each GPC gets the water line and its CTAs at it
             gd_lake_fill_gpcs(lake_.data(), ngpc_, left > UINT32_MAX ? UINT32_MAX : (uint32_t)left, scan_limit_,
                               lake_extra_.data(), receive, &r);

@@ -236,10 +236,11 @@ void packet_processor::handle(const ev &e, gd_time_ps now)
         if (r->signal != GD_NO_SIGNAL)
             signals_[r->signal]--;
         {  // the host lowers the completion signal where it lives (a platform's memory)
-            packet_completed_body pb{r};
+            packet_completed_body pb{r, &*dom_, false};
             sc_core::sc_time d = dom_->delay_to(now);
             space_ch_.call(space_out, op::packet_completed, &pb, d);
-            dom_->touched();
+            if (!pb.same_domain)
+                dom_->touched();  // a host outside the domain may act before its next wake-up
         }
         if (r->kind == GD_PKT_KERNEL || r->kind == GD_PKT_PIPELINE) {  // a row of the kernel table
             completions_++;
@@ -287,10 +288,11 @@ void packet_processor::space(uint32_t qi, gd_pp_queue &q, gd_time_ps now)
 {
     if (q.space_waiter) {
         q.space_waiter = 0;
-        queue_space_body sb{qi};
+        queue_space_body sb{qi, &*dom_, false};
         sc_core::sc_time d = dom_->delay_to(now);
         space_ch_.call(space_out, op::queue_space, &sb, d);
-        dom_->touched();
+        if (!sb.same_domain)
+            dom_->touched();  // a host outside the domain may act before its next wake-up
     }
 }
 

@@ -15,8 +15,11 @@ constexpr op_code queue_space = op_code_of('h', 'o', 1);  // packet processor ->
 constexpr op_code packet_completed = op_code_of('h', 'o', 2);  // packet processor -> host: a packet completed
 }  // namespace op
 
-struct queue_space_body { uint32_t queue; };
-struct packet_completed_body { const gd_kernel_run *run; };
+// Both carry the caller's event domain (domain.hpp); a host that belongs to it says so
+// (same_domain): what it does then runs as one of the domain's wake-ups, so the domain
+// need not look at SystemC's activity again.
+struct queue_space_body { uint32_t queue; const void *domain; bool same_domain; };
+struct packet_completed_body { const gd_kernel_run *run; const void *domain; bool same_domain; };
 
 }  // namespace gd
 

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define ROW_BUFFER (64 * 1024)  /* kernel-table rows gathered before one write to the temporary file */
+
 const char GD_KERNELS_CSV_HEADER[] =
     "kernel_index,name,queue,grid_ctas,threads_per_cta,regs_per_thread,smem_bytes,max_ctas_per_sm,limiter,"
     "theoretical_occupancy_pct,submit_ns,first_cta_ns,last_cta_ns,end_ns,latency_ns,achieved_occupancy_pct,"
@@ -99,6 +101,12 @@ int gd_report_init(gd_report *r, const gd_config *cfg, gd_run_pool *pool, gd_err
     r->csv = tmpfile();
     if (!r->csv)
         return gd_err_set(err, GD_EIO, "cannot create a temporary file for the kernel table: %s", strerror(errno));
+    r->rows = malloc(ROW_BUFFER);
+    if (!r->rows) {
+        fclose(r->csv);
+        r->csv = NULL;
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    }
     for (int i = 0; i < GD_STAGES; i++)
         gd_hist_init(&r->stages[i]);
     r->pend_cap = 64;
@@ -106,9 +114,19 @@ int gd_report_init(gd_report *r, const gd_config *cfg, gd_run_pool *pool, gd_err
     if (!r->pending) {
         fclose(r->csv);
         r->csv = NULL;
+        free(r->rows);
+        r->rows = NULL;
         return gd_err_set(err, GD_ENOMEM, "out of memory");
     }
     return GD_OK;
+}
+
+/* The rows gathered so far go to the temporary file (one write for many rows). */
+static void flush_rows(gd_report *r)
+{
+    if (r->rows_len && fwrite(r->rows, 1, r->rows_len, r->csv) != r->rows_len)
+        r->io_error = 1;
+    r->rows_len = 0;
 }
 
 void gd_report_destroy(gd_report *r)
@@ -121,6 +139,7 @@ void gd_report_destroy(gd_report *r)
     }
     if (r->csv)
         fclose(r->csv);
+    free(r->rows);
     for (int i = 0; i < GD_STAGES; i++)
         gd_hist_free(&r->stages[i]);
     for (uint32_t i = 0; i < r->nvids; i++)
@@ -235,8 +254,16 @@ static void write_row(gd_report *r, const gd_kernel_run *k)
     w.status = k->status;
     size_t nl = strlen(d->name);
     w.name_len = (uint32_t)nl;
-    if (fwrite(&w, sizeof w, 1, r->csv) != 1 || fwrite(d->name, 1, nl, r->csv) != nl)
-        r->io_error = 1;
+    if (r->rows_len + sizeof w + nl > ROW_BUFFER)
+        flush_rows(r);
+    if (sizeof w + nl > ROW_BUFFER) {  /* a name longer than the buffer: straight to the file */
+        if (fwrite(&w, sizeof w, 1, r->csv) != 1 || fwrite(d->name, 1, nl, r->csv) != nl)
+            r->io_error = 1;
+        return;
+    }
+    memcpy(r->rows + r->rows_len, &w, sizeof w);
+    memcpy(r->rows + r->rows_len + sizeof w, d->name, nl);
+    r->rows_len += sizeof w + nl;
 }
 
 /* Trace-time nanoseconds of a sim time, as text. */
@@ -370,6 +397,7 @@ int gd_report_finish(gd_report *r, gd_err *err)
         if (r->pending[i])
             return gd_err_set(err, GD_EINTERNAL, "kernel %" PRIu64 " completed but kernel %" PRIu64 " never did",
                               r->pending[i]->index, r->next_index);
+    flush_rows(r);
     if (r->io_error || fflush(r->csv))
         return gd_err_set(err, GD_EIO, "writing the kernel table to a temporary file failed");
     return GD_OK;
@@ -390,8 +418,12 @@ void gd_report_summary(const gd_report *r, gd_summary *out)
     }
 }
 
-int gd_report_write_csv(const gd_report *r, const char *path, gd_err *err)
+int gd_report_write_csv(gd_report *r, const char *path, gd_err *err)
 {
+    if (r->csv)
+        flush_rows(r);  /* the rows still gathered (a platform may write the table while it runs) */
+    if (r->io_error)
+        return gd_err_set(err, GD_EIO, "writing the kernel table to a temporary file failed");
     FILE *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
     if (!out)
         return gd_err_set(err, GD_EIO, "%s: cannot create: %s", path, strerror(errno));

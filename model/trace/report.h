@@ -35,6 +35,8 @@ typedef struct gd_report {
     gd_config cfg;
     uint64_t origin_ns;        /* trace time of sim time 0 */
     FILE *csv;                 /* temporary file with the rows (binary, formatted when written) */
+    unsigned char *rows;       /* rows not yet written to it (GD_REPORT_ROW_BUFFER bytes) */
+    size_t rows_len;
     gd_kernel_run **pending;   /* completed runs waiting for earlier ones (reorder ring) */
     uint64_t pend_cap, next_index;
     gd_run_pool *pool;         /* where written runs go back */
@@ -83,7 +85,7 @@ const char *gd_stage_label(int stage);
 void gd_report_summary(const gd_report *r, gd_summary *out);
 
 /* Copy the CSV (header + rows) to path. */
-int gd_report_write_csv(const gd_report *r, const char *path, gd_err *err);
+int gd_report_write_csv(gd_report *r, const char *path, gd_err *err);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,8 @@ void trace_source::fail(int code)
 void trace_source::space(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
 {
     if (msg_of(p).code == op::packet_completed) {  // nothing to write back: the trace knows its completions
+        auto *b = static_cast<packet_completed_body *>(msg_of(p).body);
+        b->same_domain = b->domain == &*dom_;
         p.set_response_status(tlm::TLM_OK_RESPONSE);
         return;
     }
@@ -30,6 +32,8 @@ void trace_source::space(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
         p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
         return;
     }
+    auto *sb = static_cast<queue_space_body *>(msg_of(p).body);
+    sb->same_domain = sb->domain == &*dom_;
     if (blocked_) {
         blocked_ = false;
         wake_.notify(now_ps() + ps_of(delay));
