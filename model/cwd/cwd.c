@@ -138,7 +138,11 @@ void gd_gpc_set_placement(gd_gpc_tracker *g, const gd_alloc_cfg *cfg, gd_sm_plac
 /* Two SMs whose free resources are the same (counts only) have the same free slots. */
 static int same_counts(const gd_sm_res *a, const gd_sm_res *b)
 {
-    if (a->place || b->place || a->warps != b->warps || a->ctas != b->ctas || a->smem != b->smem)
+    if (a->place || b->place)
+        return 0;
+    if (a->nsub == 4 && b->nsub == 4)  /* every preset: warps, CTAs, shared memory, nsub; the four registers */
+        return !any4(load4(&a->warps) ^ load4(&b->warps)) && !any4(load4(a->regs) ^ load4(b->regs));
+    if (a->warps != b->warps || a->ctas != b->ctas || a->smem != b->smem)
         return 0;
     for (uint32_t t = 0; t < a->nsub && t < GD_MAX_SUBPARTITIONS; t++)
         if (a->regs[t] != b->regs[t])
@@ -154,8 +158,11 @@ uint32_t gd_gpc_select(gd_gpc_tracker *g, const gd_cta_cost *cost)
         return g->max_free;
     g->cost = *cost;
     g->selected = 1;
-    memset(g->level, 0, sizeof g->level);
-    memset(g->nonempty, 0, sizeof g->nonempty);
+    for (uint32_t w = 0; w < NONEMPTY_WORDS; w++) {  /* the levels that hold SMs, not all of them */
+        for (uint64_t b = g->nonempty[w]; b; b &= b - 1)
+            g->level[w * 64 + (uint32_t)__builtin_ctzll(b)] = 0;
+        g->nonempty[w] = 0;
+    }
     g->stale = 0;
     g->max_free = 0;
     g->free_total = 0;
