@@ -35,17 +35,22 @@ struct msg : tlm::tlm_extension<msg> {
     void copy_from(const tlm::tlm_extension_base &e) override { *this = static_cast<const msg &>(e); }
 };
 
-// A target's direct transport, granted once in answer to op::direct (the body: a
-// direct_if * the target fills), as a TLM-2.0 target grants direct memory access: the
-// same operations and bodies as its b_transport, called without a generic payload and
-// extension per call. transport returns false for an operation the target refuses.
+// A target's direct transport, granted once through TLM-2.0's direct-memory-access
+// interface (get_direct_mem_ptr on a payload whose gdsim extension has op::direct and,
+// as its body, a direct_if * the target fills): the same operations and bodies as its
+// b_transport, called without a generic payload and extension per call. As with DMI, a
+// block in between (an interconnect, a monitor) sees the request and grants it only by
+// forwarding it on purpose; one that does not (a simple_target_socket without a DMI
+// callback answers false) keeps seeing every transaction. transport returns false for
+// an operation the target refuses.
 struct direct_if {
     virtual bool transport(op_code code, void *body, sc_core::sc_time &delay) = 0;
   protected:
     ~direct_if() = default;
 };
 namespace op {
-constexpr op_code direct = op_code_of('g', 'd', 1);  // initiator -> target: grant your direct transport
+constexpr op_code direct = op_code_of('g', 'd', 1);  // initiator -> target (get_direct_mem_ptr): grant
+                                                     // your direct transport
 }  // namespace op
 
 // One reusable payload with its extension attached: a block keeps one per
@@ -93,8 +98,20 @@ struct channel {
     direct_if *ask_direct(Socket &s)
     {
         direct_if *d = nullptr;
-        sc_core::sc_time z = sc_core::SC_ZERO_TIME;
-        return try_call(s, op::direct, &d, z) ? d : nullptr;
+        m.code = op::direct;
+        m.body = &d;
+        tlm::tlm_dmi dmi;
+        return s->get_direct_mem_ptr(p, dmi) ? d : nullptr;
+    }
+    // A target's answer to ask_direct (its get_direct_mem_ptr): grants d.
+    static bool grant_direct(tlm::tlm_generic_payload &p, direct_if *d)
+    {
+        msg *m = nullptr;
+        p.get_extension(m);
+        if (!m || m->code != op::direct)
+            return false;
+        *static_cast<direct_if **>(m->body) = d;
+        return true;
     }
 
     [[gnu::cold, gnu::noinline]] static void refused(const char *socket, op_code code, const char *why)
@@ -104,6 +121,44 @@ struct channel {
                       (char)(code >> 16), code & 0xffffu, why);
         SC_REPORT_ERROR("gdsim", buf);
     }
+};
+
+// A channel that uses the target's direct transport once it has asked for it (at
+// the first call; a target that grants none gets transactions).
+struct link {
+    channel ch;
+    direct_if *d = nullptr;
+    bool asked = false;
+    template <typename Socket>
+    void call(Socket &s, op_code code, void *body, sc_core::sc_time &delay)
+    {
+        if (__builtin_expect(!asked, 0)) {
+            asked = true;
+            d = ch.ask_direct(s);
+        }
+        ch.call(s, d, code, body, delay);
+    }
+};
+
+// The direct transport of one target socket of a block: its handler
+// (obj->*fn)(code, body, delay), the one the socket's b_transport calls, which answers
+// false for an operation the socket does not take. serve() is that b_transport, grant()
+// the socket's get_direct_mem_ptr.
+template <class T>
+struct direct_port final : direct_if {
+    using fn_t = bool (T::*)(op_code, void *, sc_core::sc_time &);
+    T *obj;
+    fn_t fn;
+    direct_port(T *o, fn_t f) : obj(o), fn(f) {}
+    bool transport(op_code code, void *body, sc_core::sc_time &delay) override { return (obj->*fn)(code, body, delay); }
+    void serve(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
+    {
+        msg *m = nullptr;
+        p.get_extension(m);
+        const bool ok = m && (obj->*fn)(m->code, m->body, delay);
+        p.set_response_status(ok ? tlm::TLM_OK_RESPONSE : tlm::TLM_COMMAND_ERROR_RESPONSE);
+    }
+    bool grant(tlm::tlm_generic_payload &p, tlm::tlm_dmi &) { return channel::grant_direct(p, this); }
 };
 
 // Base of blocks whose per-CTA target socket is bound to the block itself (the

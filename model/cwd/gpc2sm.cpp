@@ -60,11 +60,6 @@ gpc2sm::~gpc2sm() { gd_cal_free(&calendar_); }
 void gpc2sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
 {
     msg &m = msg_of(p);
-    if (m.code == op::direct) {
-        *static_cast<direct_if **>(m.body) = this;
-        p.set_response_status(tlm::TLM_OK_RESPONSE);
-        return;
-    }
     p.set_response_status(transport(m.code, m.body, delay) ? tlm::TLM_OK_RESPONSE : tlm::TLM_COMMAND_ERROR_RESPONSE);
 }
 

@@ -56,6 +56,11 @@ private:
     void close_chain();                                              // its calendar entry
 
     void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) override;
+    // the direct transport, asked for through TLM-2.0's DMI interface (op::direct)
+    bool get_direct_mem_ptr(tlm::tlm_generic_payload &p, tlm::tlm_dmi &) override
+    {
+        return channel::grant_direct(p, this);
+    }
     // every operation, from b_transport or the direct transport it grants (op::direct)
     bool transport(op_code code, void *body, sc_core::sc_time &delay) override;
     void step(gpc_step_body *b, sc_core::sc_time &delay);

@@ -186,6 +186,7 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
     gpc_query_.resize(ngpc_);
     gpc_shadow_.resize(ngpc_);
     dispatch_in.register_b_transport(this, &gpu2gpc::b_transport);
+    dispatch_in.register_get_direct_mem_ptr(this, &gpu2gpc::dispatch_dmi);  // its direct transport
     gd_gpc_view_init(&view_, ngpc_);
     for (uint32_t g = 0; g < ngpc_; g++)
         gpc_out.emplace_back(new tlm_utils::simple_initiator_socket<gpu2gpc>(("gpc_out_" + std::to_string(g)).c_str()));
@@ -890,22 +891,18 @@ void gpu2gpc::wake(gd_time_ps t)
     schedule(now);
 }
 
-void gpu2gpc::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
+bool gpu2gpc::dispatch(op_code code, void *body, sc_core::sc_time &delay)
 {
-    msg &m = msg_of(p);
-    if (m.code != op::dispatch) {
-        p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
-        return;
-    }
-    auto *b = static_cast<dispatch_body *>(m.body);
+    if (code != op::dispatch)
+        return false;
+    auto *b = static_cast<dispatch_body *>(body);
     gd_time_ps now = now_ps(), t = now + ps_of(delay);
     advance(now, t, true);  // events up to and including t come first
     if (resident_ >= max_resident_) {
         b->accepted = false;
         rejected_++;
         schedule(now);
-        p.set_response_status(tlm::TLM_OK_RESPONSE);
-        return;
+        return true;
     }
     gd_kernel_run *k = b->run;
     k->dispatched = t;
@@ -929,7 +926,7 @@ void gpu2gpc::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
     }
     b->accepted = true;
     schedule(now);
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    return true;
 }
 
 // Each GPC2SM distributor's direct transport, asked for once (before the first

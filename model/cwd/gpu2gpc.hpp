@@ -88,7 +88,10 @@ private:
     };
 
     void wake(gd_time_ps t);  // its wake-up in the domain, at time t
-    void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
+    bool dispatch(op_code code, void *body, sc_core::sc_time &delay);  // a kernel from the packet processor
+    direct_port<gpu2gpc> dispatch_port_{this, &gpu2gpc::dispatch};
+    void b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) { dispatch_port_.serve(p, delay); }
+    bool dispatch_dmi(tlm::tlm_generic_payload &p, tlm::tlm_dmi &d) { return dispatch_port_.grant(p, d); }
 
     void advance(gd_time_ps now, gd_time_ps limit, bool inclusive);
     // cwd.policy=cga: seed 003's distributor (docs/MODEL.md, 'Clusters'). Its events are
@@ -144,7 +147,8 @@ private:
         gpc_ch_.call(*gpc_out[g], gpc_direct_[g], code, body, delay);
     }
     void ask_gpc_direct();
-    channel gpc_ch_, done_ch_;
+    channel gpc_ch_;
+    link done_ch_;
 
     // cwd.policy=cga
     gd_time_ps next_step_ = 0;               // the front end is free from here

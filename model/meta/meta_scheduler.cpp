@@ -169,8 +169,10 @@ meta_scheduler::meta_scheduler(sc_core::sc_module_name name, const gd_config &cf
     params_.concurrency = (uint8_t)concurrency_of(cfg.meta_concurrency);
     params_.sms = cfg.sms;
     params_.launch_ctas = cfg.meta_launch_ctas;
-    cs_in.register_b_transport(this, &meta_scheduler::dispatch);
-    done_in.register_b_transport(this, &meta_scheduler::done);
+    cs_in.register_b_transport(this, &meta_scheduler::dispatch_bt);
+    done_in.register_b_transport(this, &meta_scheduler::done_bt);
+    cs_in.register_get_direct_mem_ptr(this, &meta_scheduler::dispatch_dmi);  // their direct transports
+    done_in.register_get_direct_mem_ptr(this, &meta_scheduler::done_dmi);
     if (stats && gd_stats_add_section(stats, basename(), meta_text, meta_json))
         throw std::bad_alloc();
 }
@@ -195,41 +197,35 @@ void meta_scheduler::log_event(void *ctx, gd_time_ps t, int ev, uint32_t k, int 
         self->log_error_ = true;
 }
 
-void meta_scheduler::dispatch(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
+bool meta_scheduler::dispatch(op_code code, void *body, sc_core::sc_time &delay)
 {
-    msg &m = msg_of(p);
-    if (m.code != op::dispatch) {
-        p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
-        return;
-    }
-    auto *b = static_cast<dispatch_body *>(m.body);
+    if (code != op::dispatch)
+        return false;
+    auto *b = static_cast<dispatch_body *>(body);
     if (b->run->kind != GD_PKT_PIPELINE) {
-        cwd_out->b_transport(p, delay);  // any other kernel: straight to the distributor
-        return;
+        cwd_ch_.call(cwd_out, op::dispatch, b, delay);  // any other kernel: straight to the distributor
+        return true;
     }
     start(b->run, now_ps() + ps_of(delay));
     b->accepted = true;
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    return true;
 }
 
-void meta_scheduler::done(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
+bool meta_scheduler::done(op_code code, void *body, sc_core::sc_time &delay)
 {
-    msg &m = msg_of(p);
-    if (m.code != op::kernel_done) {
-        p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
-        return;
-    }
-    auto *b = static_cast<kernel_done_body *>(m.body);
+    if (code != op::kernel_done)
+        return false;
+    auto *b = static_cast<kernel_done_body *>(body);
     gd_kernel_run *r = b->run;
     if (!r->meta) {
         const gd_time_ps t = now_ps() + ps_of(delay);
-        cs_out->b_transport(p, delay);
+        cs_ch_.call(cs_out, op::kernel_done, b, delay);
         retry_refused(t);  // the distributor has room again
-        return;
+        return true;
     }
     ended_.push_back(static_cast<launch *>(r->meta));  // handled by wake(), outside the distributor's call
     wake_.notify(now_ps() + ps_of(delay));
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    return true;
 }
 
 void meta_scheduler::start(gd_kernel_run *r, gd_time_ps t)

@@ -83,8 +83,13 @@ private:
     };
 
     void wake(gd_time_ps now);  // its wake-up in the domain
-    void dispatch(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
-    void done(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
+    bool dispatch(op_code code, void *body, sc_core::sc_time &delay);
+    bool done(op_code code, void *body, sc_core::sc_time &delay);
+    direct_port<meta_scheduler> dispatch_port_{this, &meta_scheduler::dispatch}, done_port_{this, &meta_scheduler::done};
+    void dispatch_bt(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) { dispatch_port_.serve(p, delay); }
+    void done_bt(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) { done_port_.serve(p, delay); }
+    bool dispatch_dmi(tlm::tlm_generic_payload &p, tlm::tlm_dmi &d) { return dispatch_port_.grant(p, d); }
+    bool done_dmi(tlm::tlm_generic_payload &p, tlm::tlm_dmi &d) { return done_port_.grant(p, d); }
     void start(gd_kernel_run *r, gd_time_ps t);
     void want_round(pipe &p, gd_time_ps t);
     void round(pipe &p, gd_time_ps now);
@@ -109,7 +114,7 @@ private:
     std::vector<launch *> free_launches_;
     std::vector<std::unique_ptr<launch>> launches_;
     gd_run_pool pool_{};
-    channel cwd_ch_, cs_ch_;
+    link cwd_ch_, cs_ch_;
     uint64_t next_index_ = 0;
     domain_ref dom_;      // its GPU's event domain (or its own)
     domain::event wake_;  // its wake-up there

@@ -58,8 +58,10 @@ packet_processor::packet_processor(sc_core::sc_module_name name, const gd_config
       wake_(*dom_, this, &domain::call<packet_processor, &packet_processor::wake>)
 {
     gd_gap_model_init(&gap_, &cfg);
-    doorbell_in.register_b_transport(this, &packet_processor::doorbell);
-    done_in.register_b_transport(this, &packet_processor::done);
+    doorbell_in.register_b_transport(this, &packet_processor::doorbell_bt);
+    done_in.register_b_transport(this, &packet_processor::done_bt);
+    doorbell_in.register_get_direct_mem_ptr(this, &packet_processor::doorbell_dmi);  // their direct transports
+    done_in.register_get_direct_mem_ptr(this, &packet_processor::done_dmi);
     gd_heap_init(&calendar_);
     if (stats) {
         gd_stats_add(stats, basename(), "packets", "packets", "kernel dispatch packets dispatched", &packets_);
@@ -125,13 +127,11 @@ void packet_processor::post(gd_time_ps t, ev e)
     gd_heap_push(&calendar_, t, (seq_++ << 24) | idx);
 }
 
-void packet_processor::doorbell(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
+bool packet_processor::doorbell(op_code code, void *body, sc_core::sc_time &delay)
 {
-    if (msg_of(p).code != op::submit) {
-        p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
-        return;
-    }
-    auto *b = static_cast<submit_body *>(msg_of(p).body);
+    if (code != op::submit)
+        return false;
+    auto *b = static_cast<submit_body *>(body);
     gd_kernel_run *r = b->run;
     if (r->queue >= queues_.size()) {
         size_t old = queues_.size();
@@ -164,25 +164,22 @@ void packet_processor::doorbell(tlm::tlm_generic_payload &p, sc_core::sc_time &d
         if (was_empty || sched_ || (r->signal != GD_NO_SIGNAL && barriers_waiting()))
             wake_.notify(r->submit);
     }
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    return true;
 }
 
-void packet_processor::done(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
+bool packet_processor::done(op_code code, void *body, sc_core::sc_time &delay)
 {
-    if (msg_of(p).code == op::pq_left) {  // the command scheduler took it from its physical queue
-        gd_kernel_run *r = static_cast<pq_left_body *>(msg_of(p).body)->run;
+    if (code == op::pq_left) {  // the command scheduler took it from its physical queue
+        gd_kernel_run *r = static_cast<pq_left_body *>(body)->run;
         gd_pp_queue &q = queues_[r->queue];
         if (!r->in_packet)
             q.held--;
         space(r->queue, q, now_ps() + ps_of(delay));
-        p.set_response_status(tlm::TLM_OK_RESPONSE);
-        return;
+        return true;
     }
-    if (msg_of(p).code != op::kernel_done) {
-        p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
-        return;
-    }
-    auto *b = static_cast<kernel_done_body *>(msg_of(p).body);
+    if (code != op::kernel_done)
+        return false;
+    auto *b = static_cast<kernel_done_body *>(body);
     gd_time_ps cleanup = b->run->skip_cleanup ? 0 : completion_ps_;
     overhead_ps_ += cleanup;
     cleanup_time_ps_ += cleanup;
@@ -193,7 +190,7 @@ void packet_processor::done(tlm::tlm_generic_payload &p, sc_core::sc_time &delay
     // its pending wake: the earliest notification stands).
     wake_.notify(cwd_full_ || sched_ ? now : at);
     cwd_full_ = false;
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    return true;
 }
 
 // A barrier packet parked in some queue (its dependencies may be any signal).

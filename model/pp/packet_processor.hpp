@@ -86,8 +86,14 @@ private:
     };
 
     void wake(gd_time_ps now);  // its wake-up in the domain
-    void doorbell(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
-    void done(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
+    bool doorbell(op_code code, void *body, sc_core::sc_time &delay);
+    bool done(op_code code, void *body, sc_core::sc_time &delay);
+    direct_port<packet_processor> doorbell_port_{this, &packet_processor::doorbell},
+        done_port_{this, &packet_processor::done};
+    void doorbell_bt(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) { doorbell_port_.serve(p, delay); }
+    void done_bt(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) { done_port_.serve(p, delay); }
+    bool doorbell_dmi(tlm::tlm_generic_payload &p, tlm::tlm_dmi &d) { return doorbell_port_.grant(p, d); }
+    bool done_dmi(tlm::tlm_generic_payload &p, tlm::tlm_dmi &d) { return done_port_.grant(p, d); }
     void post(gd_time_ps t, ev e);
     void handle(const ev &e, gd_time_ps now);
     void issue(gd_time_ps now);
@@ -112,7 +118,8 @@ private:
     bool decoder_busy_ = false;
     uint32_t decode_rr_ = 0, dispatch_rr_ = 0;
     bool cwd_full_ = false;
-    channel dispatch_ch_, space_ch_, rsb_ch_;
+    link dispatch_ch_, space_ch_;
+    channel rsb_ch_;
     uint64_t packets_ = 0, host_stalls_ = 0, cwd_waits_ = 0, outstanding_ = 0, completions_ = 0;
     uint64_t barriers_ = 0, barrier_wait_ps_ = 0, commands_ = 0, command_bytes_ = 0;
     uint64_t gap_holds_ = 0, gap_hold_ps_ = 0;  // packets the launch-gap model held, and for how long

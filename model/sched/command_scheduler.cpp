@@ -130,8 +130,10 @@ command_scheduler::command_scheduler(sc_core::sc_module_name name, const gd_conf
     if (gd_cs_init(&cs_, policy_of(cfg.cs_policy), engines_of(&cfg), cfg.cs_copy_engines, wait_queues(&cfg),
                    cfg.cs_wq_depth))
         throw std::bad_alloc();
-    pp_in.register_b_transport(this, &command_scheduler::dispatch);
-    done_in.register_b_transport(this, &command_scheduler::done);
+    pp_in.register_b_transport(this, &command_scheduler::dispatch_bt);
+    done_in.register_b_transport(this, &command_scheduler::done_bt);
+    pp_in.register_get_direct_mem_ptr(this, &command_scheduler::dispatch_dmi);  // their direct transports
+    done_in.register_get_direct_mem_ptr(this, &command_scheduler::done_dmi);
     if (stats) {
         gd_stats_add(stats, basename(), "commands", "commands", "commands (kernels and non-kernel commands) scheduled",
                      &commands_);
@@ -182,22 +184,18 @@ void command_scheduler::finish()
         account(std::max(now_ps(), dom_->last()));  // where the simulation ended
 }
 
-void command_scheduler::dispatch(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
+bool command_scheduler::dispatch(op_code code, void *body, sc_core::sc_time &delay)
 {
-    msg &m = msg_of(p);
-    if (m.code != op::dispatch) {
-        p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
-        return;
-    }
-    auto *b = static_cast<dispatch_body *>(m.body);
+    if (code != op::dispatch)
+        return false;
+    auto *b = static_cast<dispatch_body *>(body);
     gd_kernel_run *r = b->run;
     r->pq = r->queue;
     if (cs_.policy == GD_CS_AQL) {  // a pass-through: the distributor answers
         r->wq = r->engine = -1;
         cwd_ch_.call(cwd_out, op::dispatch, b, delay);
         commands_ += b->accepted;
-        p.set_response_status(tlm::TLM_OK_RESPONSE);
-        return;
+        return true;
     }
     const gd_time_ps t = now_ps() + ps_of(delay);
     account(t);
@@ -206,17 +204,14 @@ void command_scheduler::dispatch(tlm::tlm_generic_payload &p, sc_core::sc_time &
     commands_++;
     b->accepted = true;  // in its physical queue
     wake_.notify(t);
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    return true;
 }
 
-void command_scheduler::done(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
+bool command_scheduler::done(op_code code, void *body, sc_core::sc_time &delay)
 {
-    msg &m = msg_of(p);
-    if (m.code != op::kernel_done) {
-        p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
-        return;
-    }
-    auto *b = static_cast<kernel_done_body *>(m.body);
+    if (code != op::kernel_done)
+        return false;
+    auto *b = static_cast<kernel_done_body *>(body);
     if (cs_.policy == GD_CS_AQL) {
         b->run->status = b->run->cmd_flags & GD_CMD_FAILS ? GD_STATUS_FAILED : GD_STATUS_OK;
         pp_ch_.call(pp_out, op::kernel_done, b, delay);
@@ -224,7 +219,7 @@ void command_scheduler::done(tlm::tlm_generic_payload &p, sc_core::sc_time &dela
         kernel_done_.push_back(b->run);  // handled by wake(), outside the distributor's call
         wake_.notify(now_ps() + ps_of(delay));
     }
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    return true;
 }
 
 // A command left its physical queue: its queue slot is free.

@@ -61,8 +61,14 @@ public:
 
 private:
     void wake(gd_time_ps now);  // its wake-up in the domain (seed policies)
-    void dispatch(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
-    void done(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
+    bool dispatch(op_code code, void *body, sc_core::sc_time &delay);
+    bool done(op_code code, void *body, sc_core::sc_time &delay);
+    direct_port<command_scheduler> dispatch_port_{this, &command_scheduler::dispatch},
+        done_port_{this, &command_scheduler::done};
+    void dispatch_bt(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) { dispatch_port_.serve(p, delay); }
+    void done_bt(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) { done_port_.serve(p, delay); }
+    bool dispatch_dmi(tlm::tlm_generic_payload &p, tlm::tlm_dmi &d) { return dispatch_port_.grant(p, d); }
+    bool done_dmi(tlm::tlm_generic_payload &p, tlm::tlm_dmi &d) { return done_port_.grant(p, d); }
     void account(gd_time_ps now);
     void carry_out(const gd_cs_decision &d, gd_time_ps now);
     void completed(gd_kernel_run *r, gd_time_ps now);
@@ -70,7 +76,7 @@ private:
 
     gd_cs cs_;
     const gd_time_ps step_ps_, command_launch_ps_;
-    channel cwd_ch_, pp_ch_;
+    link cwd_ch_, pp_ch_;
     std::deque<gd_kernel_run *> kernel_done_;  // completions from GPU2GPC, not yet handled
     using copy_end = std::tuple<gd_time_ps, uint64_t, gd_kernel_run *>;  // (end, seq, command)
     std::priority_queue<copy_end, std::vector<copy_end>, std::greater<copy_end>> copies_;  // running copies

@@ -8,7 +8,8 @@ trace_source::trace_source(sc_core::sc_module_name name, host_env &env, bool con
       condensed_overlap_(condensed_overlap), physical_queues_(physical_queues), dom_(dom),
       wake_(*dom_, this, &domain::call<trace_source, &trace_source::wake>)
 {
-    space_in.register_b_transport(this, &trace_source::space);
+    space_in.register_b_transport(this, &trace_source::space_bt);
+    space_in.register_get_direct_mem_ptr(this, &trace_source::space_dmi);  // its direct transport
     wake_.notify(0);  // the first packets
 }
 
@@ -20,25 +21,22 @@ void trace_source::fail(int code)
     sc_core::sc_stop();
 }
 
-void trace_source::space(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
+bool trace_source::space(op_code code, void *body, sc_core::sc_time &delay)
 {
-    if (msg_of(p).code == op::packet_completed) {  // nothing to write back: the trace knows its completions
-        auto *b = static_cast<packet_completed_body *>(msg_of(p).body);
+    if (code == op::packet_completed) {  // nothing to write back: the trace knows its completions
+        auto *b = static_cast<packet_completed_body *>(body);
         b->same_domain = b->domain == &*dom_;
-        p.set_response_status(tlm::TLM_OK_RESPONSE);
-        return;
+        return true;
     }
-    if (msg_of(p).code != op::queue_space) {
-        p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
-        return;
-    }
-    auto *sb = static_cast<queue_space_body *>(msg_of(p).body);
+    if (code != op::queue_space)
+        return false;
+    auto *sb = static_cast<queue_space_body *>(body);
     sb->same_domain = sb->domain == &*dom_;
     if (blocked_) {
         blocked_ = false;
         wake_.notify(now_ps() + ps_of(delay));
     }
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
+    return true;
 }
 
 // A kernel dispatch's run (r->index is set by the caller).

@@ -54,7 +54,10 @@ public:
 
 private:
     void wake(gd_time_ps now);  // its wake-up in the domain (and once at start)
-    void space(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
+    bool space(op_code code, void *body, sc_core::sc_time &delay);
+    direct_port<trace_source> space_port_{this, &trace_source::space};
+    void space_bt(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) { space_port_.serve(p, delay); }
+    bool space_dmi(tlm::tlm_generic_payload &p, tlm::tlm_dmi &d) { return space_port_.grant(p, d); }
     void fail(int code);
     bool read_packet();
     void fill_dispatch(gd_kernel_run *r, const gd_trace_dispatch &d);
@@ -72,7 +75,7 @@ private:
     uint32_t queues_seen_ = 0;
     bool blocked_ = false, finished_ = false, have_origin_ = false;
     uint64_t origin_ns_ = 0, next_index_ = 0;
-    channel ch_;
+    link ch_;
     domain_ref dom_;      // the event domain it belongs to
     domain::event wake_;  // its wake-up there
 };
