@@ -2,6 +2,7 @@
 // stub neighbours that drive its sockets and record what comes back.
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "config.h"
+#include "domain.hpp"
 #include "gpc2sm.hpp"
 #include "gpu2gpc.hpp"
 #include "packet_processor.hpp"
@@ -96,6 +98,80 @@ struct driver : sc_module {
     gd::channel ch;
     explicit driver(sc_module_name n) : sc_module(n) {}
 };
+
+// ---------------------------------------------------------------------------
+// The event domain (domain.hpp): wake-ups in time order and, at one time, in the order
+// asked for; the earliest request stands; a cancelled one does not run; it runs ahead
+// of SystemC time until something outside the domain has activity, and a block that
+// told something outside (touched) makes it look again.
+
+struct dom_member {
+    gd::domain::event ev;
+    const char *name;
+    std::vector<std::string> *log;
+    std::function<void(gd_time_ps)> then;
+    dom_member(gd::domain &d, const char *n, std::vector<std::string> *l)
+        : ev(d, this, &gd::domain::call<dom_member, &dom_member::wake>), name(n), log(l)
+    {
+    }
+    void wake(gd_time_ps t)
+    {
+        log->push_back(std::string(name) + "@" + std::to_string(t) + "/" + std::to_string(gd::now_ps()));
+        if (then)
+            then(t);
+    }
+};
+
+struct dom_outsider : sc_module {
+    std::vector<std::string> *log;
+    sc_event ev;
+    GD_SC_HAS_PROCESS(dom_outsider);
+    dom_outsider(sc_module_name n, std::vector<std::string> *l) : sc_module(n), log(l)
+    {
+        SC_METHOD(run);
+        sensitive << ev;
+        dont_initialize();
+    }
+    void run() { log->push_back("out@" + std::to_string(gd::now_ps())); }
+};
+
+START_TEST(event_domain_orders_and_runs_ahead)
+{
+    fresh_context();
+    std::vector<std::string> log;
+    gd::domain d("events");
+    dom_member a(d, "a", &log), b(d, "b", &log), c(d, "c", &log);
+    dom_outsider out("out", &log);
+    a.ev.notify(100);
+    b.ev.notify(100);
+    a.ev.notify(50);   // the earliest request stands: a runs at 50, not 100
+    c.ev.notify(70);
+    c.ev.cancel();     // c does not run
+    b.ev.notify(120);  // later than b's pending 100: ignored
+    a.then = [&](gd_time_ps t) {
+        if (t == 50)
+            a.ev.notify(100);  // asked for after b's: runs after b at 100
+    };
+    b.then = [&](gd_time_ps t) {
+        if (t == 100) {
+            out.ev.notify(gd::ps_time(150 - gd::now_ps()));  // something outside the domain at 150
+            d.touched();
+            b.ev.notify(200);  // after the outsider: the domain stops before 150
+        }
+    };
+    sc_start();
+    // the domain's process wakes at its first wake-up (50); b and a at 100 run ahead of
+    // SystemC time (still 50); b at 200 is not run ahead past the outsider at 150: the
+    // process wakes again at 200
+    const std::vector<std::string> want = {"a@50/50", "b@100/50", "a@100/50", "out@150", "b@200/200"};
+    ck_assert_uint_eq(log.size(), want.size());
+    for (size_t i = 0; i < want.size(); i++)
+        ck_assert_str_eq(log[i].c_str(), want[i].c_str());
+    ck_assert_uint_eq(*d.activations(), 2);
+    ck_assert_uint_eq(*d.wakeups(), 4);
+    ck_assert_uint_eq(d.last(), 200);
+}
+END_TEST
 
 START_TEST(sm_runs_cta)
 {
@@ -682,6 +758,7 @@ int main()
 {
     Suite *s = suite_create("blocks");
     TCase *tc = tcase_create("testbenches");
+    tcase_add_test(tc, event_domain_orders_and_runs_ahead);
     tcase_add_test(tc, sm_runs_cta);
     tcase_add_test(tc, gpc2sm_places_and_retires);
     tcase_add_test(tc, gpc2sm_direct_and_transaction_starts);
