@@ -65,7 +65,7 @@ private:
     bool transport(op_code code, void *body, sc_core::sc_time &delay) override;
     void step(gpc_step_body *b, sc_core::sc_time &delay);
     uint64_t retire(gd_time_ps t);                       // CTA-complete messages and CGA releases due by t
-    void launch_mask(gpc_launch_body *b, sc_core::sc_time &delay);
+    [[gnu::noinline]] void launch_mask(gpc_launch_body *b, sc_core::sc_time &delay);  // out of line: the transport switch stays small
     void account_wait(gd_time_ps t);                     // stranded free slots while a CGA waits
     void account_fragment(gd_time_ps t);                 // stranded by fragmentation while a CTA waits
     void measure_fragment();
