@@ -155,6 +155,15 @@ check-header:
 	$(CXX) -std=c++11 -Wall -Wextra -pedantic -Werror -fsyntax-only -x c++ include/gdsim.h
 	$(CXX) -std=c++17 -Wall -Wextra -pedantic -Werror -fsyntax-only -Iinclude -x c++ include/gdsim/gpu.hpp
 
+# make -j: check, demo and bench build through a recursive make (after deps). Given with
+# other goals (make -j all check), this make runs one recipe at a time, so it and that
+# make never write the same files at once; the recursive makes still run in parallel.
+ifneq ($(filter check demo bench,$(MAKECMDGOALS)),)
+  ifneq ($(words $(MAKECMDGOALS)),1)
+    .NOTPARALLEL:
+  endif
+endif
+
 check: deps
 	@$(MAKE) --no-print-directory all $(TEST_BINS) $(VP_BINS) $(BUILD)/gen_config_doc
 	@$(MAKE) --no-print-directory check-header

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,10 +16,14 @@ static const char USAGE[] =
     "\n"
     "Usage:\n"
     "  gdsim replay TRACE [options]   replay a gdsim trace (.gdt.gz) and print a report\n"
-    "  gdsim keys [--markdown]        list every configuration key, its default and source\n"
+    "  gdsim keys [--markdown] [--preset NAME] [--set KEY=VALUE] [--config FILE] [--trace TRACE]\n"
+    "                                 list every configuration key: its value (resolved: the preset's,\n"
+    "                                 or the trace's device with --trace), default, accepted values and\n"
+    "                                 meaning; --markdown: as a Markdown table\n"
     "  gdsim dump TRACE [-o FILE]     print every record of a trace, AQL packets field by field\n"
     "  gdsim condense IN OUT [--rsb-entries N] [--window-ns NS] [--replacement lru|fifo]\n"
-    "                                 rewrite a trace with reference and condensed packets (seed 000)\n"
+    "                                 rewrite a trace with reference and condensed packets, as a\n"
+    "                                 driver that condenses repeated launches would\n"
     "  gdsim check-topology FILE [--preset NAME] [--set KEY=VALUE] [-o FILE]\n"
     "                                 check a pipeline topology (traces/TOPOLOGY.md) before it runs:\n"
     "                                 a line per broken rule naming the kernel or buffer; exit 1 if any\n"
@@ -36,11 +41,24 @@ static const char USAGE[] =
     "  --meta-log FILE        write the meta-scheduler's log of pipeline runs (CSV: time_ns,\n"
     "                         pipeline,event,kernel,buffer,items,fill; traces/TOPOLOGY.md)\n"
     "  --summary-json FILE    write the summary, configuration and block statistics as JSON\n"
+    "  --occupancy-csv FILE   write occupancy over time (CSV: start_ns,gpu,gpc0..,sm0..: mean resident\n"
+    "                         warps per interval, a row per interval with warps resident)\n"
+    "  --interval NS          the occupancy CSV's interval in ns (default 10000)\n"
+    "  --timeline FILE        write the replay as a timeline (Chrome trace-event JSON for Perfetto UI or\n"
+    "                         chrome://tracing): packets' stages per queue, kernels' CTAs per GPC, the\n"
+    "                         capture's measured kernels, resident warps per GPC (per --interval),\n"
+    "                         queue depths\n"
+    "  --absolute-times       times in the CSVs in the trace's own clock (a capture's epoch ns);\n"
+    "                         default: ns from the trace's first submit (the JSON's time_origin_ns)\n"
     "  --quiet                do not print the summary\n"
-    "  --progress             show progress on stderr (default when stderr is a terminal)\n"
+    "  --progress             show progress on stderr (the default): on a terminal one line kept up\n"
+    "                         to date (share of the trace read, kernels, CTAs, time left); otherwise\n"
+    "                         a line every --progress-every seconds\n"
+    "  --progress-every S     seconds between progress lines when stderr is not a terminal (default 5)\n"
     "  --no-progress          never show progress\n"
     "  --perf                 also print wall time, CTAs per second and peak memory\n"
-    "  (FILE may be '-' for standard output)\n"
+    "  (FILE may be '-' for standard output, one output at a time: the text report then goes to\n"
+    "  standard error. Every output path is checked before the replay starts.)\n"
     "\n"
     "The report: kernels and CTAs replayed; simulated time from the first submit to the\n"
     "last completion; busy span from the first CTA launch to the last CTA end; mean SM\n"
@@ -65,12 +83,46 @@ static double wall_now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void progress_cb(void *ctx, const gd_progress *p)
+/* Progress on stderr: on a terminal one line rewritten in place; otherwise (a log
+ * file, a pipe) a plain line every `every` seconds, no carriage returns or escapes. */
+typedef struct progress_ctx {
+    int tty;
+    double every, last;
+    int shown;
+} progress_ctx;
+
+static void fmt_secs(char *buf, size_t size, double s)
 {
-    (void)ctx;
-    fprintf(stderr, "\rgdsim: %" PRIu64 " records, %" PRIu64 " kernels, %" PRIu64 " CTAs done, simulated %.3f ms, "
-                    "%.1f s   ",
-            p->records_read, p->kernels_done, p->ctas_done, p->sim_time_ns / 1e6, p->wall_seconds);
+    if (s < 60)
+        snprintf(buf, size, "%.1f s", s);
+    else if (s < 3600)
+        snprintf(buf, size, "%d min %02d s", (int)(s / 60), (int)s % 60);
+    else
+        snprintf(buf, size, "%d h %02d min", (int)(s / 3600), (int)(s / 60) % 60);
+}
+
+static void progress_cb(void *vctx, const gd_progress *p)
+{
+    progress_ctx *c = vctx;
+    if (!c->tty && c->shown && p->wall_seconds - c->last < c->every)
+        return;
+    if (!c->tty && !c->shown && p->wall_seconds < c->every)
+        return;
+    c->last = p->wall_seconds;
+    c->shown = 1;
+    char read[32] = "", left[48] = "", el[24];
+    fmt_secs(el, sizeof el, p->wall_seconds);
+    if (p->input_fraction >= 0) {
+        snprintf(read, sizeof read, "%.0f %% of the trace read, ", 100.0 * p->input_fraction);
+        if (p->input_fraction > 0.01 && p->input_fraction < 1.0) {
+            char t[24];
+            fmt_secs(t, sizeof t, p->wall_seconds * (1.0 - p->input_fraction) / p->input_fraction);
+            snprintf(left, sizeof left, ", about %s left", t);
+        }
+    }
+    fprintf(stderr, "%sgdsim: %s%" PRIu64 " kernels, %" PRIu64 " CTAs done, simulated %.3f ms, %s elapsed%s%s",
+            c->tty ? "\r" : "", read, p->kernels_done, p->ctas_done, p->sim_time_ns / 1e6, el, left,
+            c->tty ? "\033[K" : "\n");
     fflush(stderr);
 }
 
@@ -105,23 +157,140 @@ static int read_config(gd_sim *sim, const char *path)
     return 0;
 }
 
+static void md_cell(const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputs("\\|", stdout);
+        else
+            putchar(*s == '\n' ? ' ' : *s);
+    }
+}
+
 static int cmd_keys(int argc, char **argv)
 {
-    if (argc > 2) {
-        fprintf(stderr, "gdsim: keys: unexpected argument '%s'\n", argv[2]);
+    int markdown = 0, rc = 0;
+    const char *trace = NULL;
+    gd_sim *sim = NULL;
+    if (gd_sim_new(&sim, NULL) != GD_OK) {
+        fprintf(stderr, "gdsim: out of memory\n");
+        return 1;
+    }
+    for (int i = 2; i < argc && !rc; i++) {
+        const char *a = argv[i];
+        int has_next = i + 1 < argc;
+        if (strcmp(a, "--markdown") == 0) {
+            markdown = 1;
+        } else if (strcmp(a, "--preset") == 0 && has_next) {
+            char kv[128];
+            snprintf(kv, sizeof kv, "gpu.preset=%s", argv[++i]);
+            rc = set_kv(sim, kv, "--preset");
+        } else if (strcmp(a, "--set") == 0 && has_next) {
+            rc = set_kv(sim, argv[++i], "--set");
+        } else if (strcmp(a, "--config") == 0 && has_next) {
+            rc = read_config(sim, argv[++i]);
+        } else if (strcmp(a, "--trace") == 0 && has_next) {
+            trace = argv[++i];
+        } else {
+            fprintf(stderr, "gdsim: keys: unknown option or missing value: '%s' (see gdsim --help)\n", a);
+            rc = 2;
+        }
+    }
+    if (!rc && trace && gd_sim_resolve_config(sim, trace) != GD_OK) {
+        fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
+        rc = 1;
+    }
+    if (rc) {
+        gd_sim_free(sim);
+        return rc;
+    }
+    if (markdown)
+        printf("| key | value | default | accepted values | meaning |\n|---|---|---|---|---|\n");
+    const char *name, *def, *doc, *accepted;
+    for (size_t i = 0; gd_config_key(&name, &def, &doc, NULL, i) == GD_OK; i++) {
+        const char *val = NULL;
+        if (gd_sim_get(&val, sim, name) != GD_OK)
+            val = "?";
+        if (strncmp(val, "(from the trace", 15) == 0)
+            val = "(the trace's device: give --trace TRACE or --preset NAME)";
+        if (gd_config_key_accepted(&accepted, i) != GD_OK)
+            accepted = NULL;
+        if (markdown) {
+            printf("| `%s` | ", name);
+            md_cell(val);
+            printf(" | ");
+            md_cell(def ? def : "the device preset");
+            printf(" | ");
+            md_cell(accepted ? accepted : "");
+            printf(" | ");
+            md_cell(doc);
+            printf(" |\n");
+        } else {
+            printf("%s = %s\n    %s\n    accepted: %s; default: %s\n", name, val, doc, accepted ? accepted : "",
+                   def ? def : "the device preset");
+        }
+    }
+    if (!markdown)
+        printf("(docs/CONFIG.md gives where each default comes from and every preset's values)\n");
+    gd_sim_free(sim);
+    return 0;
+}
+
+/* An output path is writable before the replay starts: "-", or a file that can be
+ * created or overwritten (not a directory, not the trace itself). */
+static int check_output(const char *path, const char *option, const char *trace)
+{
+    if (strcmp(path, "-") == 0)
+        return 0;
+    if (!*path) {
+        fprintf(stderr, "gdsim: replay: %s: an empty path\n", option);
         return 2;
     }
-    const char *name, *def, *doc, *src;
-    for (size_t i = 0; gd_config_key(&name, &def, &doc, &src, i) == GD_OK; i++)
-        printf("%s = %s\n    %s\n    default from: %s\n", name, def ? def : "(device preset)", doc,
-               def ? src : "the device preset; docs/CONFIG.md lists each preset's value and its source");
+    struct stat st, ts;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "gdsim: replay: %s %s: is a directory\n", option, path);
+            return 2;
+        }
+        if (trace && stat(trace, &ts) == 0 && ts.st_dev == st.st_dev && ts.st_ino == st.st_ino) {
+            fprintf(stderr, "gdsim: replay: %s %s: is the trace being replayed; refusing to overwrite it\n", option,
+                    path);
+            return 2;
+        }
+        if (access(path, W_OK) != 0) {
+            fprintf(stderr, "gdsim: replay: %s %s: cannot write: %s\n", option, path, strerror(errno));
+            return 2;
+        }
+        return 0;
+    }
+    if (errno != ENOENT) {
+        fprintf(stderr, "gdsim: replay: %s %s: %s\n", option, path, strerror(errno));
+        return 2;
+    }
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "gdsim: replay: %s %s: the folder %s does not exist\n", option, path, dir);
+        return 2;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        fprintf(stderr, "gdsim: replay: %s %s: cannot create a file in %s: %s\n", option, path, dir,
+                strerror(errno));
+        return 2;
+    }
     return 0;
 }
 
 static int cmd_replay(int argc, char **argv)
 {
-    const char *trace = NULL, *csv = NULL, *json = NULL;
-    int quiet = 0, perf = 0, progress = isatty(2);
+    const char *trace = NULL, *csv = NULL, *json = NULL, *cta_log = NULL, *meta_log = NULL, *occ = NULL, *timeline = NULL;
+    unsigned long long interval_ns = 10000;
+    int quiet = 0, perf = 0, progress = 1, absolute = 0;
+    progress_ctx pc = {isatty(2), 5.0, 0.0, 0};
     for (int i = 2; i < argc; i++) {  /* output options first: they decide the handle's options */
         if (strcmp(argv[i], "--quiet") == 0)
             quiet = 1, progress = 0;
@@ -129,11 +298,21 @@ static int cmd_replay(int argc, char **argv)
             progress = 1;
         else if (strcmp(argv[i], "--no-progress") == 0)
             progress = 0;
+        else if (strcmp(argv[i], "--progress-every") == 0 && i + 1 < argc) {
+            char *end;
+            pc.every = strtod(argv[++i], &end);
+            if (!*argv[i] || *end || !(pc.every >= 0 && pc.every <= 86400)) {
+                fprintf(stderr, "gdsim: replay: --progress-every '%s': seconds from 0 to 86400\n", argv[i]);
+                return 2;
+            }
+        }
     }
     gd_options opts;
     gd_options_init(&opts, GD_OPTIONS_VERSION);
-    if (progress)
+    if (progress) {
         opts.progress = progress_cb;
+        opts.progress_ctx = &pc;
+    }
     gd_sim *sim = NULL;
     if (gd_sim_new(&sim, &opts) != GD_OK) {
         fprintf(stderr, "gdsim: out of memory\n");
@@ -156,19 +335,30 @@ static int cmd_replay(int argc, char **argv)
         } else if (strcmp(a, "--kernels-csv") == 0 && has_next) {
             csv = argv[++i];
         } else if (strcmp(a, "--cta-log") == 0 && has_next) {
-            if (gd_sim_set_cta_log(sim, argv[++i]) != GD_OK) {
-                fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
-                rc = 1;
-            }
+            cta_log = argv[++i];
         } else if (strcmp(a, "--meta-log") == 0 && has_next) {
-            if (gd_sim_set_meta_log(sim, argv[++i]) != GD_OK) {
-                fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
-                rc = 1;
-            }
+            meta_log = argv[++i];
         } else if (strcmp(a, "--summary-json") == 0 && has_next) {
             json = argv[++i];
+        } else if (strcmp(a, "--occupancy-csv") == 0 && has_next) {
+            occ = argv[++i];
+        } else if (strcmp(a, "--timeline") == 0 && has_next) {
+            timeline = argv[++i];
+        } else if (strcmp(a, "--interval") == 0 && has_next) {
+            char *end;
+            const char *v = argv[++i];
+            errno = 0;
+            interval_ns = strtoull(v, &end, 10);
+            if (!*v || *end || *v == '-' || errno || interval_ns == 0 || interval_ns > 1000000000000ull) {
+                fprintf(stderr, "gdsim: replay: --interval '%s': a whole number of nanoseconds from 1 to 10^12\n", v);
+                rc = 2;
+            }
+        } else if (strcmp(a, "--absolute-times") == 0) {
+            absolute = 1;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "--progress") == 0 || strcmp(a, "--no-progress") == 0) {
             continue;
+        } else if (strcmp(a, "--progress-every") == 0 && has_next) {
+            i++;
         } else if (strcmp(a, "--perf") == 0) {
             perf = 1;
         } else if (a[0] == '-' && a[1]) {
@@ -185,6 +375,32 @@ static int cmd_replay(int argc, char **argv)
         fprintf(stderr, "gdsim: replay: no trace given (usage: gdsim replay TRACE [options])\n");
         rc = 2;
     }
+    /* every output checked before the replay: writable, not the trace, not two on one path */
+    const char *outs[6] = {csv, json, cta_log, meta_log, occ, timeline};
+    const char *names[6] = {"--kernels-csv", "--summary-json", "--cta-log", "--meta-log", "--occupancy-csv",
+                            "--timeline"};
+    int to_stdout = 0;
+    for (int i = 0; i < 6 && !rc; i++) {
+        if (!outs[i])
+            continue;
+        rc = check_output(outs[i], names[i], trace);
+        for (int j = 0; j < i && !rc; j++)
+            if (outs[j] && strcmp(outs[i], outs[j]) == 0) {
+                fprintf(stderr, "gdsim: replay: %s and %s both write to %s%s\n", names[j], names[i],
+                        strcmp(outs[i], "-") ? outs[i] : "standard output", strcmp(outs[i], "-") ? "" :
+                        " (one output at a time can go there)");
+                rc = 2;
+            }
+        to_stdout |= strcmp(outs[i], "-") == 0;
+    }
+    if (!rc && ((cta_log && gd_sim_set_cta_log(sim, cta_log) != GD_OK) ||
+                (meta_log && gd_sim_set_meta_log(sim, meta_log) != GD_OK) ||
+                (occ && gd_sim_set_occupancy_csv(sim, occ, interval_ns) != GD_OK) ||
+                (timeline && gd_sim_set_timeline(sim, timeline, interval_ns) != GD_OK) ||
+                gd_sim_set_absolute_times(sim, absolute) != GD_OK)) {
+        fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
+        rc = 1;
+    }
     if (rc) {
         gd_sim_free(sim);
         return rc;
@@ -192,14 +408,15 @@ static int cmd_replay(int argc, char **argv)
     double t0 = wall_now();
     int r = gd_sim_replay_file(sim, trace);
     double wall = wall_now() - t0;
-    if (progress)
+    if (progress && pc.tty && pc.shown)
         fprintf(stderr, "\r\033[K");
     if (r != GD_OK) {
         fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
         gd_sim_free(sim);
         return 1;
     }
-    if (!quiet && gd_sim_write_summary_text(sim, "-") != GD_OK)
+    /* the text report goes to standard error when an output takes standard output */
+    if (!quiet && gd_sim_write_summary_text(sim, to_stdout ? "/dev/stderr" : "-") != GD_OK)
         rc = 1;
     if (!rc && csv && gd_sim_write_kernels_csv(sim, csv) != GD_OK)
         rc = 1;
@@ -213,8 +430,9 @@ static int cmd_replay(int argc, char **argv)
         gd_sim_summary(sim, &s);
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
-        printf("perf: %" PRIu64 " CTAs, %" PRIu64 " kernels in %.3f s wall: %.2f M CTAs/s, peak memory %.1f MB\n",
-               s.ctas, s.kernels, wall, wall > 0 ? s.ctas / wall / 1e6 : 0.0, ru.ru_maxrss / 1024.0);
+        fprintf(to_stdout ? stderr : stdout,
+                "perf: %" PRIu64 " CTAs, %" PRIu64 " kernels in %.3f s wall: %.2f M CTAs/s, peak memory %.1f MB\n",
+                s.ctas, s.kernels, wall, wall > 0 ? s.ctas / wall / 1e6 : 0.0, ru.ru_maxrss / 1024.0);
     }
     gd_sim_free(sim);
     return rc;

@@ -22,6 +22,11 @@
 #include "config.h"
 #include "cta_log.h"
 #include "gpu_top.hpp"
+#include "occ_series.h"
+#include "timeline.h"
+
+#include <unordered_map>
+#include <vector>
 #include "report.h"
 #include "stats.h"
 #include "summary.h"
@@ -50,11 +55,82 @@ struct gd_sim {
     std::string getbuf;
     std::string cta_log_path;  // empty: none
     std::string meta_log_path; // empty: none
+    int absolute_times = 0;    // gd_sim_set_absolute_times
+    std::string occ_path;      // gd_sim_set_occupancy_csv; empty: none
+    uint64_t occ_interval_ns = 0;
+    std::string timeline_path; // gd_sim_set_timeline; empty: none
+    uint64_t timeline_interval_ns = 0;
+    gd_config resolved;        // the configuration as resolved against a trace's device ...
+    bool resolved_valid = false;  // ... by the last replay or gd_sim_resolve_config, settings unchanged since
 };
 
 namespace {
 
 std::mutex g_replay_lock;
+
+// What watches the CTAs the GPCs start: the occupancy series (--occupancy-csv) and
+// the timeline (--timeline: each kernel's CTAs per GPC, gathered until its row).
+struct watchers final : gd::launch_watcher {
+    gd_occ_series *occ = nullptr;
+    const gd_report *report = nullptr;
+    gd_timeline *tl = nullptr;
+    struct on_gpc {
+        gd_time_ps start = 0, end = 0;
+        uint64_t ctas = 0;
+    };
+    std::unordered_map<uint64_t, std::vector<on_gpc>> per_kernel;  // kernels with CTAs launched, not yet written
+    uint32_t gpcs = 0;
+    gd_time_ps interval = 0, next_zero = 0;  // the warps counters: an idle interval after the last row drops to 0
+    bool have_row = false;
+    void launched(const gd_kernel_run *k, uint32_t gpc, uint32_t sm, uint32_t ctas, uint32_t warps, gd_time_ps start,
+                  gd_time_ps end) override
+    {
+        if (occ) {
+            occ->base_ns = report->time_base_ns;  // known once the first packet is submitted
+            gd_occ_series_add(occ, sm, ctas * warps, start, end);
+        }
+        if (tl) {
+            std::vector<on_gpc> &v = per_kernel[k->index];
+            if (v.empty())
+                v.resize(gpcs);
+            on_gpc &a = v[gpc];
+            if (!a.ctas || start < a.start)
+                a.start = start;
+            if (end > a.end)
+                a.end = end;
+            a.ctas += ctas;
+        }
+    }
+    static void row(void *ctx, const gd_kernel_run *k)
+    {
+        auto *w = static_cast<watchers *>(ctx);
+        gd_timeline_set_origin(w->tl, w->report->origin_ns, w->report->time_base_ns);
+        auto it = w->per_kernel.find(k->index);
+        if (it != w->per_kernel.end()) {
+            for (uint32_t g = 0; g < w->gpcs; g++)
+                if (it->second[g].ctas)
+                    gd_timeline_gpc(w->tl, k, g, it->second[g].ctas, it->second[g].start, it->second[g].end);
+            w->per_kernel.erase(it);
+        }
+        gd_timeline_kernel(w->tl, k);
+    }
+    void zero_until(gd_time_ps start)
+    {
+        if (have_row && next_zero < start) {
+            std::vector<double> z(gpcs, 0.0);
+            gd_timeline_warps(tl, next_zero, z.data());
+        }
+    }
+    static void warps(void *ctx, gd_time_ps start, const double *gpc)
+    {
+        auto *w = static_cast<watchers *>(ctx);
+        gd_timeline_set_origin(w->tl, w->report->origin_ns, w->report->time_base_ns);
+        w->zero_until(start);
+        gd_timeline_warps(w->tl, start, gpc);
+        w->have_row = true;
+        w->next_zero = start + w->interval;
+    }
+};
 
 void clear_results(gd_sim *s)
 {
@@ -148,7 +224,8 @@ int replay(gd_sim *s, const char *path)
     }
     s->report_live = true;
 
-    gd_cta_log cta_log = {nullptr, &s->report.origin_ns, 0};
+    s->report.absolute_times = s->absolute_times;
+    gd_cta_log cta_log = {nullptr, &s->report.time_base_ns, 0};
     if (!s->cta_log_path.empty()) {
         cta_log.f = s->cta_log_path == "-" ? stdout : std::fopen(s->cta_log_path.c_str(), "w");
         if (!cta_log.f) {
@@ -175,8 +252,56 @@ int replay(gd_sim *s, const char *path)
             meta_log_bad = true;
     }
 
+    // the occupancy series (a file, or only the timeline's counters) and the timeline
+    std::FILE *occ_f = nullptr, *tl_f = nullptr;
+    gd_occ_series occ;
+    gd_timeline tl;
+    std::vector<uint32_t> gpc_of;
+    watchers watch;
+    bool occ_live = false, tl_live = false;
+    const bool want_tl = !s->timeline_path.empty();
+    if (!s->occ_path.empty() || want_tl) {
+        const char *bad = nullptr;
+        if (!s->occ_path.empty() && !(occ_f = s->occ_path == "-" ? stdout : std::fopen(s->occ_path.c_str(), "w")))
+            bad = s->occ_path.c_str();
+        else if (want_tl && !(tl_f = s->timeline_path == "-" ? stdout : std::fopen(s->timeline_path.c_str(), "w")))
+            bad = s->timeline_path.c_str();
+        if (bad) {
+            int e = errno;
+            for (std::FILE *f : {cta_log.f, meta_log, occ_f})
+                if (f && f != stdout)
+                    std::fclose(f);
+            gd_trace_close_reader(reader);
+            return gd_err_set(&s->err, GD_EIO, "%s: cannot create: %s", bad, std::strerror(e));
+        }
+        for (uint32_t g = 0; g < s->cfg.gpcs; g++)
+            gpc_of.insert(gpc_of.end(), s->cfg.sms_per_gpc[g], g);
+        // one series: the CSV's interval, or the timeline's when there is no CSV
+        uint64_t interval = (occ_f ? s->occ_interval_ns : s->timeline_interval_ns) * GD_PS_PER_NS;
+        int orc = gd_occ_series_init(&occ, occ_f, s->cfg.sms, s->cfg.gpcs, gpc_of.data(), interval, 0);
+        occ_live = true;
+        watch.occ = &occ;
+        watch.report = &s->report;
+        watch.gpcs = s->cfg.gpcs;
+        watch.interval = interval;
+        if (orc == GD_OK && want_tl) {
+            orc = gd_timeline_open(&tl, tl_f, s->cfg.gpcs, s->absolute_times);
+            tl_live = true;
+            watch.tl = &tl;
+            occ.on_row = watchers::warps;
+            occ.on_row_ctx = &watch;
+            s->report.on_row = watchers::row;
+            s->report.on_row_ctx = &watch;
+        }
+        if (orc == GD_ENOMEM)
+            gd_err_set(&s->err, GD_ENOMEM, "out of memory");
+        else if (orc != GD_OK)
+            gd_err_set(&s->err, GD_EIO, "write failed (%s)", want_tl ? s->timeline_path.c_str() : s->occ_path.c_str());
+    }
+
     gd::device_env env;
     env.cta_log = cta_log.f ? &cta_log : nullptr;
+    env.watch = occ_live ? &watch : nullptr;
     env.meta_log = meta_log;
     env.report = &s->report;
     env.err = &s->err;
@@ -184,6 +309,7 @@ int replay(gd_sim *s, const char *path)
     env.progress.fn = s->opts.progress;
     env.progress.ctx = s->opts.progress_ctx;
     env.progress.records_read = [](const void *r) { return gd_trace_records_read((const gd_trace_reader *)r); };
+    env.progress.input_fraction = [](const void *r) { return gd_trace_input_fraction((const gd_trace_reader *)r); };
     env.progress.records_src = reader;
     env.progress.kernels_done = &s->report.kernels;
     gd::host_env host_env;
@@ -194,6 +320,7 @@ int replay(gd_sim *s, const char *path)
     host_env.progress = &env.progress;
 
     uint64_t packets = 0, stalls = 0, queues = 0, peak = 0, outstanding = 0, dispatches = 0;
+    gd_time_ps resident_ps = 0, idle_ps = 0, longest_idle_ps = 0;
     bool finished = false;
     std::string stuck;
     {
@@ -225,6 +352,9 @@ int replay(gd_sim *s, const char *path)
             outstanding = top->pp.outstanding();
             stuck = top->pp.stuck();
             peak = top->cwd.peak_resident_kernels();
+            resident_ps = top->cwd.resident_ps();
+            idle_ps = top->cwd.idle_ps();
+            longest_idle_ps = top->cwd.longest_idle_ps();
             finished = host->finished();
             meta_log_bad |= top->meta.log_failed();
             dispatches = host->dispatches();
@@ -248,6 +378,29 @@ int replay(gd_sim *s, const char *path)
     if (meta_log && ((meta_log == stdout ? std::fflush(stdout) : std::fclose(meta_log)) || meta_log_bad) &&
         s->err.code == GD_OK)
         gd_err_set(&s->err, GD_EIO, "%s: write failed (meta-scheduler log)", s->meta_log_path.c_str());
+    if (occ_live) {
+        int orc = s->err.code == GD_OK ? gd_occ_series_finish(&occ) : GD_OK;
+        gd_occ_series_destroy(&occ);
+        if (tl_live) {
+            if (watch.have_row)
+                watch.zero_until(UINT64_MAX);  // the counters drop to 0 after the last busy interval
+            int trc = gd_timeline_close(&tl);
+            gd_timeline_destroy(&tl);
+            int tbad = tl_f == stdout ? std::fflush(stdout) : std::fclose(tl_f);
+            s->report.on_row = nullptr;
+            if (s->err.code == GD_OK && (trc != GD_OK || tbad))
+                gd_err_set(&s->err, trc == GD_ENOMEM ? GD_ENOMEM : GD_EIO, "%s: write failed (timeline)",
+                           s->timeline_path.c_str());
+        }
+        int bad = !occ_f ? 0 : occ_f == stdout ? std::fflush(stdout) : std::fclose(occ_f);
+        if (s->err.code == GD_OK && orc == GD_ENOMEM)
+            gd_err_set(&s->err, GD_ENOMEM, "out of memory (occupancy CSV)");
+        else if (s->err.code == GD_OK && orc == GD_EINTERNAL)
+            gd_err_set(&s->err, GD_EINTERNAL, "%s: internal: CTAs reached the occupancy series out of time order",
+                       s->occ_path.c_str());
+        else if (s->err.code == GD_OK && (orc != GD_OK || bad))
+            gd_err_set(&s->err, GD_EIO, "%s: write failed (occupancy CSV)", s->occ_path.c_str());
+    }
     if (s->err.code != GD_OK)
         return s->err.code;
     if (finished && !stuck.empty())
@@ -265,7 +418,10 @@ int replay(gd_sim *s, const char *path)
     s->summary.queues = queues;
     s->summary.host_stalls = stalls;
     s->summary.max_resident_kernels = peak;
+    gd_report_resident(&s->report, &s->summary, resident_ps, idle_ps, longest_idle_ps);
     s->have_results = true;
+    s->resolved = s->cfg;
+    s->resolved_valid = true;
     return GD_OK;
 }
 
@@ -343,6 +499,7 @@ int gd_sim_set(gd_sim *sim, const char *key, const char *value)
     gd_err_clear(&sim->err);
     if (!key)
         return fail(sim, GD_EINVAL, "%s", "gd_sim_set: key is NULL");
+    sim->resolved_valid = false;
     return gd_settings_set(sim->settings, key, value, &sim->err);
 }
 
@@ -353,7 +510,32 @@ int gd_sim_load_config(gd_sim *sim, const char *path)
     gd_err_clear(&sim->err);
     if (!path)
         return fail(sim, GD_EINVAL, "%s", "gd_sim_load_config: path is NULL");
+    sim->resolved_valid = false;
     return gd_settings_load(sim->settings, path, &sim->err);
+}
+
+int gd_sim_resolve_config(gd_sim *sim, const char *trace_path)
+{
+    if (!sim)
+        return GD_EINVAL;
+    gd_err_clear(&sim->err);
+    if (!trace_path)
+        return fail(sim, GD_EINVAL, "%s", "gd_sim_resolve_config: trace_path is NULL");
+    sim->resolved_valid = false;
+    gd_trace_reader *reader = nullptr;
+    int rc = gd_trace_open(&reader, trace_path, &sim->err);
+    if (rc)
+        return rc;
+    gd_trace_device dev = *gd_trace_device_of(reader);
+    gd_trace_calibration cal;
+    if (const gd_trace_calibration *c = gd_trace_calibration_of(reader)) {
+        cal = *c;
+        dev.calibration = &cal;
+    }
+    rc = gd_config_resolve(&sim->resolved, sim->settings, &dev, &sim->err);
+    gd_trace_close_reader(reader);
+    sim->resolved_valid = rc == GD_OK;
+    return rc;
 }
 
 int gd_sim_get(const char **out, gd_sim *sim, const char *key)
@@ -361,10 +543,18 @@ int gd_sim_get(const char **out, gd_sim *sim, const char *key)
     if (!out || !sim || !key)
         return GD_EINVAL;
     gd_err_clear(&sim->err);
-    char buf[512];
-    int rc = gd_settings_effective(buf, sizeof buf, sim->settings, key, &sim->err);
-    if (rc)
+    char buf[2048];
+    int rc;
+    if (sim->resolved_valid) {  // the values a replay used (or would use) on the trace's device
+        if (!gd_config_find_key(key))
+            return gd_err_set(&sim->err, GD_ECONFIG, "unknown configuration key '%s'", key);
+        if (std::strcmp(key, "gpu.preset") == 0)
+            std::snprintf(buf, sizeof buf, "%s", sim->resolved.preset);
+        else
+            gd_config_format(buf, sizeof buf, &sim->resolved, key);
+    } else if ((rc = gd_settings_effective(buf, sizeof buf, sim->settings, key, &sim->err)) != GD_OK) {
         return rc;
+    }
     try {
         sim->getbuf = buf;
     } catch (...) {
@@ -510,6 +700,54 @@ int gd_sim_set_meta_log(gd_sim *sim, const char *path)
     return GD_OK;
 }
 
+int gd_sim_set_absolute_times(gd_sim *sim, int absolute)
+{
+    if (!sim)
+        return GD_EINVAL;
+    gd_err_clear(&sim->err);
+    sim->absolute_times = absolute != 0;
+    return GD_OK;
+}
+
+}  // extern "C"
+
+namespace {
+// An output written during the next replays with an interval (the occupancy CSV, the
+// timeline's counters).
+int set_interval_output(gd_sim *sim, std::string &dst, uint64_t &dst_interval, const char *path,
+                        uint64_t interval_ns, const char *what)
+{
+    if (!sim)
+        return GD_EINVAL;
+    gd_err_clear(&sim->err);
+    if (path && (interval_ns == 0 || interval_ns > UINT64_MAX / GD_PS_PER_NS / 4))
+        return gd_err_set(&sim->err, GD_EINVAL, "%s interval %llu ns: from 1 ns to %llu ns", what,
+                          (unsigned long long)interval_ns, (unsigned long long)(UINT64_MAX / GD_PS_PER_NS / 4));
+    try {
+        dst = path ? path : "";
+    } catch (const std::bad_alloc &) {
+        return gd_err_set(&sim->err, GD_ENOMEM, "out of memory");
+    }
+    dst_interval = interval_ns;
+    return GD_OK;
+}
+}  // namespace
+
+extern "C" {
+
+int gd_sim_set_occupancy_csv(gd_sim *sim, const char *path, uint64_t interval_ns)
+{
+    return sim ? set_interval_output(sim, sim->occ_path, sim->occ_interval_ns, path, interval_ns, "occupancy CSV")
+               : GD_EINVAL;
+}
+
+int gd_sim_set_timeline(gd_sim *sim, const char *path, uint64_t interval_ns)
+{
+    return sim ? set_interval_output(sim, sim->timeline_path, sim->timeline_interval_ns, path, interval_ns,
+                                     "timeline counter")
+               : GD_EINVAL;
+}
+
 int gd_sim_replay_file(gd_sim *sim, const char *trace_path)
 {
     if (!sim)
@@ -595,6 +833,8 @@ static int write_summary(gd_sim *sim, const char *path, bool json)
     info.trace_device = &sim->trace_dev;
     info.records = sim->records;
     info.stats = &sim->stats;
+    info.origin_ns = sim->report.origin_ns;
+    info.absolute_times = sim->report.absolute_times;
     rc = json ? gd_write_summary_json(f, &sim->cfg, &sim->summary, &info)
               : gd_write_summary_text(f, &sim->cfg, &sim->summary, &info);
     return close_out(sim, f, path, rc);
@@ -641,6 +881,15 @@ int gd_config_key(const char **name, const char **default_value, const char **do
         *doc = k->doc;
     if (source)
         *source = k->source;
+    return GD_OK;
+}
+
+int gd_config_key_accepted(const char **accepted, size_t index)
+{
+    const gd_key_info *k = gd_config_key_info(index);
+    if (!k || !accepted)
+        return GD_EINVAL;
+    *accepted = k->accepted;
     return GD_OK;
 }
 

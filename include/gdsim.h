@@ -61,6 +61,9 @@ typedef struct gd_progress {
     uint64_t ctas_done;      /* CTAs retired */
     uint64_t sim_time_ns;    /* simulated time reached */
     double wall_seconds;     /* wall time since the replay started */
+    /* additions of version 0.1, second part */
+    double input_fraction;   /* share of the trace file read (compressed bytes), 0..1; -1 when
+                                unknown (not a regular file); the reader runs a little ahead */
 } gd_progress;
 
 typedef void (*gd_progress_fn)(void *ctx, const gd_progress *progress);
@@ -88,6 +91,11 @@ typedef struct gd_summary {
     uint64_t busy_span_ns;          /* first CTA launch to last CTA end */
     uint64_t host_stalls;           /* submits that found their queue full */
     uint64_t max_resident_kernels;  /* most kernels resident in the distributor at once */
+    /* additions of version 0.1, second part: the time kernels were resident */
+    uint64_t resident_ns;           /* time the distributor held at least one kernel (dispatch to completion) */
+    double resident_occupancy_pct;  /* resident warps / warp slots averaged over resident_ns */
+    uint64_t idle_ns;               /* time between the first dispatch and the last completion with no kernel held */
+    uint64_t longest_idle_ns;       /* the longest such stretch */
 } gd_summary;
 
 /* The stages of a kernel's launch, in order (docs/MODEL.md): each is the time from
@@ -135,10 +143,19 @@ int gd_sim_set(gd_sim *sim, const char *key, const char *value);
  * names the file and the line. */
 int gd_sim_load_config(gd_sim *sim, const char *path);
 
-/* Read a configuration value as it would be used now (text form). For device keys
- * left at their defaults this is the preset's value; the trace may still change
- * them when gpu.preset=trace. The string lives until the next call on sim. */
+/* Read a configuration value as it would be used now (text form). After a replay
+ * or gd_sim_resolve_config, with no setting changed since, it is the value resolved
+ * against the trace's device (gpu.preset then reads, e.g., "trace/h100"). Otherwise
+ * device keys left at their defaults give the named preset's value, and under
+ * gpu.preset=trace (the default) the text "(from the trace's device,
+ * gpu.preset=trace)". The string lives until the next call on sim. */
 int gd_sim_get(const char **out, gd_sim *sim, const char *key);
+
+/* Resolve the configuration against a trace's device as a replay would (the preset
+ * the trace's description selects, its calibration record), reading only the
+ * trace's header: gd_sim_get then gives the values a replay of it would use.
+ * Errors as gd_sim_replay_file's for the header, GD_ECONFIG for a bad value. */
+int gd_sim_resolve_config(gd_sim *sim, const char *trace_path);
 
 /* Write a per-CTA log during the next replays to path ("-": standard output; NULL:
  * none): a CSV with the header
@@ -154,6 +171,35 @@ int gd_sim_set_cta_log(gd_sim *sim, const char *path);
  * pipeline-launch packet's run (launch, take, reserve, end, write, free; see
  * traces/TOPOLOGY.md), in time order. GD_EINVAL if sim is NULL. */
 int gd_sim_set_meta_log(gd_sim *sim, const char *path);
+
+/* Write the SMs' occupancy over time during the next replays to path ("-": standard
+ * output; NULL: none): a CSV with the header start_ns,gpu,gpc0,...,sm0,... and a row
+ * per interval of interval_ns (from the first submit: [i x interval, (i+1) x
+ * interval)) in which some warp was resident, each value the mean resident warps
+ * over the interval of the whole GPU, each GPC and each SM (4 decimals). The rows'
+ * gpu x interval sum to the warp-time behind the summary's mean occupancy. Times as
+ * in the kernel CSV (gd_sim_set_absolute_times). GD_EINVAL if sim is NULL or
+ * interval_ns is 0 or past 2^60 / 4000 (with a message). */
+int gd_sim_set_occupancy_csv(gd_sim *sim, const char *path, uint64_t interval_ns);
+
+/* Write the next replays as a timeline to path ("-": standard output; NULL: none):
+ * Chrome trace-event JSON, which Perfetto UI (ui.perfetto.dev) and chrome://tracing
+ * open: a track per hardware queue with each packet's stages as slices, a track per
+ * GPC with each kernel's CTAs there as one slice (with their count), the capture's
+ * measured kernel times beside the replayed ones when the trace has them, and counter
+ * tracks for each GPC's resident warps (averaged over interval_ns, as
+ * gd_sim_set_occupancy_csv's, whose interval wins when both are set) and each
+ * queue's depth. Written as the replay runs (docs/MODEL.md, "Timeline"). GD_EINVAL
+ * if sim is NULL or interval_ns is 0 or past 2^60 / 4000. */
+int gd_sim_set_timeline(gd_sim *sim, const char *path, uint64_t interval_ns);
+
+/* Times in the outputs of the next replays (kernel CSV, CTA log): absolute = 0 (the
+ * default) gives them in nanoseconds from the trace's first submit, the simulation's
+ * time 0, so that they stay exact as doubles; absolute != 0 gives them in the trace's
+ * own clock (a capture's epoch nanoseconds), as the trace's submit times are. The
+ * summary JSON records the first submit's trace time as "time_origin_ns" either way.
+ * The meta-scheduler's log is always in simulation time. GD_EINVAL if sim is NULL. */
+int gd_sim_set_absolute_times(gd_sim *sim, int absolute);
 
 /* Write a trace record by record, human-readably, to out_path ("-": standard output):
  * the header, kernel descriptors, and every packet with its AQL fields decoded (what
@@ -226,6 +272,11 @@ const char *gd_version(void);
  * whose default comes from the device preset (see `gdsim keys`). */
 int gd_config_key(const char **name, const char **default_value, const char **doc,
                   const char **source, size_t index);
+
+/* The values a configuration key accepts, in words ("an integer from 1 to 1024",
+ * "count|contiguous", ...), by the same index as gd_config_key; GD_EINVAL past the
+ * last key. The string is static. */
+int gd_config_key_accepted(const char **accepted, size_t index);
 
 #ifdef __cplusplus
 }

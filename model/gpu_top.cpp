@@ -43,7 +43,7 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, device_env 
     const bool placed = std::string(cfg.sm_alloc) != "count" || std::string(cfg.sm_wave_placement) != "pooled";
     for (uint32_t g = 0; g < cfg.gpcs; g++) {
         uint32_t n = cfg.sms_per_gpc[g];
-        gpcs.emplace_back(new gpc2sm(("gpc2sm_" + std::to_string(g)).c_str(), g, sm_id, n, cfg, stats, env.cta_log));
+        gpcs.emplace_back(new gpc2sm(("gpc2sm_" + std::to_string(g)).c_str(), g, sm_id, n, cfg, stats, env.cta_log, env.watch));
         cwd.gpc_out[g]->bind(gpcs[g]->cwd_in);
         for (uint32_t i = 0; i < n; i++, sm_id++) {
             sms.emplace_back(new sm(("sm_" + std::to_string(sm_id)).c_str(), sm_id, stats, cfg.power_insn_fj,

@@ -42,6 +42,7 @@ struct device_env {
     gd_err *err = nullptr;                 // first error of the run
     struct gd_cta_log *cta_log = nullptr;  // --cta-log (for the GPC2SM distributors), or null
     std::FILE *meta_log = nullptr;         // --meta-log (for the meta-scheduler), or null
+    launch_watcher *watch = nullptr;       // sees every group of CTAs started (--occupancy-csv, --timeline), or null
     const char *source = nullptr;          // where the packets come from (a trace's path), for messages, or null
     progress_meter progress;
 };

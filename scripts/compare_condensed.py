@@ -13,6 +13,7 @@ host submitting ahead, as in the source's motivation. Python 3 standard library 
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -51,19 +52,24 @@ def run(cmd):
 def compare(trace, gdsim, rsb, window, sets, keep, replacement="lru"):
     work = keep or tempfile.mkdtemp(prefix="gdsim-condense-")
     os.makedirs(work, exist_ok=True)
-    cond = os.path.join(work, os.path.basename(trace).replace(".gdt.gz", "") + ".condensed.gdt.gz")
-    enc = run([gdsim, "condense", trace, cond, "--rsb-entries", str(rsb), "--window-ns", str(window),
-               "--replacement", replacement])
-    out = {"encoder": enc.strip().splitlines()}
-    for label, path in (("plain", trace), ("condensed", cond)):
-        js = os.path.join(work, label + ".json")
-        cmd = [gdsim, "replay", path, "--quiet", "--summary-json", js]
-        for kv in sets:
-            cmd += ["--set", kv]
-        run(cmd)
-        d = json.load(open(js))
-        out[label] = dict(d["frontend"], kernels=d["summary"]["kernels"], ctas=d["summary"]["ctas"],
-                          sim_time_ns=d["summary"]["sim_time_ns"])
+    try:
+        cond = os.path.join(work, os.path.basename(trace).replace(".gdt.gz", "") + ".condensed.gdt.gz")
+        enc = run([gdsim, "condense", trace, cond, "--rsb-entries", str(rsb), "--window-ns", str(window),
+                   "--replacement", replacement])
+        out = {"encoder": enc.strip().splitlines()}
+        for label, path in (("plain", trace), ("condensed", cond)):
+            js = os.path.join(work, label + ".json")
+            cmd = [gdsim, "replay", path, "--quiet", "--summary-json", js]
+            for kv in sets:
+                cmd += ["--set", kv]
+            run(cmd)
+            with open(js) as f:
+                d = json.load(f)
+            out[label] = dict(d["frontend"], kernels=d["summary"]["kernels"], ctas=d["summary"]["ctas"],
+                              sim_time_ns=d["summary"]["sim_time_ns"])
+    finally:
+        if not keep:  # the work folder is ours: removed whether the comparison ran or failed
+            shutil.rmtree(work, ignore_errors=True)
     return out
 
 

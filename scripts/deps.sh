@@ -1,9 +1,10 @@
 #!/bin/sh
 # Install the Debian packages gdsim needs, only those missing; with sudo when not root.
 # With SYSTEMC_HOME set (make SYSTEMC_HOME=DIR) SystemC comes from there, not Debian.
-# cmake: make check builds a CMake project against the installed package.
+# cmake: make check builds a CMake project against the installed package;
+# python3-matplotlib: scripts/plot.py (tb/test_plots.py makes each picture).
 set -eu
-pkgs="check zlib1g-dev pkg-config cmake"
+pkgs="check zlib1g-dev pkg-config cmake python3-matplotlib"
 [ -n "${SYSTEMC_HOME:-}" ] || pkgs="libsystemc-dev $pkgs"
 need=""
 for pkg in $pkgs; do

@@ -1,6 +1,6 @@
 """Writing gdsim traces (format 1.9, traces/FORMAT.md) from Python, standard library
 only; used by gen_trace.py and kineto2gdt.py. Also the NVIDIA occupancy rules
-(shared/data/kineto/README.md; the same as model/sm/occupancy.c) that the converter
+(tb/data/kineto/README.md; the same as model/sm/occupancy.c) that the converter
 needs to spread a kernel's measured time over its waves."""
 import gzip
 import heapq

@@ -2,7 +2,7 @@
 """Convert a PyTorch-profiler trace (Kineto Chrome-trace JSON, .json or .json.gz) into a
 gdsim trace (.gdt.gz, traces/FORMAT.md).
 
-  kineto2gdt.py IN.json[.gz] OUT.gdt.gz [--device ID] [--pid PID] [--infer-waits] [--calibrate[=F]]
+  kineto2gdt.py IN.json[.gz] OUT.gdt.gz [--device ID] [--pid PID] [--infer-waits] [--calibrate[=F]] [-q]
 
 What it makes of the capture (docs/KINETO.md has the details):
   - the device description from `deviceProperties` (inferred, with a warning, when absent);
@@ -24,7 +24,9 @@ What it makes of the capture (docs/KINETO.md has the details):
     the next kernel; default all) go into the trace as a
     calibration record (format 1.9) that gdsim applies over its preset; none when no
     gap class has enough clean gaps (reported);
-  - everything it does not convert is counted and reported on stderr, with why.
+  - everything it does not convert is counted and reported on stderr, with why (-q: errors only);
+  - input it cannot convert (not a Kineto trace, or an event whose fields are missing or of the
+    wrong type or range) gives one error line naming the file and the event, and no output.
 
 Python 3 standard library only. The JSON is read as a stream (the trace events are
 never all in memory as Python objects); the packets are sorted in memory by submit
@@ -38,6 +40,8 @@ import json
 import os
 import statistics
 import sys
+import traceback
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 from gdtrace import (CMD_COND, CMD_SYNC, EXEC_PER_DISPATCH, Device, TraceWriter, max_ctas_per_sm,  # noqa: E402
@@ -57,7 +61,7 @@ KERNEL_LAUNCH_APIS = {
 # The graph launches among them: their kernels and copies are graph-launched (format 1.9
 # flag; the launch-gap model's pp.gap_graph_* keys, calibrate.py).
 GRAPH_LAUNCH_APIS = {"cudaGraphLaunch", "cudaGraphLaunch_ptsz", "cuGraphLaunch", "hipGraphLaunch"}
-# HIP reports these grids in work-items, not workgroups (shared/data/kineto/README.md).
+# HIP reports these grids in work-items, not workgroups (tb/data/kineto/README.md).
 GRID_IN_WORK_ITEMS = {"hipExtModuleLaunchKernel", "hipModuleLaunchKernel"}
 # Without a launch event a kernel is taken as submitted this long before it started,
 # unless the capture shows otherwise (the median over packets launched onto an idle stream).
@@ -96,25 +100,75 @@ class ConvertError(Exception):
     pass
 
 
+class EventError(ConvertError):
+    """A field of a trace event missing or of the wrong type or range; collect() adds the
+    file and the event."""
+
+
+# Times (us) at or above this are refused: in ns, a time plus a duration must fit the
+# trace's 64-bit fields with room to spare.
+MAX_TIME_US = (1 << 62) // 1000
+# The longest span (ns) from the earliest start to the latest end of what a capture
+# converts: any duration or gap in it must fit a 64-bit field in picoseconds (106 days).
+MAX_SPAN_NS = (1 << 63) // 1000
+# Largest SM count gdsim takes (GD_MAX_GPCS x GD_MAX_SMS_PER_GPC, model/base/config.h) and
+# the warp sizes its trace reader accepts (model/trace/trace.c).
+MAX_SMS = 1024 * 64
+MAX_WARP_SIZE = 64
+
+
 # --------------------------------------------------------------------------------------
 # Streaming JSON
+
+class JsonFloat(str):
+    """A JSON number with a fraction or exponent, kept as its text (exact: to_ns). A str,
+    so that what used to see such numbers as strings still does; told apart from a JSON
+    string by its type."""
+    __slots__ = ()
+
+
+NUMBER_CHARS = frozenset("0123456789+-.eE")
+
 
 class JsonStream:
     """Yields the members of the top-level JSON object as (key, value), except that the
     elements of the 'traceEvents' array come one at a time as ('traceEvents', element).
-    Floats stay strings, so times convert to nanoseconds exactly."""
+    Floats stay text (JsonFloat), so times convert to nanoseconds exactly. Anything that
+    is not such a JSON object (or not UTF-8 text, or a damaged gzip stream) raises
+    ConvertError naming the file and where in it."""
 
     CHUNK = 1 << 20
+    # A syntax error this many characters before the end of the text read so far is not
+    # for want of more text (the longest token the decoder looks ahead over, -Infinity,
+    # is 9 characters; an unterminated string is always for want of more).
+    LOOKAHEAD = 16
 
     def __init__(self, f, path):
         self.f, self.path = f, path
         self.buf, self.i, self.eof, self.consumed = "", 0, False, 0
-        self.dec = json.JSONDecoder(parse_float=str)
+        self.dec = json.JSONDecoder(parse_float=JsonFloat)
+
+    def _read(self):
+        """Characters read so far."""
+        return self.consumed + len(self.buf)
 
     def _more(self):
         if self.eof:
             return False
-        data = self.f.read(self.CHUNK)
+        try:
+            data = self.f.read(self.CHUNK)
+        except UnicodeDecodeError as e:
+            if self._read() == 0 and e.start == 0 and bytes(e.object[:2]) in (b"\xff\xfe", b"\xfe\xff"):
+                raise ConvertError("%s: UTF-16 text (it starts with a UTF-16 byte-order mark); a Kineto trace is "
+                                   "UTF-8 JSON" % self.path) from None
+            bad = bytes(e.object[e.start:e.start + 1])
+            raise ConvertError("%s: not UTF-8 text (byte 0x%s: %s)" % (self.path, bad.hex(), e.reason)) from None
+        except EOFError:
+            raise ConvertError("%s: the gzip data ends early (a truncated file?)" % self.path) from None
+        except (zlib.error, gzip.BadGzipFile) as e:
+            raise ConvertError("%s: damaged gzip data (%s)" % (self.path, e)) from None
+        except OSError as e:
+            raise ConvertError("%s: cannot read: %s" % (self.path, e.strerror or e)) from None
         if not data:
             self.eof = True
             return False
@@ -134,36 +188,72 @@ class JsonStream:
             if self.i < len(self.buf):
                 return self.buf[self.i]
             if not self._more():
+                if self._read() == 0:
+                    raise ConvertError("%s: empty: no JSON in it" % self.path)
                 raise ConvertError("%s: the JSON ends too early" % self._where())
 
-    def _expect(self, ch):
+    def _expect(self, ch, what=None):
         if self._peek() != ch:
-            raise ConvertError("%s: expected '%s', found '%s'" % (self._where(), ch, self.buf[self.i]))
+            raise ConvertError("%s: expected '%s'%s, found %s" % (self._where(), ch, what or "",
+                                                                   repr(self.buf[self.i])))
         self.i += 1
+
+    def _cut(self, end):
+        """Whether a value the decoder ended at `end` may go on in text not yet read: at
+        the end of the buffer, or a number followed by nothing but number characters
+        ('1.' of '1.5', '2e' of '2e3': the decoder takes the '1', the '2')."""
+        if end >= len(self.buf):
+            return True
+        if self.buf[self.i] not in "-0123456789":
+            return False
+        return all(c in NUMBER_CHARS for c in itertools.islice(self.buf, end, None))
 
     def _value(self):
         self._peek()
         while True:
             try:
                 v, end = self.dec.raw_decode(self.buf, self.i)
-                # a number at the very end of the buffer may continue in the next chunk
-                if end < len(self.buf) or self.eof:
+            except RecursionError:
+                raise ConvertError("%s: the JSON is nested too deeply" % self._where()) from None
+            except json.JSONDecodeError as e:
+                if self.eof or (not e.msg.startswith("Unterminated string") and
+                                e.pos + self.LOOKAHEAD <= len(self.buf)):
+                    hint = ""
+                    if e.pos < len(self.buf) and self.buf[e.pos] == "\x00":
+                        hint = " (a NUL character: UTF-16 text or binary data?)"
+                    msg = e.msg[:-len(" starting at")] if e.msg.endswith(" starting at") else \
+                        e.msg[:-len(" at")] if e.msg.endswith(" at") else e.msg
+                    raise ConvertError("%s: character %d: %s%s" % (self.path, self.consumed + e.pos, msg,
+                                                                   hint)) from None
+            except ValueError as e:   # not the syntax: an integer of too many digits
+                msg = "a number of more than %d digits" % sys.get_int_max_str_digits() \
+                    if "digits" in str(e) and hasattr(sys, "get_int_max_str_digits") else str(e)
+                raise ConvertError("%s: %s" % (self._where(), msg)) from None
+            else:
+                if self.eof or not self._cut(end):
                     self.i = end
                     return v
-            except ValueError as e:
-                if self.eof:
-                    raise ConvertError("%s: %s" % (self._where(), e)) from None
             self._more()  # incomplete: read on (at the end of input, the next try decides)
 
     def items(self):
-        self._expect("{")
+        if self._peek() != "{":
+            raise ConvertError("%s: not a JSON object (a Kineto trace is {\"traceEvents\": [...], ...}): it starts "
+                               "with %s" % (self._where(), repr(self.buf[self.i])))
+        self.i += 1
         if self._peek() == "}":
+            self.i += 1
             return
         while True:
+            at = self._where()
             key = self._value()
+            if not isinstance(key, str):
+                raise ConvertError("%s: expected a member name (a string), found %s" % (at, _show(key)))
             self._expect(":")
             if key == "traceEvents":
-                self._expect("[")
+                if self._peek() != "[":
+                    raise ConvertError("%s: traceEvents is not a list: it starts with %s" % (
+                        self._where(), repr(self.buf[self.i])))
+                self.i += 1
                 if self._peek() != "]":
                     while True:
                         yield key, self._value()
@@ -171,14 +261,36 @@ class JsonStream:
                             self.i += 1
                             continue
                         break
-                self._expect("]")
+                self._expect("]", " or ',' in traceEvents")
             else:
                 yield key, self._value()
             if self._peek() == ",":
                 self.i += 1
                 continue
-            self._expect("}")
+            self._expect("}", " or ','")
             return
+
+
+def _show(v, limit=60):
+    """A JSON value for a one-line message."""
+    if isinstance(v, JsonFloat):
+        return str(v) if len(v) <= limit else v[:limit] + "..."
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):   # the parser's NaN, Infinity, -Infinity
+        return "NaN" if v != v else "Infinity" if v > 0 else "-Infinity"
+    if isinstance(v, int):
+        return str(v) if -10 ** 18 < v < 10 ** 18 else "an integer of %d digits" % len(str(abs(v)))
+    if isinstance(v, str):
+        r = repr(v)
+        return r if len(r) <= limit else r[:limit] + "..."
+    if isinstance(v, list):
+        return "a list of %d" % len(v)
+    if isinstance(v, dict):
+        return "an object"
+    return type(v).__name__
 
 
 def open_text(path):
@@ -193,6 +305,108 @@ def to_ns(v):
         return v * 1000
     d = decimal.Decimal(v) * 1000
     return int(d.to_integral_value(rounding=decimal.ROUND_HALF_UP))
+
+
+# --------------------------------------------------------------------------------------
+# Trace event fields, checked (EventError names the field)
+
+def _time(e, key, required):
+    """A time or duration in us, as integer ns: a JSON number, finite, not negative,
+    below MAX_TIME_US. Absent: an error if required, else 0."""
+    if key not in e:
+        if required:
+            raise EventError("no '%s'" % key)
+        return 0
+    v = e[key]
+    if isinstance(v, float):
+        raise EventError("'%s' is %s, not a finite number" % (key, _show(v)))
+    if isinstance(v, bool) or not isinstance(v, (int, JsonFloat)):
+        raise EventError("'%s' is not a number: %s" % (key, _show(v)))
+    out_of_range = "'%s' is out of range: %s (microseconds; at most %d)" % (key, _show(v), MAX_TIME_US - 1)
+    try:
+        d = v if isinstance(v, int) else decimal.Decimal(v)
+    except decimal.DecimalException:   # an exponent beyond the decimal module's
+        raise EventError(out_of_range) from None
+    if d < 0:
+        raise EventError("'%s' is negative: %s" % (key, _show(v)))
+    if d >= MAX_TIME_US:
+        raise EventError(out_of_range)
+    return to_ns(v)
+
+
+def _int(d, key, lo, hi, where=""):
+    """An integer lo <= v < hi, or None (absent or null)."""
+    v = d.get(key)
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise EventError("'%s%s' is not an integer: %s" % (where, key, _show(v)))
+    if not lo <= v < hi:
+        raise EventError("'%s%s' is out of range: %s (%d to %d)" % (where, key, _show(v), lo, hi - 1))
+    return v
+
+
+def _id(d, key, where="", default=None):
+    """A device, stream, process or thread id: an integer or a string; None (null);
+    default when absent."""
+    if key not in d:
+        return default
+    v = d[key]
+    if v is None or isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool)):
+        return v
+    raise EventError("'%s%s' is not an integer or a string: %s" % (where, key, _show(v)))
+
+
+def _str(d, key, default, where=""):
+    v = d.get(key, default)
+    if not isinstance(v, str):
+        raise EventError("'%s%s' is not a string: %s" % (where, key, _show(v)))
+    return v
+
+
+def _opt_str(d, key, where=""):
+    v = d.get(key)
+    if v is not None and not isinstance(v, str):
+        raise EventError("'%s%s' is not a string: %s" % (where, key, _show(v)))
+    return v
+
+
+def _shape(d, key, where="args."):
+    """A grid or block: a list of 3 integers (their range is the conversion's to judge),
+    or None."""
+    v = d.get(key)
+    if v is None:
+        return None
+    if not (isinstance(v, list) and len(v) == 3 and
+            all(isinstance(x, int) and not isinstance(x, bool) and -(1 << 63) <= x < 1 << 63 for x in v)):
+        raise EventError("'%s%s' is not a list of 3 integers: %s" % (where, key, _show(v)))
+    return list(v)
+
+
+def _number(d, key, where="args.", keep=False):
+    """A finite, non-negative JSON number as a float (keep: as it came), or None."""
+    v = d.get(key)
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float, JsonFloat)):
+        raise EventError("'%s%s' is not a number: %s" % (where, key, _show(v)))
+    try:
+        f = float(v)
+    except OverflowError:   # an integer beyond a float's range
+        f = float("inf")
+    if f != f or f in (float("inf"), float("-inf")):
+        raise EventError("'%s%s' is %s, not a finite number" % (where, key, _show(v)))
+    if f < 0:
+        raise EventError("'%s%s' is negative: %s" % (where, key, _show(v)))
+    return v if keep else f
+
+
+def _label(e):
+    """How an error names a trace event: ' (category 'name')'."""
+    cat, name = e.get("cat"), e.get("name")
+    parts = [cat if isinstance(cat, str) else None, _show(name) if isinstance(name, str) else None]
+    parts = [p for p in parts if p]
+    return " (%s)" % " ".join(parts) if parts else ""
 
 
 # --------------------------------------------------------------------------------------
@@ -213,12 +427,22 @@ class Capture:
 
 
 def event_kind(e):
-    if e.get("cat"):
-        return e["cat"]
-    return {"M": "metadata", "i": "instant", "I": "instant"}.get(e.get("ph"), "(no category, ph %s)" % e.get("ph"))
+    cat = e.get("cat")
+    if cat:
+        return cat if isinstance(cat, str) else "(category %s)" % _show(cat)
+    ph = e.get("ph")
+    if ph is not None and not isinstance(ph, str):
+        return "(no category, ph %s)" % _show(ph)
+    return {"M": "metadata", "i": "instant", "I": "instant"}.get(ph, "(no category, ph %s)" % ph)
+
+
+CORR_RANGE = (-(1 << 63), 1 << 63)
 
 
 def collect(path, pid_filter):
+    """The capture's kernels, copies, waits and host API calls (Capture). Raises
+    ConvertError for a file that is not a Kineto trace, naming the trace event (its
+    index in traceEvents) whose fields the conversion cannot use."""
     cap = Capture(path)
     with open_text(path) as f:
         for key, val in JsonStream(f, path).items():
@@ -226,49 +450,76 @@ def collect(path, pid_filter):
                 cap.device_props = val
             if key != "traceEvents":
                 continue
+            index = cap.events
             cap.events += 1
-            e = val
-            if not isinstance(e, dict):
-                cap.skipped[("non-object trace event", "not an event")] += 1
-                continue
-            cat = e.get("cat")
-            args = e.get("args") or {}
-            if cat == "kernel":
-                cap.kernels.append(dict(name=e.get("name", ""), ts=to_ns(e["ts"]), dur=to_ns(e.get("dur", 0)),
-                                        device=args.get("device", e.get("pid")), stream=args.get("stream"),
-                                        corr=args.get("correlation"), grid=args.get("grid"),
-                                        block=args.get("block"), regs=args.get("registers per thread"),
-                                        smem=args.get("shared memory"),
-                                        est=args.get("est. achieved occupancy %"),
-                                        bps=float(args["blocks per SM"]) if "blocks per SM" in args else None))
-            elif cat in ("gpu_memcpy", "gpu_memset"):
-                cap.commands.append(dict(cat=cat, name=e.get("name", ""), ts=to_ns(e["ts"]),
-                                         dur=to_ns(e.get("dur", 0)), device=args.get("device", e.get("pid")),
-                                         stream=args.get("stream"), corr=args.get("correlation"),
-                                         bytes=args.get("bytes"), kind=args.get("kind")))
-            elif cat == "cuda_sync":
-                kind = args.get("cuda_sync_kind") or e.get("name", "")
-                if kind == "Stream Wait Event":
-                    cap.waits.append(dict(ts=to_ns(e["ts"]), end=to_ns(e["ts"]) + to_ns(e.get("dur", 0)),
-                                          device=args.get("device"), stream=args.get("stream"),
-                                          wait_stream=args.get("wait_on_stream"),
-                                          record=args.get("wait_on_cuda_event_record_corr_id"),
-                                          corr=args.get("correlation")))
-                else:
-                    cap.skipped[("cuda_sync '%s'" % kind, "the host waited; the captured launch times after it "
-                                 "already include the wait")] += 1
-            elif cat in ("cuda_runtime", "cuda_driver"):
-                if pid_filter is not None and e.get("pid") != pid_filter:
-                    cap.skipped[("%s event" % cat, "another host process (--pid %s)" % pid_filter)] += 1
-                    continue
-                corr = args.get("correlation")
-                ts = to_ns(e["ts"])
-                keep = {k: args[k] for k in ("grid", "block", "shared memory") if k in args} or None
-                cap.runtime[corr] = (e.get("name", ""), ts, ts + to_ns(e.get("dur", 0)), e.get("pid"), keep,
-                                     e.get("tid"))
-            else:
-                cap.skipped[(event_kind(e), WHY.get(event_kind(e), "not dispatch work"))] += 1
+            if not isinstance(val, dict):
+                raise ConvertError("%s: traceEvents[%d] is not an object: %s" % (path, index, _show(val)))
+            try:
+                collect_event(cap, val, pid_filter)
+            except EventError as err:
+                raise ConvertError("%s: traceEvents[%d]%s: %s" % (path, index, _label(val), err)) from None
+    starts = itertools.chain((k["ts"] for k in cap.kernels), (c["ts"] for c in cap.commands),
+                             (w["ts"] for w in cap.waits), (rt[1] for rt in cap.runtime.values()))
+    ends = itertools.chain((k["ts"] + k["dur"] for k in cap.kernels), (c["ts"] + c["dur"] for c in cap.commands),
+                           (w["end"] for w in cap.waits), (rt[2] for rt in cap.runtime.values()))
+    first, last = min(starts, default=0), max(ends, default=0)
+    if last - first > MAX_SPAN_NS:
+        raise ConvertError("%s: its kernels, copies, waits and launch calls span %.1f days from the first start to the "
+                           "last end (times or durations out of range?); at most %.1f days convert" % (
+                               path, (last - first) / 86400e9, MAX_SPAN_NS / 86400e9))
     return cap
+
+
+def collect_event(cap, e, pid_filter):
+    cat = e.get("cat")
+    if not isinstance(cat, str) or cat not in ("kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "cuda_runtime",
+                                               "cuda_driver"):
+        cap.skipped[(event_kind(e), WHY.get(event_kind(e), "not dispatch work"))] += 1
+        return
+    if cat in ("cuda_runtime", "cuda_driver") and pid_filter is not None and e.get("pid") != pid_filter:
+        cap.skipped[("%s event" % cat, "another host process (--pid %s)" % pid_filter)] += 1
+        return
+    args = e.get("args")
+    if args is None:
+        args = {}
+    elif not isinstance(args, dict):
+        raise EventError("'args' is not an object: %s" % _show(args))
+    name = _str(e, "name", "")
+    if cat == "cuda_sync":
+        kind = _opt_str(args, "cuda_sync_kind", "args.") or name
+        if kind != "Stream Wait Event":
+            cap.skipped[("cuda_sync '%s'" % kind, "the host waited; the captured launch times after it "
+                         "already include the wait")] += 1
+            return
+    pid = _id(e, "pid")
+    ts, dur = _time(e, "ts", True), _time(e, "dur", False)
+    corr = _int(args, "correlation", *CORR_RANGE, where="args.")
+    if cat == "kernel":
+        cap.kernels.append(dict(name=name, ts=ts, dur=dur, device=_id(args, "device", "args.", pid),
+                                stream=_id(args, "stream", "args."), corr=corr, grid=_shape(args, "grid"),
+                                block=_shape(args, "block"),
+                                regs=_int(args, "registers per thread", 0, 1 << 32, "args."),
+                                smem=_int(args, "shared memory", 0, 1 << 32, "args."),
+                                est=_number(args, "est. achieved occupancy %", keep=True),
+                                bps=_number(args, "blocks per SM")))
+    elif cat in ("gpu_memcpy", "gpu_memset"):
+        cap.commands.append(dict(cat=cat, name=name, ts=ts, dur=dur, device=_id(args, "device", "args.", pid),
+                                 stream=_id(args, "stream", "args."), corr=corr,
+                                 bytes=_int(args, "bytes", 0, 1 << 64, "args."), kind=_opt_str(args, "kind", "args.")))
+    elif cat == "cuda_sync":   # a Stream Wait Event
+        cap.waits.append(dict(ts=ts, end=ts + dur, device=_id(args, "device", "args."),
+                              stream=_id(args, "stream", "args."),
+                              wait_stream=_id(args, "wait_on_stream", "args."),
+                              record=_int(args, "wait_on_cuda_event_record_corr_id", *CORR_RANGE, where="args."),
+                              corr=corr))
+    else:   # cuda_runtime, cuda_driver
+        keep = {}
+        for k in ("grid", "block"):
+            if k in args:
+                keep[k] = _shape(args, k)
+        if "shared memory" in args:
+            keep["shared memory"] = _int(args, "shared memory", 0, 1 << 32, "args.")
+        cap.runtime[corr] = (name, ts, ts + dur, pid, keep or None, _id(e, "tid"))
 
 
 WHY = {
@@ -290,36 +541,72 @@ WHY = {
 # The device
 
 def device_from_props(props, device_id, warnings):
+    """The Device of `device_id` from the capture's deviceProperties, or None when they do
+    not describe it. Raises ConvertError (without the file name) when they are not a list
+    of objects, or the device's fields are not integers gdsim takes."""
+    if props is None:
+        return None
+    if not isinstance(props, list):
+        raise ConvertError("deviceProperties is not a list: %s" % _show(props))
     p = None
-    for i, d in enumerate(props or []):
+    for i, d in enumerate(props):
+        if not isinstance(d, dict):
+            raise ConvertError("deviceProperties[%d] is not an object: %s" % (i, _show(d)))
         if d.get("id", i) == device_id:
             p = d
     if p is None:
         return None
     missing = []
 
+    def field(n):
+        v = p[n]
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 1 << 32:
+            raise ConvertError("deviceProperties of device %s: '%s' is not an integer from 0 to %d: %s" % (
+                device_id, n, (1 << 32) - 1, _show(v)))
+        return v
+
     def get(*names, default=None):
         for n in names:
             if n in p:
                 if n != names[0]:
                     missing.append("%s (used %s)" % (names[0], n))
-                return p[n]
+                return field(n)
         missing.append("%s (used %s)" % (names[0], default))
         return default
 
     regs = get("regsPerMultiprocessor", "regsPerBlock", default=65536)
-    dev = Device(name=p.get("name", "device %s" % device_id), cc=(p.get("computeMajor", 0), p.get("computeMinor", 0)),
+    name = p.get("name", "device %s" % device_id)
+    if not isinstance(name, str):
+        raise ConvertError("deviceProperties of device %s: 'name' is not a string: %s" % (device_id, _show(name)))
+    cc = tuple(field(n) if n in p else 0 for n in ("computeMajor", "computeMinor"))
+    dev = Device(name=name, cc=cc,
                  sms=get("numSms", default=0), threads_per_sm=get("maxThreadsPerMultiprocessor", default=2048),
                  regs_per_sm=regs,
                  smem_per_sm=get("sharedMemPerMultiprocessor", "maxSharedMemoryPerMultiProcessor", default=0),
                  smem_per_cta_default=get("sharedMemPerBlock", default=49152),
                  smem_per_cta_optin=0, threads_per_cta=get("maxThreadsPerBlock", default=1024),
                  warp_size=get("warpSize", default=32))
-    dev.smem_per_cta_optin = p.get("sharedMemPerBlockOptin", dev.smem_per_cta_default)
+    dev.smem_per_cta_optin = field("sharedMemPerBlockOptin") if "sharedMemPerBlockOptin" in p else \
+        dev.smem_per_cta_default
     if "sharedMemPerBlockOptin" not in p:
         missing.append("sharedMemPerBlockOptin (taken as sharedMemPerBlock)")
     if dev.smem_per_cta_optin > dev.smem_per_sm:
         dev.smem_per_cta_optin = dev.smem_per_sm
+    # what gdsim's trace reader requires of a device (model/trace/trace.c), and the
+    # conversion divides by
+    bad = []
+    if not 1 <= dev.sms <= MAX_SMS:
+        bad.append("numSms %s (1 to %d)" % (dev.sms if "numSms" in p else "missing", MAX_SMS))
+    if not 1 <= dev.warp_size <= MAX_WARP_SIZE:
+        bad.append("warpSize %d (1 to %d)" % (dev.warp_size, MAX_WARP_SIZE))
+    elif dev.threads_per_sm < dev.warp_size:
+        bad.append("maxThreadsPerMultiprocessor %d (at least the warp size)" % dev.threads_per_sm)
+    if dev.threads_per_cta < 1:
+        bad.append("maxThreadsPerBlock 0")
+    if dev.regs_per_sm < 1:
+        bad.append("%s 0" % ("regsPerMultiprocessor" if "regsPerMultiprocessor" in p else "regsPerBlock"))
+    if bad:
+        raise ConvertError("deviceProperties of device %s out of range: %s" % (device_id, ", ".join(bad)))
     if missing:
         warnings.append("deviceProperties of device %s lack %s" % (device_id, ", ".join(missing)))
     return dev
@@ -332,7 +619,7 @@ def infer_device(kernels, warnings):
     sms = collections.Counter()
     for k in kernels:
         g = k.get("grid")
-        if g and k.get("est") is not None and k.get("bps"):
+        if g and k.get("est") is not None and k.get("bps") and prod(g) > 0:
             sms[round(g[0] * g[1] * g[2] / k["bps"])] += 1
     cc = None
     for k in kernels:
@@ -347,6 +634,9 @@ def infer_device(kernels, warnings):
         raise ConvertError("the trace has no deviceProperties and no kernel gives 'blocks per SM' to infer the SM "
                            "count from")
     n = sms.most_common(1)[0][0]
+    if not 1 <= n <= MAX_SMS:
+        raise ConvertError("the trace has no deviceProperties, and its kernels' 'blocks per SM' give %d SMs (1 to %d)"
+                           % (n, MAX_SMS))
     cc = cc or (8, 0)
     lim = INFER_LIMITS[cc]
     warnings.append("the trace has no deviceProperties: inferred %d SMs (grid / 'blocks per SM' of its kernels) and "
@@ -799,7 +1089,10 @@ def device_kernels(cap, device_id, warnings):
     dict gains its launch shape, registers, `waves` on the idle device and `rt` (its
     launch call, when a kernel launch API); kernels that cannot be converted are counted
     in cap.skipped."""
-    dev = device_from_props(cap.device_props, device_id, warnings) or infer_device(cap.kernels, warnings)
+    try:
+        dev = device_from_props(cap.device_props, device_id, warnings) or infer_device(cap.kernels, warnings)
+    except ConvertError as e:
+        raise ConvertError("%s: %s" % (cap.path, e)) from None
 
     kernels = []
     for k in cap.kernels:
@@ -813,7 +1106,7 @@ def device_kernels(cap, device_id, warnings):
             grid, block = rt[4].get("grid"), rt[4].get("block")
             if smem is None:
                 smem = rt[4].get("shared memory")
-            if grid is not None and block is not None and rt[0] in GRID_IN_WORK_ITEMS:
+            if grid is not None and block is not None and rt[0] in GRID_IN_WORK_ITEMS and min(block) >= 1:
                 grid = [-(-grid[i] // block[i]) for i in range(3)]
         if grid is None or block is None:
             cap.skipped[("kernel", "no grid and block on the kernel event or its launch event")] += 1
@@ -844,10 +1137,42 @@ def device_kernels(cap, device_id, warnings):
     return dev, kernels
 
 
-def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=False, calibrate=None):
+def output_name(path):
+    """The name to write the output `path` under until it is complete: a new name in the
+    same folder (os.replace then makes it `path` at once), or None to write `path` in
+    place when it exists and is not a regular file (/dev/stdout, a pipe)."""
+    target = os.path.realpath(path)
+    if os.path.exists(target) and not os.path.isfile(target):
+        return None
+    return os.path.join(os.path.dirname(target), ".%s.%s.tmp" % (os.path.basename(target), os.urandom(4).hex()))
+
+
+def discard_output(w, tmp):
+    """After a failed write: close the TraceWriter w (or None) and remove the temporary
+    file tmp (or None)."""
+    if w is not None:
+        for f in (w.f, w.raw):
+            try:
+                f.close()
+            except (OSError, ValueError):
+                pass
+    if tmp is not None:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+
+
+def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, calibrate=None):
     """calibrate: None, or a fraction 0 < f <= 1: embed a calibration record (format 1.9)
     of the launch gaps calibrate.fit measures on the first ceil(f x n) of the device's n
-    kernels by start and the copies before the next one (1: the whole capture), when any class has enough of them."""
+    kernels by start and the copies before the next one (1: the whole capture), when any class has enough of them.
+    log: where the notes go (summary, warnings, what was not converted); default sys.stderr.
+    Raises ConvertError (input that cannot be converted, or an output that cannot be
+    written); the output is written under a temporary name in its folder and renamed
+    when complete, so that a failed conversion leaves none behind."""
+    if log is None:
+        log = sys.stderr
     if calibrate is not None and not 0 < calibrate <= 1:
         raise ConvertError("--calibrate: the fraction must be in (0, 1], not %s" % calibrate)
     cap = collect(in_path, pid)
@@ -938,7 +1263,7 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
             # The doorbell is written inside the launch call: a long call (first use of a
             # library, lazy loading) returns after its kernel started. The packet was then
             # submitted no later than its start minus the idle launch latency.
-            k["submit"] = min(k["rt"][2], k["ts"] - lead) if k["rt"] is not None else k["ts"] - lead
+            k["submit"] = max(0, min(k["rt"][2], k["ts"] - lead) if k["rt"] is not None else k["ts"] - lead)
             if k["rt"] is not None and k["rt"][2] > k["ts"] - lead:
                 cap.assumed[("%s that started less than the idle launch latency (%d ns) after its launch call "
                              "ended" % (k["type"], lead), "submitted at its start minus that latency, inside the "
@@ -990,7 +1315,10 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
                 last = k["submit"]
         if not changed:
             break
-    packets = merge_streams(lists, queue_of)
+    try:
+        packets = merge_streams(lists, queue_of)
+    except ConvertError as e:
+        raise ConvertError("%s: %s" % (in_path, e)) from None
 
     # Host API calls: those behind a converted packet were used (a barrier uses its
     # cudaStreamWaitEvent and the cudaEventRecord it waits for); report the rest.
@@ -1044,45 +1372,54 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
     n_graph = sum(graph_of.values())
     record = fitted is not None and bool(fitted["keys"])
     producer = "kineto2gdt.py %s device %s" % (os.path.basename(in_path), device_id)
-    w = TraceWriter(out_path, dev, producer, minor=9 if n_graph or record else 6 if extra_vid else 3)
-    if record:
-        w.calibration(fitted["provenance"], calibration.record_lines(fitted))
-    descs = {}
-    handles = {}   # completion signals: only packets something depends on carry one
-    for _, p in packets:
-        if p["type"] == "barrier" and id(p["dep"]) not in handles:
-            handles[id(p["dep"])] = len(handles) + 1
-    n_kernels = n_commands = n_barriers = 0
-    for (q, p), vid in zip(packets, vids):
-        tenant = (vid, CMD_SYNC | CMD_COND) if vid != q else None
-        signal = handles.get(id(p), 0)
-        corr = p["corr"] if isinstance(p["corr"], int) and p["corr"] >= 0 else None
-        if p["type"] == "kernel":
-            key = (p["name"], p["threads"], p["regs"], p["smem"])
-            kid = descs.get(key)
-            if kid is None:
-                kid = descs[key] = len(descs) + 1
-                w.kernel(kid, p["name"], p["threads"], p["regs"], p["smem"], 0, EXEC_PER_DISPATCH)
-            own = p.get("own_dur", p["dur"])
-            cta_ps = p["cta_ps"] if "cta_ps" in p else (own * 1000 + p["waves"] // 2) // p["waves"]
-            w.dispatch(q, p["submit"], kid, p["block"], p["grid"], p["smem"], barrier=True, signal=signal,
-                       info=(cta_ps, corr, p["ts"], p["dur"]), wait_until_ns=p.get("wait_until"), tenant=tenant,
-                       graph=graph_of[id(p)])
-            n_kernels += 1
-        elif p["type"] == "command":
-            if p.get("filler"):
-                w.nonkernel(q, p["submit"], p["cmd"], p["dur"] * 1000, 0, barrier=True, signal=signal,
-                            info=(None, None, None, None))
-                continue
-            w.nonkernel(q, p["submit"], p["cmd"], p["dur"] * 1000, p["bytes"], barrier=True, signal=signal,
-                        info=(None, corr, p["ts"], p["dur"]), tenant=tenant, graph=graph_of[id(p)])
-            n_commands += 1
-        else:
-            w.barrier(q, p["submit"], [handles[id(p["dep"])]], barrier=True, signal=signal, info=(None, corr, None, None),
-                      tenant=tenant)
-            if not p.get("inferred"):
-                n_barriers += 1
-    w.close()
+    tmp, w = output_name(out_path), None
+    try:
+        w = TraceWriter(tmp or out_path, dev, producer, minor=9 if n_graph or record else 6 if extra_vid else 3)
+        if record:
+            w.calibration(fitted["provenance"], calibration.record_lines(fitted))
+        descs = {}
+        handles = {}   # completion signals: only packets something depends on carry one
+        for _, p in packets:
+            if p["type"] == "barrier" and id(p["dep"]) not in handles:
+                handles[id(p["dep"])] = len(handles) + 1
+        n_kernels = n_commands = n_barriers = 0
+        for (q, p), vid in zip(packets, vids):
+            tenant = (vid, CMD_SYNC | CMD_COND) if vid != q else None
+            signal = handles.get(id(p), 0)
+            corr = p["corr"] if isinstance(p["corr"], int) and p["corr"] >= 0 else None
+            if p["type"] == "kernel":
+                key = (p["name"], p["threads"], p["regs"], p["smem"])
+                kid = descs.get(key)
+                if kid is None:
+                    kid = descs[key] = len(descs) + 1
+                    w.kernel(kid, p["name"], p["threads"], p["regs"], p["smem"], 0, EXEC_PER_DISPATCH)
+                own = p.get("own_dur", p["dur"])
+                cta_ps = p["cta_ps"] if "cta_ps" in p else (own * 1000 + p["waves"] // 2) // p["waves"]
+                w.dispatch(q, p["submit"], kid, p["block"], p["grid"], p["smem"], barrier=True, signal=signal,
+                           info=(cta_ps, corr, p["ts"], p["dur"]), wait_until_ns=p.get("wait_until"), tenant=tenant,
+                           graph=graph_of[id(p)])
+                n_kernels += 1
+            elif p["type"] == "command":
+                if p.get("filler"):
+                    w.nonkernel(q, p["submit"], p["cmd"], p["dur"] * 1000, 0, barrier=True, signal=signal,
+                                info=(None, None, None, None))
+                    continue
+                w.nonkernel(q, p["submit"], p["cmd"], p["dur"] * 1000, p["bytes"], barrier=True, signal=signal,
+                            info=(None, corr, p["ts"], p["dur"]), tenant=tenant, graph=graph_of[id(p)])
+                n_commands += 1
+            else:
+                w.barrier(q, p["submit"], [handles[id(p["dep"])]], barrier=True, signal=signal,
+                          info=(None, corr, None, None), tenant=tenant)
+                if not p.get("inferred"):
+                    n_barriers += 1
+        w.close()
+        if tmp is not None:
+            os.replace(tmp, os.path.realpath(out_path))
+    except BaseException as e:
+        discard_output(w, tmp)
+        if isinstance(e, OSError):
+            raise ConvertError("%s: cannot write: %s" % (out_path, e.strerror or e)) from None
+        raise
 
     print("kineto2gdt: %s -> %s: %d kernels, %d memcpy/memset commands and %d cross-stream barriers of device %s "
           "(%s) on %d queue(s), %d kernel descriptors; %d trace events read" % (
@@ -1119,13 +1456,28 @@ def convert(in_path, out_path, device_id=None, pid=None, log=sys.stderr, infer=F
                 calibration=fitted if record else None)
 
 
+class _Discard:
+    """A log that drops what is written to it (--quiet)."""
+
+    def write(self, text):
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+def error(msg):
+    """An error on one line of stderr."""
+    print("kineto2gdt: error: %s" % " ".join(str(msg).splitlines()), file=sys.stderr)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description="Convert a PyTorch-profiler (Kineto) trace into a gdsim trace.",
                                  epilog="Details: docs/KINETO.md. The report on stderr accounts for every trace "
-                                        "event that was not converted.")
+                                        "event that was not converted (-q: errors only).")
     ap.add_argument("input", help="Kineto Chrome-trace JSON (.json or .json.gz)")
     ap.add_argument("output", help="gdsim trace to write (.gdt.gz)")
-    ap.add_argument("--device", type=int, default=None,
+    ap.add_argument("--device", type=int, default=None, metavar="ID",
                     help="GPU whose kernels to convert (default: the one with the most kernels)")
     ap.add_argument("--infer-waits", action="store_true",
                     help="for captures without cuda_sync 'Stream Wait Event' records: infer the waits that held "
@@ -1134,12 +1486,30 @@ def main(argv=None):
                     help="use only the host (launch API) events of this process (default: all)")
     ap.add_argument("--calibrate", type=float, nargs="?", const=1.0, default=None, metavar="F",
                     help="embed the launch gaps calibrate.py fits to the capture (on its first F of kernels "
-                         "by start and the copies among them, 0 < F <= 1, default all) as a calibration record (format 1.9; docs/KINETO.md)")
+                         "by start and the copies among them, 0 < F <= 1, default all) as a calibration record "
+                         "(format 1.9; docs/KINETO.md)")
+    ap.add_argument("-q", "--quiet", action="store_true",
+                    help="print errors only: not the summary, the warnings or the report of what was not converted")
     a = ap.parse_args(argv)
     try:
-        convert(a.input, a.output, a.device, a.pid, infer=a.infer_waits, calibrate=a.calibrate)
-    except (ConvertError, OSError) as e:
-        print("kineto2gdt: error: %s" % e, file=sys.stderr)
+        convert(a.input, a.output, a.device, a.pid, log=_Discard() if a.quiet else sys.stderr,
+                infer=a.infer_waits, calibrate=a.calibrate)
+    except ConvertError as e:
+        error(e)
+        return 1
+    except OSError as e:   # opening the input
+        error("%s: %s" % (e.filename if e.filename is not None else a.input, e.strerror or e))
+        return 1
+    except MemoryError:
+        error("%s: out of memory" % a.input)
+        return 1
+    except KeyboardInterrupt:
+        error("%s: interrupted" % a.input)
+        return 130
+    except Exception as e:   # a bug: one line that says where, not a traceback
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        error("%s: internal error (a bug in kineto2gdt.py; please report it with the capture): %s: %s at %s:%d" % (
+            a.input, type(e).__name__, e, os.path.basename(where.filename), where.lineno))
         return 1
     return 0
 

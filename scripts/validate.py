@@ -371,7 +371,7 @@ def replay(capture, trace, kcsv, sjson, preset, sets, device, gdsim, infer_waits
             "this kineto2gdt.convert() has no calibrate parameter yet (issue 15): calibration is not available; "
             "run with --no-calibrate (the preset alone)")
     conv = kineto2gdt.convert(capture, trace, device_id=device, log=log, infer=infer_waits, **kw)
-    cmd = [gdsim, "replay", trace, "--quiet", "--kernels-csv", kcsv, "--summary-json", sjson]
+    cmd = [gdsim, "replay", trace, "--quiet", "--absolute-times", "--kernels-csv", kcsv, "--summary-json", sjson]
     if preset:
         cmd += ["--preset", preset]
     for kv in sets:
@@ -405,6 +405,7 @@ def validate(capture, preset=None, sets=(), device=None, gdsim=None, keep=None, 
         fraction(split, "--split")
     if calibrate is not None:
         fraction(calibrate, "calibrate", closed=True)
+    keep = keep or None  # --keep "" is no folder to keep: work in a temporary one, removed below
     work = keep or tempfile.mkdtemp(prefix="gdsim-validate-")
     os.makedirs(work, exist_ok=True)
     base = os.path.basename(capture).split(".json")[0]

@@ -19,9 +19,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static char path[64];
-    if (!path[0])
-        snprintf(path, sizeof path, "/tmp/gdsim-fuzz-trace-%ld.gdt", (long)getpid());
+    /* the input as a file under TMPDIR (else /tmp), removed once read, so none stays
+     * behind when the fuzzer stops (but after a crash in the reader: libFuzzer keeps
+     * that input as crash-* anyway) */
+    static char path[512];
+    if (!path[0]) {
+        const char *dir = getenv("TMPDIR");
+        snprintf(path, sizeof path, "%s/gdsim-fuzz-trace-%ld.gdt", dir && *dir ? dir : "/tmp", (long)getpid());
+    }
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
         abort();
@@ -38,6 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rc == 1)
             rc = GD_OK;
     }
+    unlink(path);
     if (rc != GD_OK && (rc != GD_EFORMAT || strncmp(err.msg, path, strlen(path)) != 0))
         abort();
     return 0;

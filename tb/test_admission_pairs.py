@@ -15,7 +15,8 @@ sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
 import admission_pairs  # noqa: E402
 
 SHARED = os.path.join(HERE, "data", "kineto")
-TMP = tempfile.mkdtemp()
+_TMP = tempfile.TemporaryDirectory()  # removed at exit, whether the test passes or fails
+TMP = _TMP.name
 
 
 def capture(name):

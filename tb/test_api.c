@@ -258,6 +258,49 @@ START_TEST(progress_callback)
 }
 END_TEST
 
+/* gd_sim_get after a replay or gd_sim_resolve_config: the values resolved against
+ * the trace's device, until a setting changes; gd_sim_set_absolute_times;
+ * gd_config_key_accepted. */
+START_TEST(resolved_values)
+{
+    gd_sim *sim;
+    const char *v;
+    ck_assert_int_eq(gd_sim_new(&sim, NULL), GD_OK);
+    ck_assert_int_eq(gd_sim_get(&v, sim, "gpu.gpcs"), GD_OK);
+    ck_assert_str_eq(v, "(from the trace's device, gpu.preset=trace)");
+    ck_assert_int_eq(gd_sim_resolve_config(sim, sample()), GD_OK);
+    ck_assert_int_eq(gd_sim_get(&v, sim, "gpu.gpcs"), GD_OK);
+    ck_assert_str_eq(v, "8");
+    ck_assert_int_eq(gd_sim_get(&v, sim, "gpu.preset"), GD_OK);
+    ck_assert_str_eq(v, "trace/h100");
+    ck_assert_int_eq(gd_sim_get(&v, sim, "no.such"), GD_ECONFIG);
+    ck_assert_int_eq(gd_sim_set(sim, "gpu.gpcs", "4"), GD_OK);  /* not resolved any more */
+    ck_assert_int_eq(gd_sim_get(&v, sim, "gpu.sms_per_gpc"), GD_OK);
+    ck_assert_str_eq(v, "(from the trace's device, gpu.preset=trace)");
+    ck_assert_int_eq(gd_sim_set(sim, "gpu.sms_per_gpc", "10"), GD_OK);
+    ck_assert_int_eq(gd_sim_replay_file(sim, sample()), GD_OK);
+    ck_assert_int_eq(gd_sim_get(&v, sim, "gpu.sms_per_gpc"), GD_OK);
+    ck_assert_str_eq(v, "10,10,10,10");
+    ck_assert_int_eq(gd_sim_resolve_config(sim, "/nonexistent.gdt.gz"), GD_EIO);
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "/nonexistent.gdt.gz"));
+    ck_assert_int_eq(gd_sim_get(&v, sim, "gpu.gpcs"), GD_OK);  /* the failed resolution left nothing */
+    ck_assert_str_eq(v, "4");
+    ck_assert_int_eq(gd_sim_resolve_config(sim, NULL), GD_EINVAL);
+    ck_assert_int_eq(gd_sim_resolve_config(NULL, sample()), GD_EINVAL);
+    ck_assert_int_eq(gd_sim_set_absolute_times(NULL, 1), GD_EINVAL);
+    ck_assert_int_eq(gd_sim_set_absolute_times(sim, 1), GD_OK);
+    gd_sim_free(sim);
+    const char *acc = NULL;
+    ck_assert_int_eq(gd_config_key_accepted(&acc, 0), GD_OK);
+    ck_assert_str_eq(acc, "one of trace|v100|a100|h100|mi250");
+    ck_assert_int_eq(gd_config_key_accepted(NULL, 0), GD_EINVAL);
+    size_t n = 0;
+    while (gd_config_key(NULL, NULL, NULL, NULL, n) == GD_OK)
+        n++;
+    ck_assert_int_eq(gd_config_key_accepted(&acc, n), GD_EINVAL);
+}
+END_TEST
+
 START_TEST(writers)
 {
     gd_sim *sim;
@@ -321,6 +364,7 @@ int main(void)
     tcase_add_test(tc, codes_and_version);
     tcase_add_test(tc, many_simulations_in_one_process);
     tcase_add_test(tc, progress_callback);
+    tcase_add_test(tc, resolved_values);
     tcase_add_test(tc, writers);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);

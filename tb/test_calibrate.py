@@ -19,7 +19,8 @@ import gdtrace  # noqa: E402
 import kineto2gdt  # noqa: E402
 
 SHARED = os.path.join(HERE, "data", "kineto")
-TMP = tempfile.mkdtemp()
+_TMP = tempfile.TemporaryDirectory()  # removed at exit, whether the test passes or fails
+TMP = _TMP.name
 T0 = 10000000        # the GPU timeline starts at 10 ms; the host launches everything in the first 0.2 ms
 KDUR, CDUR = 10000, 5000
 

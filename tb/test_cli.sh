@@ -35,8 +35,8 @@ head -1 "$T/ctas.csv" | grep -qx "kernel_index,cta_id,x,y,z,cga_id,cga_cta_id,gp
 $G replay traces/sample.gdt.gz --quiet --cta-log - --set cwd.policy=cga >"$T/ctas-stdout.csv" || fail "--cta-log -"
 cmp -s "$T/ctas.csv" "$T/ctas-stdout.csv" || fail "--cta-log - writes the CTA log to standard output"
 [ ! -e ./- ] || fail "--cta-log - created a file named '-'"
-$G replay traces/sample.gdt.gz --quiet --cta-log /nonexistent/d/c.csv 2>"$T/err"; [ $? -eq 1 ] || fail "--cta-log to a bad path exits 1"
-grep -q "/nonexistent/d/c.csv: cannot create the CTA log" "$T/err" || fail "--cta-log error names the file"
+$G replay traces/sample.gdt.gz --quiet --cta-log /nonexistent/d/c.csv 2>"$T/err"; [ $? -eq 2 ] || fail "--cta-log to a bad path exits 2"
+grep -q -- "--cta-log /nonexistent/d/c.csv: the folder /nonexistent/d does not exist" "$T/err" || fail "--cta-log error names the file"
 $G replay traces/sample.gdt.gz --quiet --perf | grep -q "M CTAs/s, peak memory" || fail "--perf"
 
 # Configuration: --preset, --set, --config and their errors.

@@ -14,7 +14,8 @@ import tempfile
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 HERE = os.path.dirname(os.path.abspath(__file__))
 GEN = [sys.executable, os.path.join(HERE, "..", "scripts", "gen_trace.py")]
-TMP = tempfile.mkdtemp()
+_TMP = tempfile.TemporaryDirectory()  # removed at exit, whether the test passes or fails
+TMP = _TMP.name
 H100_GPC_OF_SM = [g for g, n in enumerate([18, 18, 16, 16, 16, 16, 16, 16]) for _ in range(n)]
 
 

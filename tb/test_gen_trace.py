@@ -18,7 +18,11 @@ def gen(path, *extra):
 
 
 def main():
-    d = tempfile.mkdtemp()
+    with tempfile.TemporaryDirectory() as d:  # removed whether the test passes or fails
+        check_all(d)
+
+
+def check_all(d):
     a, b, c = (os.path.join(d, n) for n in ("a.gdt.gz", "b.gdt.gz", "c.gdt.gz"))
     assert gen(a, "--seed", "5").returncode == 0
     assert gen(b, "--seed", "5").returncode == 0

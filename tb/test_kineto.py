@@ -1,7 +1,10 @@
 """scripts/kineto2gdt.py on the small shared captures (tb/data/kineto): what
 each kernel becomes, exact to the nanosecond; every trace event accounted for; AMD
-grids; errors; determinism; the streaming JSON reader at awkward chunk sizes.
+grids; errors; determinism; the streaming JSON reader at awkward chunk sizes; hostile
+input (each class of bad file, and seeded random mutations of a capture) ending in one
+error line and no output, never a traceback; --quiet.
 Usage: python3 tb/test_kineto.py BUILD_DIR"""
+import collections
 import contextlib
 import csv
 import gzip
@@ -9,6 +12,8 @@ import hashlib
 import io
 import json
 import os
+import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -40,7 +45,7 @@ def dispatches(path):
 
 def replay_csv(path):
     out = os.path.join(TMP, os.path.basename(path) + ".csv")
-    r = subprocess.run([os.path.join(BUILD, "gdsim"), "replay", path, "--quiet", "--kernels-csv", out],
+    r = subprocess.run([os.path.join(BUILD, "gdsim"), "replay", path, "--quiet", "--absolute-times", "--kernels-csv", out],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     return list(csv.DictReader(open(out)))
@@ -524,6 +529,399 @@ def test_errors():
     assert r.returncode == 1 and "no kernels on device 5 (devices with kernels: 0)" in r.stderr, r.stderr
 
 
+# --------------------------------------------------------------------------------------
+# Hostile input: one error line naming the file (and the event), exit status 1, no
+# traceback, no output file (nor a temporary one) left behind.
+
+def kernel_of(src):
+    return next(e for e in src["traceEvents"] if isinstance(e, dict) and e.get("cat") == "kernel")
+
+
+def multistream():
+    return json.load(gzip.open(capture("a100_multistream_events_3_kernels")))
+
+
+def with_kernel(change):
+    """The multistream capture with its first kernel event changed by change(event), as
+    JSON text (NaN and Infinity as the parser's extensions)."""
+    src = multistream()
+    e = kernel_of(src)
+    change(e)
+    return json.dumps(src)
+
+
+def refused(data, expect, name="in.json", args=(), cli=False):
+    """Runs the converter on `data` (bytes or text) written to a fresh folder, through
+    main() in this process (cli: the command in a process of its own, as a user runs it);
+    asserts one error line naming the file with `expect` in it, exit status 1 and
+    nothing left but the input. Returns the line."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path, out = os.path.join(tmp, name), os.path.join(tmp, "out.gdt.gz")
+        with open(path, "wb") as f:
+            f.write(data if isinstance(data, bytes) else data.encode())
+        if cli:
+            r = run_cli(path, out, *args)
+            rc, err = r.returncode, r.stderr
+        else:
+            buf = io.StringIO()
+            with contextlib.redirect_stderr(buf):
+                rc = kineto2gdt.main([path, out] + list(args))   # an exception fails the test with its traceback
+            err = buf.getvalue()
+        lines = err.splitlines()
+        assert rc == 1, (rc, err)
+        assert "Traceback" not in err and len(lines) == 1, err
+        assert lines[0].startswith("kineto2gdt: error: %s: " % path), err
+        assert expect in lines[0], (expect, err)
+        assert "internal error" not in lines[0], err
+        assert os.listdir(tmp) == [name], os.listdir(tmp)
+        return lines[0]
+
+
+def test_bad_binary():
+    refused(bytes(range(256)) * 16, "not UTF-8 text (byte 0x80", cli=True)
+    refused(b"\x00\x01\x02\x03" * 64, "character 0: not a JSON object")
+
+
+def test_bad_gzip_of_binary():
+    refused(gzip.compress(bytes(range(256)) * 16), "not UTF-8 text", name="in.json.gz", cli=True)
+    refused(gzip.compress(b"\x00" * 5000), "not a JSON object", name="in.json.gz")
+    # a damaged gzip stream: its CRC, its deflate data
+    data = gzip.compress(json.dumps(multistream()).encode())
+    refused(data[:-8] + b"\x00" * 8, "damaged gzip data (CRC check failed", name="in.json.gz")
+    refused(data[:10] + b"\xff" * 64 + data[74:], "damaged gzip data", name="in.json.gz")
+
+
+def test_bad_utf16():
+    text = json.dumps(multistream())
+    refused(text.encode("utf-16"), "UTF-16 text (it starts with a UTF-16 byte-order mark)", cli=True)   # a BOM
+    refused(gzip.compress(text.encode("utf-16")), "UTF-16 text", name="in.json.gz")
+    refused(text.encode("utf-16-le"), "character 1: Expecting value (a NUL character: UTF-16 text")  # without
+
+
+def test_bad_truncated_gzip():
+    data = gzip.compress(json.dumps(multistream()).encode())
+    for cut in (3, 10, len(data) // 2, len(data) - 1):
+        refused(data[:cut], "", name="in.json.gz")
+    refused(data[:len(data) // 2], "the gzip data ends early (a truncated file?)", name="in.json.gz", cli=True)
+    text = json.dumps(multistream())
+    refused(text[:len(text) // 2], "")   # plain JSON cut short
+
+
+def test_bad_empty():
+    refused(b"", "empty: no JSON in it", cli=True)
+    refused(gzip.compress(b""), "empty: no JSON in it", name="in.json.gz")
+    refused(b" \n\t", "the JSON ends too early")
+
+
+def test_bad_json_shape():
+    refused("[1, 2, 3]", "character 0: not a JSON object (a Kineto trace is {\"traceEvents\": [...], ...}): it "
+                         "starts with '['")
+    refused("42", "not a JSON object", cli=True)
+    refused('{"traceEvents": 5}', "character 16: traceEvents is not a list: it starts with '5'")
+    refused('{"traceEvents": {"a": 1}}', "traceEvents is not a list")
+    src = multistream()
+    src["traceEvents"].insert(7, [1, 2])
+    refused(json.dumps(src), "traceEvents[7] is not an object: a list of 2")
+    refused('{"traceEvents": [1]}', "traceEvents[0] is not an object: 1")
+    refused('{"traceEvents": [], 7: 1}', "expected a member name (a string)")
+
+
+def event_error(src_text, what, cli=False):
+    """The error for the multistream capture's first kernel (traceEvents[n]) with `what`."""
+    n = next(i for i, e in enumerate(multistream()["traceEvents"]) if isinstance(e, dict) and e.get("cat") == "kernel")
+    return refused(src_text, "traceEvents[%d] (kernel 'ampere_sgemm_128x64_nn'): %s" % (n, what), cli=cli)
+
+
+def test_bad_times():
+    def setter(key, value):
+        return lambda e: e.__setitem__(key, value)
+    event_error(with_kernel(lambda e: e.pop("ts")), "no 'ts'", cli=True)
+    for key in ("ts", "dur"):
+        event_error(with_kernel(setter(key, "12")), "'%s' is not a number: '12'" % key)
+        event_error(with_kernel(setter(key, [1])), "'%s' is not a number: a list of 1" % key)
+        event_error(with_kernel(setter(key, None)), "'%s' is not a number: null" % key)
+        event_error(with_kernel(setter(key, True)), "'%s' is not a number: true" % key)
+        event_error(with_kernel(setter(key, float("nan"))), "'%s' is NaN, not a finite number" % key)
+        event_error(with_kernel(setter(key, float("inf"))), "'%s' is Infinity, not a finite number" % key)
+        event_error(with_kernel(setter(key, float("-inf"))), "'%s' is -Infinity, not a finite number" % key)
+        event_error(with_kernel(setter(key, 10 ** 30)), "'%s' is out of range: an integer of 31 digits" % key)
+    event_error(with_kernel(setter("ts", -5)), "'ts' is negative: -5")
+    # in range alone, but too far from the rest (the durations and gaps in picoseconds
+    # must fit 64 bits)
+    refused(with_kernel(setter("dur", 10 ** 15)), "its kernels, copies, waits and launch calls span 11574.1 days "
+                                                  "from the first start to the last end")
+    refused(with_kernel(setter("ts", 1)), "span 19824.9 days")
+    event_error(with_kernel(setter("ts", -0.5)), "'ts' is negative: -0.5")
+    # an exponent beyond what a float (or the decimal context) holds
+    for big in ("1e999999999", "1e9999999999999999999999", "-1e-9999999999999999999999"):
+        event_error(with_kernel(setter("ts", 1)).replace('"ts": 1,', '"ts": %s,' % big),
+                    "'ts' is out of range: %s" % big)
+
+
+def test_bad_negative_duration():
+    event_error(with_kernel(lambda e: e.__setitem__("dur", -3)), "'dur' is negative: -3", cli=True)
+    event_error(with_kernel(lambda e: e.__setitem__("dur", -1.5)), "'dur' is negative: -1.5")
+    # on a copy, a wait, a launch call too
+    for cat in ("gpu_memset", "cuda_sync", "cuda_runtime"):
+        src = multistream()
+        i, e = next((i, e) for i, e in enumerate(src["traceEvents"]) if isinstance(e, dict) and e.get("cat") == cat
+                    and (cat != "cuda_sync" or e["args"].get("cuda_sync_kind") == "Stream Wait Event"))
+        e["dur"] = -2
+        refused(json.dumps(src), "traceEvents[%d] (%s '%s'): 'dur' is negative: -2" % (i, cat, e["name"]))
+
+
+def test_bad_field_types():
+    def arg(key, value):
+        return lambda e: e["args"].__setitem__(key, value)
+    event_error(with_kernel(lambda e: e.__setitem__("args", "x")), "'args' is not an object: 'x'", cli=True)
+    event_error(with_kernel(lambda e: e.__setitem__("args", [1])), "'args' is not an object: a list of 1")
+    event_error(with_kernel(arg("grid", "abc")), "'args.grid' is not a list of 3 integers: 'abc'")
+    event_error(with_kernel(arg("grid", [1, 2])), "'args.grid' is not a list of 3 integers: a list of 2")
+    event_error(with_kernel(arg("block", [128, 1.5, 1])), "'args.block' is not a list of 3 integers")
+    event_error(with_kernel(arg("stream", [7])), "'args.stream' is not an integer or a string: a list of 1")
+    event_error(with_kernel(arg("device", {})), "'args.device' is not an integer or a string: an object")
+    event_error(with_kernel(arg("correlation", "27")), "'args.correlation' is not an integer: '27'")
+    event_error(with_kernel(arg("registers per thread", -1)), "'args.registers per thread' is out of range: -1")
+    event_error(with_kernel(arg("shared memory", 1 << 40)), "'args.shared memory' is out of range")
+    event_error(with_kernel(arg("blocks per SM", float("nan"))), "'args.blocks per SM' is NaN")
+    n = next(i for i, e in enumerate(multistream()["traceEvents"]) if isinstance(e, dict) and e.get("cat") == "kernel")
+    refused(with_kernel(lambda e: e.__setitem__("name", 5)), "traceEvents[%d] (kernel): 'name' is not a string: 5" % n)
+    refused(with_kernel(lambda e: e.__setitem__("name", ["x"])), "traceEvents[%d] (kernel): 'name' is not a string: "
+            "a list of 1" % n)
+    # deviceProperties
+    src = multistream()
+    src["deviceProperties"] = "x"
+    refused(json.dumps(src), "deviceProperties is not a list: 'x'")
+    src["deviceProperties"] = [dict(multistream()["deviceProperties"][0], numSms=0)]
+    refused(json.dumps(src), "deviceProperties of device 0 out of range: numSms 0 (1 to 65536)")
+    src["deviceProperties"] = [dict(multistream()["deviceProperties"][0], warpSize="32")]
+    refused(json.dumps(src), "deviceProperties of device 0: 'warpSize' is not an integer from 0 to 4294967295: '32'")
+    # a category that is not a string: not converted (and reported), not an error
+    src = multistream()
+    src["traceEvents"].append({"cat": [1], "ph": {"x": 1}, "name": "odd"})
+    src["traceEvents"].append({"ph": [1], "name": "odder"})
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "in.json")
+        json.dump(src, open(path, "w"))
+        log = io.StringIO()
+        res = kineto2gdt.convert(path, os.path.join(tmp, "out.gdt.gz"), log=log)
+        assert res["skipped"][("(category a list of 1)", "not dispatch work")] == 1, res["skipped"]
+        assert res["skipped"][("(no category, ph a list of 1)", "not dispatch work")] == 1, res["skipped"]
+        accounted(res)
+
+
+def test_bad_deep_nesting():
+    deep = "[" * 100000 + "]" * 100000
+    refused('{"traceEvents": [%s]}' % deep, "character 17: the JSON is nested too deeply", cli=True)
+    refused('{"traceEvents": [{"args": %s}]}' % deep, "character 17: the JSON is nested too deeply")
+    refused('{"x": %s, "traceEvents": []}' % deep, "character 6: the JSON is nested too deeply")
+    refused('{"traceEvents": [%s]}' % ("9" * 5000), "character 17: a number of more than")
+
+
+def test_bad_json_syntax_found_early():
+    """A syntax error is reported when the decoder reaches it, without reading the rest of
+    the file (which would take it all into memory): here after 2 chunks of 60 MB."""
+    class Source:
+        def __init__(self):
+            self.parts = ['{"traceEvents": [{"ts": 1,, }, ', "{}, " * 15000000, "{}]}"]
+            self.reads = 0
+
+        def read(self, n):
+            self.reads += 1
+            return self.parts.pop(0) if self.parts else ""
+
+    src = Source()
+    try:
+        list(kineto2gdt.JsonStream(src, "big.json").items())
+        raise AssertionError("accepted")
+    except kineto2gdt.ConvertError as e:
+        assert str(e) == "big.json: character 26: Expecting property name enclosed in double quotes", e
+    assert src.reads == 2, src.reads
+
+
+def test_stream_values_split_anywhere():
+    """Every value split at every point across reads, against json.loads: top-level
+    numbers cut after '1.' or '2e' (once taken for 1 and 2), literals, escapes,
+    surrogate pairs; and a syntax error found at the same character however cut."""
+    doc = ('{"a": 1.5e3, "b": -0.25, "c": 12, "d": -7, "e": 1E-2, "f": true, "g": null, "h": "x\\"y\\u00e9\\ud83d'
+           '\\ude00", "traceEvents": [1.25, -3, 4e5, {"ts": 1.0, "n": [NaN, Infinity, -Infinity, false]}, "s", [], '
+           '{}], "z": -Infinity, "y": 0, "k": 123456789012345678901234567890.123456789e-10}')
+    want = [(k, v) for k, val in json.loads(doc, parse_float=str).items() for v in (val if k == "traceEvents"
+                                                                                     else [val])]
+    saved = kineto2gdt.JsonStream.CHUNK
+    try:
+        for chunk in range(1, len(doc) + 2):
+            kineto2gdt.JsonStream.CHUNK = chunk
+            got = list(kineto2gdt.JsonStream(io.StringIO(doc), "x").items())
+            assert repr(got) == repr(want), (chunk, got)
+            assert isinstance(got[0][1], kineto2gdt.JsonFloat) and isinstance(got[2][1], int)
+        for bad, msg in [('{"a": 1.x}', "x: character 7: expected '}' or ',', found '.'"),
+                         ('{"traceEvents": [{"a": "abc\\u12G4"}]}', "x: character 28: Invalid \\uXXXX escape"),
+                         ('{"traceEvents": [{"a": -Inf}]}' + " " * 30, "x: character 23: Expecting value"),
+                         ('{"traceEvents": [{"a": 1} {"b": 2}]}',
+                          "x: character 26: expected ']' or ',' in traceEvents, found '{'")]:
+            for chunk in range(1, len(bad) + 2):
+                kineto2gdt.JsonStream.CHUNK = chunk
+                try:
+                    list(kineto2gdt.JsonStream(io.StringIO(bad), "x").items())
+                    raise AssertionError("accepted")
+                except kineto2gdt.ConvertError as e:
+                    assert str(e) == msg, (chunk, str(e), msg)
+    finally:
+        kineto2gdt.JsonStream.CHUNK = saved
+
+
+def test_no_output_left_on_write_error():
+    """A failure while writing leaves neither the output nor its temporary file; an output
+    that was there stays as it was until a conversion succeeds."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.gdt.gz")
+        saved = gdtrace.TraceWriter.dispatch
+
+        def full_disk(self, *a, **kw):
+            raise OSError(28, "No space left on device")
+        gdtrace.TraceWriter.dispatch = full_disk
+        try:
+            kineto2gdt.convert(capture("a100_triton_1_kernel"), out, log=io.StringIO())
+            raise AssertionError("no error")
+        except kineto2gdt.ConvertError as e:
+            assert str(e) == "%s: cannot write: No space left on device" % out, e
+        finally:
+            gdtrace.TraceWriter.dispatch = saved
+        assert os.listdir(tmp) == [], os.listdir(tmp)
+        open(out, "w").write("old")
+        r = run_cli(os.path.join(tmp, "missing.json"), out)
+        assert r.returncode == 1 and r.stderr.startswith("kineto2gdt: error: %s: No such file or directory"
+                                                         % os.path.join(tmp, "missing.json")), r.stderr
+        assert open(out).read() == "old" and os.listdir(tmp) == ["out.gdt.gz"]
+        r = run_cli(capture("a100_triton_1_kernel"), out, "-q")
+        assert r.returncode == 0 and r.stderr == "", r.stderr
+        assert len(dispatches(out)) == 1 and os.listdir(tmp) == ["out.gdt.gz"]
+        r = run_cli(capture("a100_triton_1_kernel"), os.path.join(tmp, "no", "such", "dir.gdt.gz"))
+        assert r.returncode == 1 and "no/such/dir.gdt.gz: cannot write: No such file or directory" in r.stderr, \
+            r.stderr
+
+
+def test_internal_error_one_line():
+    """A bug (here a planted one) is one line naming the file and where, exit status 1."""
+    saved = kineto2gdt.idle_launch_latency
+    kineto2gdt.idle_launch_latency = lambda items: None + 1
+    err = io.StringIO()
+    try:
+        with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stderr(err):
+            rc = kineto2gdt.main([capture("a100_triton_1_kernel"), os.path.join(tmp, "out.gdt.gz")])
+            assert os.listdir(tmp) == []
+    finally:
+        kineto2gdt.idle_launch_latency = saved
+    lines = err.getvalue().splitlines()
+    assert rc == 1 and len(lines) == 1, err.getvalue()
+    assert lines[0].startswith("kineto2gdt: error: %s: internal error (a bug in kineto2gdt.py" %
+                               capture("a100_triton_1_kernel")) and "TypeError" in lines[0], lines
+
+
+def test_quiet():
+    """-q / --quiet: nothing on stderr for a good capture (the notes are there without it);
+    errors still are."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.gdt.gz")
+        r = run_cli(capture("a100_alexnet_79_kernels"), out)
+        assert r.returncode == 0 and "not converted (count, what, why)" in r.stderr, r.stderr
+        for flag in ("-q", "--quiet"):
+            os.remove(out)
+            r = run_cli(capture("a100_alexnet_79_kernels"), out, flag)
+            assert r.returncode == 0 and r.stderr == "" and r.stdout == "", (flag, r.stderr)
+            assert len(dispatches(out)) == 79
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):   # in-process: the notes go to sys.stderr as it is now
+            assert kineto2gdt.main([capture("mi250_minitoy_14_kernels"), out, "--quiet", "--infer-waits"]) == 0
+            assert kineto2gdt.main([capture("mi250_minitoy_14_kernels"), out]) == 0
+        assert err.getvalue().startswith("kineto2gdt: %s -> %s: 14 kernels" % (
+            capture("mi250_minitoy_14_kernels"), out)), err.getvalue()
+    refused('{"traceEvents": 5}', "traceEvents is not a list", args=("-q",))
+
+
+def mutate(rng, src, text, kind):
+    """One mutation of the capture (src parsed, text its JSON): (file name, bytes)."""
+    if kind == 0:     # the gzip file cut short
+        data = gzip.compress(text.encode(), mtime=0)
+        return "cut.json.gz", data[:rng.randrange(len(data))]
+    if kind == 1:     # the JSON cut short
+        return "cut.json", text[:rng.randrange(len(text))].encode()
+    if kind == 2:     # random bytes of the JSON replaced
+        data = bytearray(text.encode())
+        for _ in range(rng.randint(1, 8)):   # any byte, or one that means something to JSON
+            data[rng.randrange(len(data))] = rng.randrange(256) if rng.random() < 0.5 else \
+                rng.choice(b'{}[]":,-.0123456789eEtfn \\')
+        return ("flip.json.gz", gzip.compress(bytes(data), mtime=0)) if rng.random() < 0.5 else \
+            ("flip.json", bytes(data))
+    src = json.loads(text)
+    events = [e for e in src["traceEvents"] if isinstance(e, dict)]
+    converted = [e for e in events if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset", "cuda_sync",
+                                                       "cuda_runtime")]
+    if kind == 3:     # keys of events deleted
+        for _ in range(rng.randint(1, 5)):
+            e = rng.choice(converted if rng.random() < 0.8 else events)
+            d = e["args"] if "args" in e and isinstance(e["args"], dict) and e["args"] and rng.random() < 0.5 else e
+            if d:
+                del d[rng.choice(sorted(d))]
+        return "deleted.json", json.dumps(src).encode()
+    wrong = ["str", "12", "", [1, 2], [1, 2, 3], [], {}, {"a": 1}, None, True, False, float("nan"), float("inf"),
+             float("-inf"), -1, -1.5, 0, 1 << 70, 1e300, 3.25]
+    if kind == 4:     # values of events replaced by others of the wrong type or range
+        for _ in range(rng.randint(1, 4)):
+            e = rng.choice(converted if rng.random() < 0.8 else events)
+            d = e["args"] if "args" in e and isinstance(e["args"], dict) and rng.random() < 0.6 else e
+            if d:
+                d[rng.choice(sorted(d))] = rng.choice(wrong)
+        return "wrong.json", json.dumps(src).encode()
+    props = src["deviceProperties"][0]  # kind 5: the device
+    key = rng.choice(sorted(props))
+    if rng.random() < 0.3:
+        del props[key]
+    else:
+        props[key] = rng.choice(wrong)
+    return "device.json", json.dumps(src).encode()
+
+
+def test_mutated_captures():
+    """60 seeded random mutations of the AlexNet capture (cut, bytes flipped, keys
+    deleted, values of the wrong type, NaN, negative; the device's fields): each converts
+    (exit 0 and an output) or fails with one error line naming the file (exit 1, no
+    output, no temporary file), never a traceback nor an internal error."""
+    text = gzip.open(capture("a100_alexnet_79_kernels"), "rt").read()
+    src = json.loads(text)
+    rng = random.Random(20261126)
+    outcomes = collections.Counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(60):
+            name, data = mutate(rng, src, text, i % 6)
+            path, out = os.path.join(tmp, "%02d_%s" % (i, name)), os.path.join(tmp, "%02d.gdt.gz" % i)
+            with open(path, "wb") as f:
+                f.write(data)
+            err = io.StringIO()
+            args = [path, out] + (["-q"] if i % 2 else [])
+            with contextlib.redirect_stderr(err):
+                rc = kineto2gdt.main(args)
+            msg = err.getvalue()
+            what = (i, name, msg)
+            assert "Traceback" not in msg and "internal error" not in msg, what
+            if rc == 0:
+                assert os.path.exists(out) and "error" not in msg, what
+                assert msg == "" if "-q" in args else msg.startswith("kineto2gdt: %s -> " % path), what
+                assert gdtrace.read(out)[-1]["type"] == gdtrace.REC_END, what
+                os.remove(out)
+            else:
+                assert rc == 1 and len(msg.splitlines()) == 1, what
+                assert msg.startswith("kineto2gdt: error: %s: " % path), what
+                assert not os.path.exists(out), what
+            outcomes[(i % 6, rc)] += 1
+            os.remove(path)
+            assert os.listdir(tmp) == [], (what, os.listdir(tmp))
+    # the mutations reach both outcomes: they test the checks, not only the reader
+    assert sum(n for (kind, rc), n in outcomes.items() if rc == 0) >= 10, outcomes
+    assert sum(n for (kind, rc), n in outcomes.items() if rc == 1) >= 20, outcomes
+
+
 def test_deterministic():
     a, _, _ = convert("mi250_minitoy_14_kernels")
     first = open(a, "rb").read()
@@ -533,10 +931,13 @@ def test_deterministic():
 
 def main():
     tests = [v for k, v in sorted(globals().items()) if k.startswith("test_")]
-    for t in tests:
-        with contextlib.redirect_stdout(io.StringIO()):
-            t()
-        print("ok  ", t.__name__)
+    try:
+        for t in tests:
+            with contextlib.redirect_stdout(io.StringIO()):
+                t()
+            print("ok  ", t.__name__)
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
     print("kineto2gdt: %d tests ok" % len(tests))
 
 

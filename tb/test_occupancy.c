@@ -8,6 +8,7 @@
 #include "config.h"
 #include "cwd.h"
 #include "gdsim.h"
+#include "occ_series.h"
 #include "occupancy.h"
 #include "tb_util.h"
 
@@ -595,6 +596,47 @@ START_TEST(gpc_view_best_many_gpcs)
 }
 END_TEST
 
+/* Occupancy over time, by hand: 2 SMs (GPCs 0 and 1), intervals of 10 ps. SM 0 holds
+ * 4 warps over [0, 15), SM 1 2 warps over [12, 40) and 3 more over [15, 16); then an
+ * idle stretch, and SM 0 holds 1 warp over [95, 105). Interval [10, 20): SM 0 4 x 5 /
+ * 10 = 2, SM 1 (2 x 8 + 3 x 1) / 10 = 1.9. The idle intervals [40, 90) get no row. */
+START_TEST(occupancy_series_by_hand)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_ptr_nonnull(f);
+    const uint32_t gpc_of[2] = {0, 1};
+    gd_occ_series s;
+    ck_assert_int_eq(gd_occ_series_init(&s, f, 2, 2, gpc_of, 10, 7), GD_OK);
+    gd_occ_series_add(&s, 0, 4, 0, 15);
+    gd_occ_series_add(&s, 1, 2, 12, 40);
+    gd_occ_series_add(&s, 1, 3, 15, 16);
+    gd_occ_series_add(&s, 0, 1, 95, 105);
+    ck_assert_int_eq(gd_occ_series_finish(&s), GD_OK);
+    ck_assert_uint_eq(s.rows, 6);
+    gd_occ_series_destroy(&s);
+    fclose(f);
+    ck_assert_str_eq(buf, "start_ns,gpu,gpc0,gpc1,sm0,sm1\n"
+                          "7.000,4.0000,4.0000,0.0000,4.0000,0.0000\n"
+                          "7.010,3.9000,2.0000,1.9000,2.0000,1.9000\n"
+                          "7.020,2.0000,0.0000,2.0000,0.0000,2.0000\n"
+                          "7.030,2.0000,0.0000,2.0000,0.0000,2.0000\n"
+                          "7.090,0.5000,0.5000,0.0000,0.5000,0.0000\n"
+                          "7.100,0.5000,0.5000,0.0000,0.5000,0.0000\n");
+    free(buf);
+    /* starts out of order are an internal error, not a wrong row */
+    f = open_memstream(&buf, &len);
+    ck_assert_int_eq(gd_occ_series_init(&s, f, 2, 2, gpc_of, 10, 0), GD_OK);
+    gd_occ_series_add(&s, 0, 4, 20, 30);
+    gd_occ_series_add(&s, 1, 4, 10, 30);
+    ck_assert_int_eq(gd_occ_series_finish(&s), GD_EINTERNAL);
+    gd_occ_series_destroy(&s);
+    fclose(f);
+    free(buf);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("occupancy");
@@ -621,6 +663,7 @@ int main(void)
     tcase_add_test(tr, mask_release_in_halves);
     tcase_add_test(tr, gpc_view_orders);
     tcase_add_test(tr, gpc_view_best_many_gpcs);
+    tcase_add_test(tr, occupancy_series_by_hand);
     suite_add_tcase(s, tr);
     return tb_run_suite(s);
 }

@@ -21,7 +21,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
 import gdtrace  # noqa: E402
 
-TMP = tempfile.mkdtemp()
+_TMP = tempfile.TemporaryDirectory()  # removed at exit, whether the test passes or fails
+TMP = _TMP.name
 KEYS = ["gpu.preset=h100", "gpu.gpcs=1", "gpu.sms_per_gpc=2", "frontend.clock_mhz=1000", "pp.fetch_cycles=100",
         "pp.decode_cycles=10", "cwd.grid_launch_cycles=200", "cwd.policy=cga"]
 

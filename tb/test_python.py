@@ -45,11 +45,12 @@ def expect_error(code, text, fn, *args):
     raise AssertionError("no gdsim.Error from %s%r" % (fn.__name__, args))
 
 
-T = tempfile.mkdtemp(prefix="gdsim-pytest-")
+_T = tempfile.TemporaryDirectory(prefix="gdsim-pytest-")  # removed at exit, pass or fail
+T = _T.name
 
 # the library's identity and keys are the CLI's
 assert cli("--version").split()[1] == gdsim.version(), gdsim.version()
-names = [line.split(" = ")[0] for line in cli("keys").splitlines() if line and not line.startswith(" ")]
+names = [line.split(" = ")[0] for line in cli("keys").splitlines() if " = " in line and not line.startswith(" ")]
 ks = gdsim.keys()
 assert [k["name"] for k in ks] == names, "keys differ from gdsim keys"
 pol = [k for k in ks if k["name"] == "meta.policy"][0]

@@ -37,7 +37,8 @@ import tempfile
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 HERE = os.path.dirname(os.path.abspath(__file__))
 GEN = [sys.executable, os.path.join(HERE, "..", "scripts", "gen_trace.py")]
-TMP = tempfile.mkdtemp()
+_TMP = tempfile.TemporaryDirectory()  # removed at exit, whether the test passes or fails
+TMP = _TMP.name
 SMALL = ["frontend.clock_mhz=1000", "pp.fetch_cycles=100", "pp.decode_cycles=10", "pp.completion_cycles=50",
          "cwd.grid_launch_cycles=200", "cwd.policy=baseline", "cs.pick_cycles=1", "cs.decode_cycles=2"]
 
@@ -52,7 +53,8 @@ def gen(name, *args):
 def replay(trace, *keys):
     """The kernels CSV rows (by name when names are unique) and the JSON summary."""
     js = os.path.join(TMP, "summary.json")
-    cmd = [os.path.join(BUILD, "gdsim"), "replay", trace, "--quiet", "--kernels-csv", "-", "--summary-json", js]
+    cmd = [os.path.join(BUILD, "gdsim"), "replay", trace, "--quiet", "--absolute-times", "--kernels-csv", "-",
+           "--summary-json", js]  # the hand-checked times are in the trace's clock
     for k in keys:
         cmd += ["--set", k]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -214,7 +216,7 @@ def check_admission_priorities():
 
     def waves(trace, *extra):
         log = os.path.join(TMP, "ctas.csv")
-        cmd = [os.path.join(BUILD, "gdsim"), "replay", trace, "--quiet", "--cta-log", log]
+        cmd = [os.path.join(BUILD, "gdsim"), "replay", trace, "--quiet", "--absolute-times", "--cta-log", log]
         for k in keys + list(extra):
             cmd += ["--set", k]
         r = subprocess.run(cmd, capture_output=True, text=True)

@@ -24,7 +24,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
 import gdtrace  # noqa: E402
 
-TMP = tempfile.mkdtemp()
+_TMP = tempfile.TemporaryDirectory()  # removed at exit, whether the test passes or fails
+TMP = _TMP.name
 KEYS = ["gpu.preset=h100", "gpu.gpcs=1", "gpu.sms_per_gpc=1", "frontend.clock_mhz=1000", "pp.fetch_cycles=100",
         "pp.decode_cycles=10", "cwd.grid_launch_cycles=200", "cwd.admission=channels"]
 
@@ -48,7 +49,8 @@ def trace(name, independent=True, k2=False):
 
 def replay(path, *sets):
     log, js = os.path.join(TMP, "ctas.csv"), os.path.join(TMP, "s.json")
-    cmd = [os.path.join(BUILD, "gdsim"), "replay", path, "--no-progress", "--cta-log", log, "--summary-json", js]
+    cmd = [os.path.join(BUILD, "gdsim"), "replay", path, "--no-progress", "--absolute-times", "--cta-log", log,
+           "--summary-json", js]  # times in the trace's clock, as the docstring counts them
     for k in KEYS + list(sets):
         cmd += ["--set", k]
     r = subprocess.run(cmd, capture_output=True, text=True)

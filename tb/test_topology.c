@@ -301,7 +301,7 @@ START_TEST(syntax_errors)
         "t.topo:1: in='A,,B': a comma-separated list of buffer names (each 1 to 31 characters)");
     bad("kernel K in=A,B,C,D,E,F,G,H,I items=1 threads=32 cta_ns=10\n", "t.topo:1: in: more than 8 buffers");
     bad("kernel K in=A out=B items=2 amplification=2 out_items=5 threads=32 cta_ns=10\n",
-        "t.topo:1: kernel K: out_items=5 is more than items x amplification = 4 (the most a CTA may write, [0034])");
+        "t.topo:1: kernel K: out_items=5 is more than items x amplification = 4 (the most a CTA may write)");
     bad("kernel K in=A items=1 threads=0 cta_ns=10\n", "t.topo:1: threads=0: out of range (from 1 to 65536)");
     bad("kernel K in=A items=2000000000 ns_per_item=1000 threads=32 cta_ns=10\n",
         "t.topo:1: kernel K: a CTA would run more than 1000 s (ns_per_item x items)");

@@ -90,7 +90,7 @@ w.close()
 PY
 for t in traces/sample.gdt.gz "$T/q4.gdt.gz" "$T/m2.gdt.gz"; do
     "$B/tb/vp_replay" "$t" "$T/vp.csv" >"$T/vp.out" 2>&1 || { cat "$T/vp.out"; fail "vp_replay $t"; }
-    "$B/gdsim" replay "$t" --kernels-csv "$T/capi.csv" >/dev/null || fail "gdsim replay $t"
+    "$B/gdsim" replay "$t" --absolute-times --kernels-csv "$T/capi.csv" >/dev/null || fail "gdsim replay $t"
     origin=$("$B/gdsim" dump "$t" | sed -n 's/.* submit_ns \([0-9]*\):.*/\1/p' | head -n 1)
     python3 tb/vp/compare_kernels.py "$T/vp.csv" "$T/capi.csv" "$origin" || fail "$t: sockets and C API differ"
 done

@@ -83,32 +83,34 @@ static const key_def KEYS[] = {
      "Threads per CTA; a kernel above it is an error.", "preset"},
     {"sm.alloc", T_ENUM, OFF(sm_alloc), 0, 0, 0, "count|contiguous", "count",
      "How an SM hands out registers and shared memory. count: as counts (the occupancy rules: a "
-     "CTA fits when enough registers and bytes are free, wherever they lie). contiguous: seed 001's "
-     "first-class resources (emb. 1 a41-a45): each sub-partition's register file and the SM's "
+     "CTA fits when enough registers and bytes are free, wherever they lie). contiguous: registers "
+     "and shared memory in contiguous blocks: each sub-partition's register file and the SM's "
      "shared memory are rows of allocation units (sm.reg_alloc_unit registers, sm.smem_alloc_unit "
      "bytes); a CTA's warps in one sub-partition take one free block of units, its shared memory "
      "another, the first that fits; a CTA fits only where such blocks are free (as "
      "sm.block_finder sees them), so free units scattered between resident CTAs can leave it "
      "waiting (the report's fragmentation lines).",
-     "count: the behaviour before seed 001's allocation existed; contiguous: seed 001 [0041]-[0064]"},
+     "count: the behaviour before seed 001's allocation existed; contiguous: seed 001's first-class "
+     "resources (emb. 1 a41-a45), [0041]-[0064]"},
     {"sm.wave_placement", T_ENUM, OFF(sm_wave_placement), 0, 0, 0, "pooled|tail|head", "pooled",
      "How a CTA's warps are split over the SM's sub-partitions. pooled: as evenly as they go, the "
      "extra warps to the sub-partitions with the most free registers (the occupancy calculator's "
-     "pooled rule; under sm.alloc=contiguous, the largest free blocks). tail, head: seed 001 emb. "
-     "8: the even split of a table, rotated by the SM's tail or head pointer, which the SM moves "
-     "after each CTA it takes, so the sub-partitions stay balanced over many CTAs; the CTA fits "
-     "only if every sub-partition has room for its share (warp slots and registers).",
-     "pooled: cuda_occupancy.h's rule (shared/data/kineto/README.md); tail, head: seed 001 "
+     "pooled rule; under sm.alloc=contiguous, the largest free blocks). tail, head: a balanced "
+     "wave split: the even split of a table, rotated by the SM's tail or head pointer, which the "
+     "SM moves after each CTA it takes, so the sub-partitions stay balanced over many CTAs; the "
+     "CTA fits only if every sub-partition has room for its share (warp slots and registers).",
+     "pooled: cuda_occupancy.h's rule (tb/data/kineto/README.md); tail, head: seed 001 emb. 8, "
      "[0218]-[0234]"},
     {"sm.block_finder", T_ENUM, OFF(sm_block_finder), 0, 0, 0, "scan|shift|groups|sampled|shared", "shift",
      "sm.alloc=contiguous: the circuit that finds each map's largest free block before a match "
-     "(charged on every launch step, see sm.finder_cycles). scan: the prior art, one unit after "
-     "another. shift: emb. 4's shift-and-reduce, exact. groups: emb. 5, sm.finder_groups groups "
-     "of units ANDed first (smaller; sees only blocks of whole groups). sampled: emb. 6, only "
-     "the shifts of sm.finder_samples (sees only blocks of a sampled length). shared: emb. 7, "
+     "(charged on every launch step, see sm.finder_cycles). scan: the prior-art finder, one unit "
+     "after another. shift: shift-and-reduce, exact. groups: sm.finder_groups groups of units "
+     "ANDed first (smaller; sees only blocks of whole groups). sampled: only the shifts of "
+     "sm.finder_samples (sees only blocks of a sampled length). shared: time-multiplexed, "
      "one unit of sm.finder_width bits serving every map in turn. A finder that sees less "
      "makes CTAs wait for blocks it cannot see.",
-     "seed 001 [0089]-[0199]; shift because it is exact in one cycle"},
+     "seed 001 [0089]-[0199] (scan: the prior art it describes; shift: emb. 4; groups: emb. 5; "
+     "sampled: emb. 6; shared: emb. 7); shift because it is exact in one cycle"},
     {"sm.finder_cycles", T_UINT, OFF(sm_finder_cycles), 1, 1000000, 0, NULL, "1",
      "sm.alloc=contiguous: cycles of one pass of the shift, groups or sampled finder (and of each "
      "period of the shared one), added to every launch step.",
@@ -161,7 +163,7 @@ static const key_def KEYS[] = {
      "Packet processor: from a barrier-AND/-OR packet's dependencies being satisfied (and its "
      "barrier bit, if set) to its completion (completion signal, later packets of its queue "
      "released). The dependency's own completion latency comes before this.",
-     "shared/data/kineto/a100_alexnet_79_kernels.json.gz: the one cross-stream wait there that "
+     "tb/data/kineto/a100_alexnet_79_kernels.json.gz: the one cross-stream wait there that "
      "held back its kernel shows a 1 us gap from the awaited kernel's end to the waiting kernel's "
      "start (us timestamps), no more than a same-stream kernel-to-kernel gap: resolving the "
      "barrier adds no measurable time"},
@@ -213,9 +215,10 @@ static const key_def KEYS[] = {
      "packet replaces: the least recently used, or the one loaded longest ago.",
      "issue 5 (LRU by default); seed 000 leaves the choice to the driver"},
     {"pp.condensed_overlap", T_ENUM, OFF(pp_condensed_overlap), 0, 0, 0, "on|off", "off",
-     "Kernels of one condensed packet: off: each starts after the previous one completes (seed 000 "
-     "fig 6, process 600); on: they follow their own barrier bits, so they may overlap.",
-     "seed 000 [0143] (each kernel after the previous completes), [0146] (some may run in parallel)"},
+     "Kernels of one condensed packet: off: each starts after the previous one completes; on: they "
+     "follow their own barrier bits, so they may overlap.",
+     "seed 000 fig 6, process 600, and [0143] (each kernel after the previous completes), [0146] "
+     "(some may run in parallel)"},
     {"cwd.grid_launch_cycles", T_UINT, OFF(cwd_grid_launch_cycles), 0, 100000000, 0, NULL, NULL,
      "Compute work distributor: from receiving a kernel to being able to launch its first CTA "
      "(grid setup).", "preset"},
@@ -246,38 +249,40 @@ static const key_def KEYS[] = {
      "seed 003 [0155]-[0156] scans for small free-slot counts and searches for large ones "
      "without giving the threshold; 8 is its own example of an SM with room for 8 CTAs ([0130])"},
     {"cwd.policy", T_ENUM, OFF(cwd_policy), 0, 0, 0, "baseline|cga", "cga",
-     "Compute work distributor. baseline: the prior art seed 003 describes ([0126]-[0130]): one "
-     "CTA at a time to the SM with the most free slots, cwd.cta_launch_cycles apart, ids made "
-     "centrally; clusters launch CTA by CTA without a co-scheduling guarantee. cga: seed 003's "
-     "distributor (docs/MODEL.md, 'Clusters'): each step queries a model of every GPC, launches "
-     "whole CGAs (all their CTAs at one time) on the GPCs of the best speed, fills a plain grid's "
-     "free slots all at once (fill the lake), and costs cwd.query_cycles plus cwd.mask_launch_cycles "
-     "per SM mask sent.",
-     "gdsim (a choice of model)"},
+     "Compute work distributor. baseline: the prior-art distributor: one CTA at a time to the SM "
+     "with the most free slots, cwd.cta_launch_cycles apart, ids made centrally; clusters launch "
+     "CTA by CTA without a co-scheduling guarantee. cga: the cluster-aware distributor "
+     "(docs/MODEL.md, 'Clusters'): each step queries a model of every GPC, launches whole CGAs "
+     "(all their CTAs at one time) on the GPCs of the best speed, fills a plain grid's free slots "
+     "all at once (fill the lake), and costs cwd.query_cycles plus cwd.mask_launch_cycles per SM "
+     "mask sent.",
+     "gdsim (a choice of model); baseline: the prior art seed 003 describes ([0126]-[0130]); cga: "
+     "seed 003's distributor"},
     {"cwd.admission", T_ENUM, OFF(cwd_admission), 0, 0, 0, "inorder|channels", "inorder",
      "cwd.policy=cga: which resident kernel a launch step serves. inorder: the oldest kernel with "
      "CTAs left, until all its CTAs have launched (a later kernel waits even when the oldest finds "
-     "no room). channels: seed 001's multi-channel admission (emb. 1): every resident kernel is a "
+     "no room). channels: multi-channel admission: every resident kernel is a "
      "task channel; each step matches every channel's next CTA against every SM's free resources "
-     "and serves the one of the highest priority that fits (ties: a42's per-channel marks, so "
+     "and serves the one of the highest priority that fits (ties: per-channel marks, so "
      "equal kernels take turns), so a small kernel launches beside a big one that has no room left.",
      "inorder: the behaviour before seed 001's admission existed (and the prior art seed 001 "
-     "describes, [0040]); channels: seed 001 [0031]-[0059]"},
+     "describes, [0040]); channels: seed 001's multi-channel admission (emb. 1), [0031]-[0059]; "
+     "ties: a42's per-channel marks"},
     {"cwd.priority_windows", T_STRING, OFF(cwd_priority_windows), 0, 0, 0, NULL, "off",
-     "cwd.admission=channels: seed 001's priority windows (emb. 2): off, or the lengths in cycles of "
-     "the windows of priority levels 0, 1, ... (comma-separated, at most 8, longer for higher "
+     "cwd.admission=channels: rotating priority windows: off, or the lengths in cycles of the "
+     "windows of priority levels 0, 1, ... (comma-separated, at most 8, longer for higher "
      "priorities); a cycle counter runs over their sum and during level y's window level y ranks "
      "above the others, which keep their order, so a low priority is not starved.",
-     "off: no windows (seed 001 emb. 1's fixed priorities); the seed suggests 2 to 8 windows, 4 in "
-     "its example, without lengths"},
+     "seed 001's priority windows (emb. 2); off: no windows (seed 001 emb. 1's fixed priorities); "
+     "the seed suggests 2 to 8 windows, 4 in its example, without lengths"},
     {"cwd.split_after", T_UINT, OFF(cwd_split_after), 0, 1000000000, 0, NULL, "256",
-     "cwd.admission=channels: seed 001 emb. 3: after this many matching rounds in a row that fitted no "
-     "channel's next CTA (the distributor repeats a round every cwd.query_cycles while it waits), "
-     "the next CTA of an independent kernel (trace format 1.7's independent flag; gen_trace.py "
-     "--independent VID) is split into one-warp sub-workgroups of the lowest priority, which launch "
-     "as room appears; 0: never split.",
-     "seed 001 [0088]: 256 in its example; [0095], [0097]: one sub-workgroup per warp, at the lowest "
-     "priority"},
+     "cwd.admission=channels: splitting of independent workgroups: after this many matching rounds "
+     "in a row that fitted no channel's next CTA (the distributor repeats a round every "
+     "cwd.query_cycles while it waits), the next CTA of an independent kernel (trace format 1.7's "
+     "independent flag; gen_trace.py --independent VID) is split into one-warp sub-workgroups of "
+     "the lowest priority, which launch as room appears; 0: never split.",
+     "seed 001 emb. 3; [0088]: 256 in its example; [0095], [0097]: one sub-workgroup per warp, at "
+     "the lowest priority"},
     {"cwd.query_cycles", T_UINT, OFF(cwd_query_cycles), 0, 1000000, 0, NULL, "8",
      "cwd.policy=cga: one speculative query of the distributor's model of the GPCs (the round trip "
      "inside the compute work distributor, all GPCs in parallel), per launch step.",
@@ -304,19 +309,20 @@ static const key_def KEYS[] = {
      "one round trip across a GPC"},
     {"cwd.raster_check", T_ENUM, OFF(cwd_raster_check), 0, 0, 0, "on|off", "off",
      "Checking mode, not a model number: every CTA id the SMs rasterize from the launch sequence "
-     "(a count of launches since their last id, decomposed into x, y, z increments with carries; "
-     "seed 003 [0176]-[0191]) is compared with the direct computation, and a difference stops the "
+     "(a count of launches since their last id, decomposed into x, y, z increments with carries) "
+     "is compared with the direct computation, and a difference stops the "
      "replay. Ids are rasterized when this is on or a CTA log is written.",
-     "gdsim"},
+     "gdsim; the rasterization: seed 003 [0176]-[0191]"},
     {"cs.policy", T_ENUM, OFF(cs_policy), 0, 0, 0, "aql|inorder|waitqueue", "aql",
-     "Command scheduler (seed 004, docs/MODEL.md 'Command scheduler'). aql: the packet processor "
+     "Command scheduler (docs/MODEL.md 'Command scheduler'). aql: the packet processor "
      "holds each queue's head until its HSA barrier bit allows it, and kernels go straight to the "
-     "distributor. inorder: the prior art seed 004 describes ([0068]-[0069]): commands enter the "
+     "distributor. inorder: the prior-art scheduler: commands enter the "
      "physical queue of their hardware queue; a conditional command at the head waits there for the "
-     "latest sync command of its tenant (VID), blocking every command behind it. waitqueue: seed "
-     "004's method 800 (fig 8): a conditional command whose sync still runs moves into that sync's "
+     "latest sync command of its tenant (VID), blocking every command behind it. waitqueue: per-engine "
+     "wait queues: a conditional command whose sync still runs moves into that sync's "
      "wait queue, so commands of other tenants go on.",
-     "aql: the behaviour of gdsim before the scheduler existed (HSA queues); the others as seed 004"},
+     "aql: the behaviour of gdsim before the scheduler existed (HSA queues); the others as seed 004 "
+     "(inorder: the prior art it describes, [0068]-[0069]; waitqueue: its method 800, fig 8)"},
     {"cs.physical_queues", T_UINT, OFF(cs_physical_queues), 0, 1024, 0, NULL, "0",
      "Hardware (physical) queues the host's queues are mapped onto, in the order they first appear, "
      "round-robin (queue k of the trace goes to k mod N), as CUDA maps streams onto its connections; "
@@ -345,43 +351,46 @@ static const key_def KEYS[] = {
      "assumption: seed 004 [0056] gives no size; as many as a hardware queue holds (pp.queue_packets)"},
     {"cs.pick_cycles", T_UINT, OFF(cs_pick_cycles), 0, 1000000, 0, NULL, "1",
      "cs.policy=inorder|waitqueue: the controller selecting a command from a wait queue or physical "
-     "queue (fig 8 step 801; the multiplexers of fig 7). The controller handles one command at a time.",
-     "assumption: seed 004 gives no latency; one cycle for a multiplexer select"},
+     "queue. The controller handles one command at a time.",
+     "assumption: seed 004 gives no latency for the selection (fig 8 step 801; the multiplexers of "
+     "fig 7); one cycle for a multiplexer select"},
     {"cs.decode_cycles", T_UINT, OFF(cs_decode_cycles), 0, 1000000, 0, NULL, "2",
      "cs.policy=inorder|waitqueue: decoding the picked command's flags and comparing its VID with "
      "the running-command status table before it is dispatched, pushed into a wait queue or "
-     "completed as a no-op (fig 8 steps 802, 805/809).",
-     "assumption: seed 004 gives no latency; two cycles for the flag decode and an associative "
-     "lookup of the status table (one entry per engine)"},
+     "completed as a no-op.",
+     "assumption: seed 004 gives no latency for these steps (fig 8 steps 802, 805/809); two cycles "
+     "for the flag decode and an associative lookup of the status table (one entry per engine)"},
     {"meta.policy", T_ENUM, OFF(meta_policy), 0, 0, 0, "topology|round_robin|priority|most_data", "topology",
-     "Meta-scheduler execution policy (seed 002 [0106]-[0109], traces/TOPOLOGY.md). round_robin: "
+     "Meta-scheduler execution policy (traces/TOPOLOGY.md). round_robin: "
      "buffers checked in turn, every consumer of one with data runs; priority: the most important "
      "kernel with data first; most_data: the consumer of the fullest buffer first. topology: the "
      "topology's own policy line (round_robin if it has none).",
-     "seed 002 [0110]-[0113]: the compiler, or the developer, chooses the policy"},
+     "seed 002 [0106]-[0109] (the policies), [0110]-[0113]: the compiler, or the developer, "
+     "chooses the policy"},
     {"meta.simd_width", T_UINT, OFF(meta_simd_width), 0, 65536, 0, NULL, "0",
      "Meta-scheduler: items a consumer kernel's input buffer must hold before it is launched, unless "
-     "its producers are done (seed 002 [0097]); the validation of a topology counts it too (a buffer "
+     "its producers are done; the validation of a topology counts it too (a buffer "
      "must hold a producer's CTA while its consumer waits for this many). 0: the device's warp size.",
      "seed 002 [0097]: an 8-lane SIMD GPU waits for 8 entries; a GPU's SIMD width is its warp (32) or "
      "wavefront (64) size"},
     {"meta.concurrency", T_ENUM, OFF(meta_concurrency), 0, 0, 0, "auto|parallel|sequential", "auto",
-     "Meta-scheduler: whether kernels of a pipeline run at the same time (seed 002 [0094]). auto: "
+     "Meta-scheduler: whether kernels of a pipeline run at the same time. auto: "
      "another launch goes ahead while launches are in flight only as far as the SMs they are counted to "
      "hold (their CTAs over the kernel's CTAs per SM) leave room, and shrinks to fit; parallel: always; "
      "sequential: one launch in flight at a time.",
      "seed 002 [0094]: sequential when few compute units are free, parallel when many are"},
     {"meta.protect_important", T_ENUM, OFF(meta_protect_important), 0, 0, 0, "on|off", "on",
      "Meta-scheduler: while a kernel runs, no less important kernel (topology field importance) of its "
-     "pipeline is launched, so the SMs it frees are not switched to another kernel (seed 002 "
-     "[0095]-[0096]). Kernels of equal importance are not held.",
+     "pipeline is launched, so the SMs it frees are not switched to another kernel. Kernels of "
+     "equal importance are not held.",
      "seed 002 [0095]-[0096], [0102]: an important kernel runs without interruption"},
     {"meta.debug", T_ENUM, OFF(meta_debug), 0, 0, 0, "off|on", "off",
-     "Meta-scheduler debug mode (seed 002 [0117]-[0118]): every buffer shrinks to the least it can hold "
+     "Meta-scheduler debug mode: every buffer shrinks to the least it can hold "
      "without deadlock (one CTA's data for its producer and consumer, its initial items at least; a "
      "buffer on a loop keeps its length), every launch is one CTA and one launch runs at a time. "
      "--meta-log writes the log of every launch, fill and drain.",
-     "seed 002 [0117]: the buffers' storage reduced to a single location, one kernel at a time"},
+     "seed 002 [0117]-[0118]; [0117]: the buffers' storage reduced to a single location, one kernel "
+     "at a time"},
     {"meta.launch_ctas", T_UINT, OFF(meta_launch_ctas), 0, 0x7fffffffu, 0, NULL, "0",
      "Meta-scheduler: the most CTAs of one launch. 0: one wave of the kernel on the device (the SMs "
      "times its CTAs per SM), so that a launch's CTAs start and end together and the items they write "
@@ -397,14 +406,15 @@ static const key_def KEYS[] = {
      "assumption: of the order of the packet processor's decode of a dispatch packet (pp.decode_cycles "
      "of the presets, 100-300 cycles); the meta-scheduler forms the dispatch from its own tables"},
     {"gpc2sm.select", T_ENUM, OFF(gpc2sm_select), 0, 0, 0, "lake|weighted|power", "lake",
-     "cwd.policy=cga, plain grids: which SMs take a launch step's CTAs. lake: seed 003's fill of the "
-     "lake (most free slots first, SM priority on ties). weighted: the module selector (seed 001 emb. "
-     "9) picks, CTA by CTA, the candidate SM with the largest sum of select.resource_weights x its "
-     "remaining resources (as fractions of their capacity). power: the module selector (emb. 10) "
+     "cwd.policy=cga, plain grids: which SMs take a launch step's CTAs. lake: the distributor's fill "
+     "of the lake (most free slots first, SM priority on ties). weighted: the module selector picks, "
+     "CTA by CTA, the candidate SM with the largest sum of select.resource_weights x its "
+     "remaining resources (as fractions of their capacity). power: the module selector "
      "picks the candidate SM that used the least energy (power.insn_energy_fj x its instructions) in "
      "the last select.window_cycles, counting the CTAs the step already gave it. Clusters (GPC-CGAs) "
-     "keep seed 003's placement.",
-     "lake: the behaviour before seed 001's selector existed; weighted and power: seed 001 [0237]-[0283]"},
+     "keep the cluster placement of cwd.policy=cga.",
+     "lake: the behaviour before seed 001's selector existed (seed 003's fill of the lake); weighted: "
+     "seed 001 emb. 9; power: seed 001 emb. 10; both [0237]-[0283]; clusters: seed 003's placement"},
     {"gpc2sm.group_ctas", T_ENUM, OFF(gpc2sm_group_ctas), 0, 0, 0, "on|off", "on",
      "How the GPC2SM distributor books a launch step's CTAs. on: the CTAs a step puts on its SMs "
      "(which start together and, every CTA of a dispatch running the same time, end together) are "
@@ -432,14 +442,15 @@ static const key_def KEYS[] = {
      "power, which no capture gives"},
     {"power.insn_energy_fj", T_LIST, OFF(power_insn_fj), 0, UINT32_MAX, 7, NULL,
      "147200,48000,3200,320000,473600,3072000,147200",
-     "Energy of one warp instruction of each class, femtojoules: fp32, fp16, int, ldst, sfu, tensor "
-     "(a kernel descriptor's instruction mix, trace format 1.6), then the energy per warp and "
-     "nanosecond of a CTA whose kernel has no mix (one generic class). The SMs' energy, the report's "
-     "power figures and gpc2sm.select=power use them (seed 001 emb. 10's weights b_s).",
-     "32 lanes x the 45 nm figures of M. Horowitz, 'Computing's energy problem', ISSCC 2014: fp32 "
-     "FMA = FP add 0.9 + mult 3.7 pJ; fp16 0.4 + 1.1 pJ; int add 0.1 pJ; ldst 32 x 4 bytes from a "
-     "32 KB SRAM at 20 pJ per 64 bits; sfu assumed 4 fp32 mults; tensor an HMMA.16816 (2048 fp16 "
-     "MACs); generic = fp32 (assumption: one warp instruction per ns)"},
+     "Energy of one warp instruction of each class, femtojoules: fp32, fp16, int, ldst, sfu, "
+     "tensor (a kernel descriptor's instruction mix, trace format 1.6), then the energy per warp "
+     "and nanosecond of a CTA whose kernel has no mix (one generic class). The SMs' energy, the "
+     "report's power figures and gpc2sm.select=power use them (the module selector's weights b_s).",
+     "the weights b_s of seed 001 emb. 10; 32 lanes x the 45 nm figures of M. Horowitz, "
+     "'Computing's energy problem', ISSCC 2014: fp32 FMA = FP add 0.9 + mult 3.7 pJ; fp16 0.4 + "
+     "1.1 pJ; int add 0.1 pJ; ldst 32 x 4 bytes from a 32 KB SRAM at 20 pJ per 64 bits; sfu "
+     "assumed 4 fp32 mults; tensor an HMMA.16816 (2048 fp16 MACs); generic = fp32 (assumption: one "
+     "warp instruction per ns)"},
     {"power.window_ns", T_UINT, OFF(power_window_ns), 0, 1000000000, 0, NULL, "0",
      "The SMs' power over time: 0 (off), or the length of the windows over which every CTA's energy "
      "is spread (evenly over its run); for each window the report gives how unevenly the SMs share "
@@ -447,6 +458,12 @@ static const key_def KEYS[] = {
      "max / mean), what gpc2sm.select=power is meant to even out. Costs some time per CTA.",
      "0: off, so that a replay pays nothing for it unless asked; 10000 (10 us) resolves the waves of "
      "most kernels"},
+    {"report.idle_gap_pct", T_UINT, OFF(report_idle_gap_pct), 0, 100, 0, NULL, "10",
+     "The report's idle note: when the GPU held no kernel for a stretch longer than this percentage "
+     "of the simulated time (a host pause in a capture, say), the report says so beside the mean "
+     "occupancy over the busy span, and gives the occupancy over the time kernels were resident; "
+     "0 always prints the note.",
+     "gdsim: 10 %, so the note appears when an idle stretch visibly distorts the busy-span figure"},
     {"sim.shortcuts", T_ENUM, OFF(sim_shortcuts), 0, 0, 0, "on|off", "on",
      "Simulation technique, not a model number. on: a GPC's CTA retirement and the next CTA "
      "launch share one step when nothing else happens at that time, and retirements nothing "
@@ -475,17 +492,17 @@ typedef struct preset_def {
 #define SRC_A100_WP "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)"
 #define SRC_H100_WP "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
 #define SRC_PG "CUDA C++ Programming Guide, 'Technical Specifications per Compute Capability'"
-#define SRC_OCC "NVIDIA occupancy calculator rules (shared/data/kineto/README.md)"
-#define SRC_KINETO_V100 "deviceProperties of shared/data/kineto/v100_train_9876_kernels.json.gz"
-#define SRC_KINETO_A100 "deviceProperties of shared/data/kineto/a100_train_nccl_2700_kernels.json.gz"
-#define SRC_CAL(capture, what) "scripts/calibrate.py shared/data/kineto/" capture ": " what " (docs/VALIDATION.md)"
+#define SRC_OCC "NVIDIA occupancy calculator rules (tb/data/kineto/README.md)"
+#define SRC_KINETO_V100 "deviceProperties of tb/data/kineto/v100_train_9876_kernels.json.gz"
+#define SRC_KINETO_A100 "deviceProperties of tb/data/kineto/a100_train_nccl_2700_kernels.json.gz"
+#define SRC_CAL(capture, what) "scripts/calibrate.py tb/data/kineto/" capture ": " what " (docs/VALIDATION.md)"
 #define SRC_CLEAN "busy-queue gaps: the packet waited in its queue, no other stream's work ran in the gap, at most 20 us"
 /* The fixed parts (pp.completion_cycles, cwd.grid_launch_cycles, pp.command_launch_cycles)
  * are half the floor of the kernel-to-kernel gap each, so that every class's gap lies
  * above them; pp.fetch_cycles + pp.decode_cycles are what an idle stream's launch takes
  * beyond the grid launch (docs/VALIDATION.md, 'Launch gaps'). */
 #define SRC_FIX_V100                                                                              \
-    "half the floor of the V100 kernel-to-kernel gap (0.75 us, shared/data/kineto/README.md; the " \
+    "half the floor of the V100 kernel-to-kernel gap (0.75 us, tb/data/kineto/README.md; the " \
     "V100 capture's timestamps are whole microseconds): 0.375 us x 1530 MHz; the split between "  \
     "completion and launch is not observable (docs/VALIDATION.md)"
 #define SRC_FIX_A100                                                                              \
@@ -513,7 +530,7 @@ typedef struct preset_def {
 #define SRC_GAPS_A100_NOGRAPH(what)                                                               \
     "the stream-launched value: the A100 captures have no CUDA-graph launches; " SRC_GAPS_A100(what)
 #define SRC_WAIT_A100                                                                             \
-    "the kernel-to-kernel value: the one cross-stream wait of shared/data/kineto/"                \
+    "the kernel-to-kernel value: the one cross-stream wait of tb/data/kineto/"                \
     "a100_alexnet_79_kernels.json.gz that held its kernel back shows a 1 us gap (us timestamps), " \
     "the same as that capture's kernel-to-kernel gaps (median 1 us over 54)"
 #define SRC_WAIT_V100                                                                             \
@@ -530,7 +547,7 @@ typedef struct preset_def {
     {"pp.gap_graph_copy_copy_ns", "2208", src_nograph("27 copy-to-copy")},                      \
     {"pp.gap_after_wait_ns", "1121", SRC_WAIT_A100}
 #define SRC_PROV_GAPS(dev) "provisional: no " dev " capture with back-to-back work; the A100 value (" \
-    "shared/data/kineto/a100_train_nccl_2700_kernels.json.gz, docs/VALIDATION.md)"
+    "tb/data/kineto/a100_train_nccl_2700_kernels.json.gz, docs/VALIDATION.md)"
 #define GAP_PRESETS_PROVISIONAL(dev)                                                              \
     {"pp.gap_kernel_kernel_ns", "1121", SRC_PROV_GAPS(dev)},                                     \
     {"pp.gap_kernel_copy_ns", "1184", SRC_PROV_GAPS(dev)},                                       \
@@ -638,10 +655,10 @@ static const preset_value H100[] = {
 #define SRC_MI250 "AMD Instinct MI250 data sheet"
 #define SRC_LLVM_AMDGPU "LLVM AMDGPU backend, AMDGPUBaseInfo.cpp (IsaInfo) for gfx90a"
 #define SRC_HC22 "AMD, Hot Chips 22 (2022): a CDNA2 die has 8 shader engines of 14 CUs (112 CUs)"
-#define SRC_KINETO_MI250 "deviceProperties of shared/data/kineto/mi250_minitoy_14_kernels.json.gz"
+#define SRC_KINETO_MI250 "deviceProperties of tb/data/kineto/mi250_minitoy_14_kernels.json.gz"
 #define SRC_FIX_MI250 "provisional: the MI250 capture has no back-to-back work; the A100 value in time (0.512 us) x 1700 MHz"
 #define SRC_IDLE_MI250                                                                            \
-    "scripts/calibrate.py shared/data/kineto/mi250_minitoy_14_kernels.json.gz: the median "       \
+    "scripts/calibrate.py tb/data/kineto/mi250_minitoy_14_kernels.json.gz: the median "       \
     "launch-to-start time on an idle stream (6.253 us over 16 packets) minus "                   \
     "cwd.grid_launch_cycles leaves 5.741 us for fetch + decode, x 1700 MHz, split 90/10"
 
@@ -1249,10 +1266,11 @@ int gd_config_resolve(gd_config *out, const gd_settings *s, const gd_trace_devic
             p = end + 1;
         }
         const uint32_t *k = out->sm_finder_k;
+        /* seed 001 [0169]: the sampled shifts ascend with steps that never shrink. */
         for (uint32_t i = 1; i < out->sm_finder_nsamples; i++)
             if (k[i] <= k[i - 1] || (i >= 2 && k[i] - k[i - 1] < k[i - 1] - k[i - 2]))
                 return gd_err_set(err, GD_ECONFIG, "sm.finder_samples '%s': the shifts must ascend with steps that "
-                                  "never shrink (seed 001 [0169]); %u, %u breaks that", out->sm_finder_samples,
+                                  "never shrink; %u, %u breaks that", out->sm_finder_samples,
                                   k[i - 1], k[i]);
     }
     if (!strcmp(out->sm_alloc, "contiguous")) {
@@ -1277,8 +1295,8 @@ int gd_config_resolve(gd_config *out, const gd_settings *s, const gd_trace_devic
                               "units per sub-partition, %u shared-memory units", out->sm_finder_width, reg_units,
                               smem_units);
     }
-    if (out->select_window_cycles & (out->select_window_cycles - 1))
-        return gd_err_set(err, GD_ECONFIG, "select.window_cycles (%u) must be a power of two (seed 001 [0279])",
+    if (out->select_window_cycles & (out->select_window_cycles - 1))  /* seed 001 [0279]: nx a power of two */
+        return gd_err_set(err, GD_ECONFIG, "select.window_cycles (%u) must be a power of two",
                           out->select_window_cycles);
     if (strcmp(out->gpc2sm_select, "lake") && strcmp(out->cwd_policy, "cga"))
         return gd_err_set(err, GD_ECONFIG, "gpc2sm.select=%s needs cwd.policy=cga", out->gpc2sm_select);

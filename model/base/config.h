@@ -102,6 +102,7 @@ typedef struct gd_config {
     uint32_t meta_launch_ctas;             /* 0: one wave */
     uint32_t meta_check_cycles;
     uint32_t meta_launch_cycles;
+    uint32_t report_idle_gap_pct;          /* the report's idle note threshold, % of the simulated time */
     char gpc2sm_select[16];                /* "lake" | "weighted" | "power" */
     char gpc2sm_group_ctas[16];           /* "on" | "off" */
     uint32_t select_cycles;

@@ -17,6 +17,7 @@ struct progress_meter {
     void *ctx = nullptr;
     uint64_t (*records_read)(const void *src) = nullptr;  // trace records read so far
     const void *records_src = nullptr;
+    double (*input_fraction)(const void *src) = nullptr;      // of the trace file read, -1 unknown
     const uint64_t *kernels_done = nullptr;
     const uint64_t *ctas_done = nullptr;
     double start = now(), last = start;
@@ -43,6 +44,7 @@ struct progress_meter {
         p.ctas_done = ctas_done ? *ctas_done : 0;
         p.sim_time_ns = sim_time / GD_PS_PER_NS;
         p.wall_seconds = w - start;
+        p.input_fraction = input_fraction ? input_fraction(records_src) : -1.0;
         fn(ctx, &p);
     }
 };

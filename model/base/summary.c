@@ -3,6 +3,17 @@
 #include <inttypes.h>
 #include <string.h>
 
+/* A duration in ns as text in the unit that suits it. */
+static void gd_format_duration(char *buf, size_t size, uint64_t ns)
+{
+    if (ns >= 1000000000u)
+        snprintf(buf, size, "%.3f s", ns / 1e9);
+    else if (ns >= 1000000u)
+        snprintf(buf, size, "%.3f ms", ns / 1e6);
+    else
+        snprintf(buf, size, "%.3f us", ns / 1e3);
+}
+
 int gd_write_summary_text(FILE *f, const gd_config *cfg, const gd_summary *s, const gd_run_info *info)
 {
     fprintf(f, "gdsim %s replay of %s\n", GD_VERSION_STRING, info->trace_path);
@@ -27,6 +38,16 @@ int gd_write_summary_text(FILE *f, const gd_config *cfg, const gd_summary *s, co
     fprintf(f, "  simulated time      %.3f us (first submit to last completion)\n", s->sim_time_ns / 1000.0);
     fprintf(f, "  busy span           %.3f us (first CTA launch to last CTA end)\n", s->busy_span_ns / 1000.0);
     fprintf(f, "  mean SM occupancy   %.2f %% of warp slots over the busy span\n", s->mean_sm_occupancy_pct);
+    if (s->sim_time_ns && s->longest_idle_ns * 100 > (uint64_t)cfg->report_idle_gap_pct * s->sim_time_ns) {
+        char idle[32], longest[32], resident[32];
+        gd_format_duration(idle, sizeof idle, s->idle_ns);
+        gd_format_duration(longest, sizeof longest, s->longest_idle_ns);
+        gd_format_duration(resident, sizeof resident, s->resident_ns);
+        fprintf(f, "  idle                %s with no kernel on the GPU (%.1f %% of the simulated time; longest %s)\n",
+                idle, 100.0 * (double)s->idle_ns / (double)s->sim_time_ns, longest);
+        fprintf(f, "  occupancy resident  %.2f %% of warp slots over the %s kernels were resident\n",
+                s->resident_occupancy_pct, resident);
+    }
     fprintf(f, "  mean launch latency %.3f us (submit to first CTA)\n", s->mean_launch_latency_ns / 1000.0);
     fprintf(f, "  most kernels resident in the distributor %" PRIu64 " (limit %u); host stalls on full queues %" PRIu64
                "\n", s->max_resident_kernels, cfg->cwd_max_resident_kernels, s->host_stalls);
@@ -41,6 +62,28 @@ int gd_write_summary_text(FILE *f, const gd_config *cfg, const gd_summary *s, co
     return ferror(f) ? GD_EIO : GD_OK;
 }
 
+/* A configuration value typed: whole numbers as numbers, lists of them as arrays,
+ * the rest (names, compute capability) as strings. */
+static void json_value(FILE *f, const char *type, const char *v)
+{
+    int list = strcmp(type, "list") == 0;
+    if (strcmp(type, "uint") && !list) {
+        gd_json_str(f, v);
+        return;
+    }
+    const char *p = v;  /* digits, and commas between them in a list */
+    while (*p >= '0' && *p <= '9')
+        p++;
+    while (list && *p == ',' && p[1] >= '0' && p[1] <= '9')
+        for (p++; *p >= '0' && *p <= '9';)
+            p++;
+    if (p == v || *p) {  /* not a plain number (cannot happen for a resolved value) */
+        gd_json_str(f, v);
+        return;
+    }
+    fprintf(f, list ? "[%s]" : "%s", v);
+}
+
 int gd_write_summary_json(FILE *f, const gd_config *cfg, const gd_summary *s, const gd_run_info *info)
 {
     fprintf(f, "{\n  \"gdsim_version\": ");
@@ -50,6 +93,8 @@ int gd_write_summary_json(FILE *f, const gd_config *cfg, const gd_summary *s, co
     fprintf(f, ", \"producer\": ");
     gd_json_str(f, info->trace_producer ? info->trace_producer : "");
     fprintf(f, ", \"records\": %" PRIu64, info->records);
+    fprintf(f, ", \"time_origin_ns\": %" PRIu64 ", \"absolute_times\": %s", info->origin_ns,
+            info->absolute_times ? "true" : "false");
     if (info->trace_device) {
         const gd_trace_device *d = info->trace_device;
         fprintf(f, ", \"device\": {\"name\": ");
@@ -73,7 +118,7 @@ int gd_write_summary_json(FILE *f, const gd_config *cfg, const gd_summary *s, co
         fprintf(f, "%s\n    ", i ? "," : "");
         gd_json_str(f, k->name);
         fprintf(f, ": ");
-        gd_json_str(f, buf);
+        json_value(f, k->type, buf);
     }
     fprintf(f, "\n  },\n  \"summary\": {\n");
     fprintf(f, "    \"kernels\": %" PRIu64 ",\n    \"ctas\": %" PRIu64 ",\n    \"sim_time_ns\": %" PRIu64 ",\n",
@@ -82,8 +127,11 @@ int gd_write_summary_json(FILE *f, const gd_config *cfg, const gd_summary *s, co
             s->mean_sm_occupancy_pct, s->mean_launch_latency_ns);
     fprintf(f, "    \"packets\": %" PRIu64 ",\n    \"queues\": %" PRIu64 ",\n    \"busy_span_ns\": %" PRIu64 ",\n",
             s->packets, s->queues, s->busy_span_ns);
-    fprintf(f, "    \"host_stalls\": %" PRIu64 ",\n    \"max_resident_kernels\": %" PRIu64 "\n  },\n",
+    fprintf(f, "    \"host_stalls\": %" PRIu64 ",\n    \"max_resident_kernels\": %" PRIu64 ",\n",
             s->host_stalls, s->max_resident_kernels);
+    fprintf(f, "    \"resident_ns\": %" PRIu64 ",\n    \"resident_occupancy_pct\": %.6f,\n    \"idle_ns\": %" PRIu64
+               ",\n    \"longest_idle_ns\": %" PRIu64 "\n  },\n",
+            s->resident_ns, s->resident_occupancy_pct, s->idle_ns, s->longest_idle_ns);
     const gd_stats *stats = info->stats;
     if (stats) {
         gd_section_ctx c = {NULL, stats, s, cfg};

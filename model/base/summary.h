@@ -23,6 +23,8 @@ typedef struct gd_run_info {
     const gd_trace_device *trace_device;
     uint64_t records;
     const gd_stats *stats;     /* frozen block statistics and report sections; NULL: none */
+    uint64_t origin_ns;        /* the trace time of the first submit (simulation time 0) */
+    int absolute_times;        /* the CSV outputs are in the trace's clock (else from origin_ns) */
 } gd_run_info;
 
 int gd_write_summary_text(FILE *f, const gd_config *cfg, const gd_summary *s, const gd_run_info *info);

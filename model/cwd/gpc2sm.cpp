@@ -8,11 +8,11 @@
 namespace gd {
 
 gpc2sm::gpc2sm(sc_core::sc_module_name name, uint32_t gpc, uint32_t first_sm, uint32_t nsm, const gd_config &cfg,
-               gd_stats *stats, gd_cta_log *cta_log)
+               gd_stats *stats, gd_cta_log *cta_log, launch_watcher *watch)
     : sc_module(name), cwd_in("cwd_in"), group_(std::string(cfg.gpc2sm_group_ctas) == "on"),
       sms_per_tpc_(cfg.sms_per_tpc), scan_limit_(cfg.cwd_lake_scan_limit),
       flush_ps_(gd_cycles_to_ps(cfg.cwd_cga_flush_cycles, cfg.clock_mhz)), cgas_left_(nsm * cfg.cwd_gpc_cgas_per_sm),
-      gpc_(gpc), first_sm_(first_sm), log_(cta_log), check_(std::string(cfg.cwd_raster_check) == "on"),
+      gpc_(gpc), first_sm_(first_sm), log_(cta_log), watch_(watch), check_(std::string(cfg.cwd_raster_check) == "on"),
       rasterize_(cta_log || check_), raster_(nsm)
 {
     gd_cga_ids_init(&ids_, cfg.cwd_gpc_cga_ids);
@@ -381,7 +381,7 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
             ask_direct(delay);
         // Only the SMs' counters to update (sm_direct_launch on every SM), or a start on
         // each SM (by transaction where it needs more), which needs its record
-        const bool counters_only = all_direct_ && !b->run->has_insn && !rasterize_;
+        const bool counters_only = all_direct_ && !b->run->has_insn && !rasterize_ && !watch_;
         // 1. Resources, a record per group of SMs that take the same count with the same
         // registers per sub-partition (one group for most masks).
         uint32_t rec_of[GD_MAX_SMS_PER_GPC], recs[GD_MAX_SMS_PER_GPC], nrec = 0, k_of[GD_MAX_SMS_PER_GPC];
@@ -529,6 +529,8 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
 void gpc2sm::launched_on(gpc_launch_body *b, uint32_t sm, uint32_t count, gd_time_ps end, uint64_t base)
 {
     const gd_time_ps t = b->at;
+    if (watch_)
+        watch_->launched(b->run, gpc_, first_sm_ + sm, count, b->cost->warps, t, end);
     if (!rasterize_) {
         b->launched += count;
         return;
@@ -586,6 +588,8 @@ void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
         start_on(sm, sb, delay);
         if (gd_cal_push(&calendar_, b->launch, sb.end, (seq_++ << 16) | idx))
             throw std::bad_alloc();
+        if (watch_)
+            watch_->launched(b->launch, gpc_, first_sm_ + sm, 1, c.cost->warps, t, sb.end);
         if (rasterize_) {  // the prior art numbers CTAs in launch order, clusters or not
             const gd_cluster &cl = b->launch->cluster;
             uint64_t per = (uint64_t)cl.dim[0] * cl.dim[1] * cl.dim[2], n = b->launch->ctas_launched;

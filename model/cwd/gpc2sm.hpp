@@ -25,14 +25,25 @@
 
 namespace gd {
 
+// An observer of every group of CTAs a GPC starts (the occupancy series, the timeline):
+// on SM sm (global index) of GPC gpc, ctas CTAs of kernel k, of warps warps each, run
+// from start to end. Called in order of start time across the GPU.
+struct launch_watcher {
+    virtual void launched(const gd_kernel_run *k, uint32_t gpc, uint32_t sm, uint32_t ctas, uint32_t warps,
+                          gd_time_ps start, gd_time_ps end) = 0;
+
+protected:
+    ~launch_watcher() = default;
+};
+
 class gpc2sm : public sc_core::sc_module, public fw_target, private direct_if {
 public:
     tlm::tlm_target_socket<> cwd_in;  // from the GPU2GPC distributor
     std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket<gpc2sm>>> sm_out;  // one per SM
 
-    // gpc: this GPC's index; first_sm: the global index of its SM 0; cta_log: may be null.
+    // gpc: this GPC's index; first_sm: the global index of its SM 0; cta_log, watch: may be null.
     gpc2sm(sc_core::sc_module_name name, uint32_t gpc, uint32_t first_sm, uint32_t nsm, const gd_config &cfg,
-           gd_stats *stats, gd_cta_log *cta_log = nullptr);
+           gd_stats *stats, gd_cta_log *cta_log = nullptr, launch_watcher *watch = nullptr);
     ~gpc2sm() override;
 
 private:
@@ -136,6 +147,7 @@ private:
     };
     const uint32_t gpc_, first_sm_;
     gd_cta_log *log_;
+    launch_watcher *watch_;
     const bool check_, rasterize_;
     std::vector<sm_raster> raster_;
 };

@@ -94,7 +94,7 @@ void distributor_text(FILE *f, const gd_section_ctx *c)
     const gd_config *cfg = c->cfg;
     if (!std::strcmp(cfg->cwd_admission, "channels"))
         std::fprintf(f, "  admission           channels: %" PRIu64 " rounds (%" PRIu64 " fitted nobody), %" PRIu64
-                        " decided by a42's marks, %" PRIu64 " by a priority window; %" PRIu64
+                        " decided by the per-channel marks, %" PRIu64 " by a priority window; %" PRIu64
                         " steps served another kernel than the oldest; %" PRIu64 " CTAs split\n",
                      gd_stats_get(st, c->block, "admission_rounds"), gd_stats_get(st, c->block, "admission_failed_rounds"),
                      gd_stats_get(st, c->block, "admission_ties"), gd_stats_get(st, c->block, "admission_lifts"),
@@ -214,14 +214,14 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
             gd_stats_add(stats, basename(), "admission_failed_rounds", "rounds",
                          "of those, rounds in which no channel's CTA fitted", &adm_.failed_total);
             gd_stats_add(stats, basename(), "admission_ties", "rounds",
-                         "rounds decided among several channels of the same priority (a42's marks)", &adm_.ties);
+                         "rounds decided among several channels of the same priority (the per-channel marks)", &adm_.ties);
             gd_stats_add(stats, basename(), "admission_switches", "steps",
                          "steps that served another kernel than the oldest with CTAs left", &switches_);
             gd_stats_add(stats, basename(), "admission_lifts", "rounds",
                          "rounds a priority window decided (its level won over a higher one)", &adm_.lifts);
             gd_stats_add(stats, basename(), "admission_splits", "CTAs",
                          "CTAs of independent kernels split into one-warp sub-workgroups after cwd.split_after "
-                         "rounds that fitted nobody (seed 001 emb. 3)", &split_ctas_);
+                         "rounds that fitted nobody", &split_ctas_);  // seed 001 emb. 3
         }
         if (contiguous_) {
             gd_stats_add(stats, basename(), "frag_delayed_ctas", "CTAs",
@@ -507,7 +507,10 @@ gd_time_ps gpu2gpc::kernel_completes(gd_time_ps t)
     gd_kernel_run *k = completions_.top().run;
     completions_.pop();
     ctas_done_ += k->ctas;
-    resident_--;
+    if (--resident_ == 0) {  // the GPU holds no kernel from t: a resident stretch ends
+        resident_ps_ += t - resident_since_;
+        empty_since_ = t;
+    }
     outputs_.emplace_back(t, k);
     return t;
 }
@@ -915,6 +918,13 @@ bool gpu2gpc::dispatch(op_code code, void *body, sc_core::sc_time &delay)
         k->channel = c;
         if (stalled_ && k->dispatched + grid_launch_ps_ < arrival_)
             arrival_ = k->dispatched + grid_launch_ps_;  // the stalled step is tried again once it is set up
+    }
+    if (resident_ == 0) {  // a resident stretch starts at t; the idle one before it (if any) ends
+        resident_since_ = t;
+        if (kernels_) {
+            idle_ps_ += t - empty_since_;
+            longest_idle_ps_ = std::max(longest_idle_ps_, t - empty_since_);
+        }
     }
     if (++resident_ > peak_resident_)
         peak_resident_ = resident_;

@@ -74,6 +74,11 @@ public:
     ~gpu2gpc() override;
 
     uint64_t peak_resident_kernels() const { return peak_resident_; }
+    // Time the distributor held at least one kernel (dispatch to completion), and the
+    // stretches between the first dispatch and the last completion when it held none.
+    gd_time_ps resident_ps() const { return resident_ps_; }
+    gd_time_ps idle_ps() const { return idle_ps_; }
+    gd_time_ps longest_idle_ps() const { return longest_idle_ps_; }
     const uint64_t *ctas_done_counter() const { return &ctas_done_; }
     // After the run: have the GPCs retire what they still hold, so their statistics
     // count every CTA.
@@ -222,6 +227,7 @@ private:
     uint64_t split_ctas_ = 0;                 // CTAs split
 
     uint64_t resident_ = 0, peak_resident_ = 0;
+    gd_time_ps resident_since_ = 0, empty_since_ = 0, resident_ps_ = 0, idle_ps_ = 0, longest_idle_ps_ = 0;
     uint64_t kernels_ = 0, ctas_launched_ = 0, ctas_done_ = 0, rejected_ = 0, wakes_ = 0, steps_ = 0;
     domain_ref dom_;       // its GPU's event domain (or its own)
     domain::event wake_;   // its wake-up there

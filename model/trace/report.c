@@ -221,6 +221,8 @@ typedef struct row_rec {
 static void write_row(gd_report *r, const gd_kernel_run *k)
 {
     const gd_kernel_desc *d = k->desc;
+    if (r->on_row)
+        r->on_row(r->on_row_ctx, k);
     row_rec w;
     memset(&w, 0, sizeof w);  /* padding too: the file's bytes are all defined */
     w.index = k->index;
@@ -266,10 +268,21 @@ static void write_row(gd_report *r, const gd_kernel_run *k)
     r->rows_len += sizeof w + nl;
 }
 
-/* Trace-time nanoseconds of a sim time, as text. */
+/* Output nanoseconds of a sim time, as text: from the first submit, or in the
+ * trace's clock with absolute_times. */
 static void tns(char *buf, size_t size, const gd_report *r, gd_time_ps t)
 {
-    gd_format_ns(buf, size, r->origin_ns, t);
+    gd_format_ns(buf, size, r->time_base_ns, t);
+}
+
+/* A measured time of the trace's clock in the outputs' time base (it may precede the
+ * first submit: then negative). */
+static void measured_ns(char *buf, size_t size, const gd_report *r, uint64_t trace_ns)
+{
+    if (r->absolute_times || trace_ns >= r->origin_ns)
+        snprintf(buf, size, "%" PRIu64 ".000", trace_ns - (r->absolute_times ? 0 : r->origin_ns));
+    else
+        snprintf(buf, size, "-%" PRIu64 ".000", r->origin_ns - trace_ns);
 }
 
 static void csv_name(FILE *f, const char *s)
@@ -303,12 +316,12 @@ static int format_row(FILE *f, const gd_report *r, const row_rec *k, const char 
     double span = (double)(k->end - k->first_cta);
     double slots = (double)r->cfg.sms * r->cfg.sm.max_warps;
     double achieved = span > 0 ? 100.0 * (double)k->warp_ps / (span * slots) : 0.0;
-    /* Provenance: empty when unknown. Measured times are in the trace's time base. */
+    /* Provenance: empty when unknown. The measured start in the outputs' time base. */
     char src[24] = "", mstart[32] = "", mdur[32] = "";
     if (k->source_id != GD_UNKNOWN)
         snprintf(src, sizeof src, "%" PRIu64, k->source_id);
     if (k->measured_start_ns != GD_UNKNOWN)
-        gd_format_ns(mstart, sizeof mstart, k->measured_start_ns, 0);
+        measured_ns(mstart, sizeof mstart, r, k->measured_start_ns);
     if (k->measured_dur_ns != GD_UNKNOWN)
         gd_format_ns(mdur, sizeof mdur, k->measured_dur_ns, 0);
     const gd_sm_limits *sm = &r->cfg.sm;
@@ -416,6 +429,16 @@ void gd_report_summary(const gd_report *r, gd_summary *out)
         double slots = (double)r->cfg.sms * r->cfg.sm.max_warps;
         out->mean_sm_occupancy_pct = span > 0 ? 100.0 * (double)r->warp_ps / (span * slots) : 0.0;
     }
+}
+
+void gd_report_resident(const gd_report *r, gd_summary *out, gd_time_ps resident, gd_time_ps idle,
+                        gd_time_ps longest_idle)
+{
+    out->resident_ns = resident / GD_PS_PER_NS;
+    out->idle_ns = idle / GD_PS_PER_NS;
+    out->longest_idle_ns = longest_idle / GD_PS_PER_NS;
+    double slots = (double)r->cfg.sms * r->cfg.sm.max_warps;
+    out->resident_occupancy_pct = resident > 0 ? 100.0 * (double)r->warp_ps / ((double)resident * slots) : 0.0;
 }
 
 int gd_report_write_csv(gd_report *r, const char *path, gd_err *err)

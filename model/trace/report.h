@@ -33,7 +33,9 @@ typedef struct gd_vid_acc {
 
 typedef struct gd_report {
     gd_config cfg;
-    uint64_t origin_ns;        /* trace time of sim time 0 */
+    uint64_t origin_ns;        /* trace time of sim time 0: the first submit */
+    int absolute_times;        /* outputs in the trace's own clock (else relative to origin_ns) */
+    uint64_t time_base_ns;     /* added to sim times in outputs: origin_ns when absolute_times, else 0 */
     FILE *csv;                 /* temporary file with the rows (binary, formatted when written) */
     unsigned char *rows;       /* rows not yet written to it (GD_REPORT_ROW_BUFFER bytes) */
     size_t rows_len;
@@ -50,6 +52,9 @@ typedef struct gd_report {
     uint32_t nvids;
     int io_error;
     int nomem;                 /* a kernel's row or statistics were lost: the replay fails */
+    /* optional: told each kernel's row as it is written (kernel order, at completion) */
+    void (*on_row)(void *ctx, const gd_kernel_run *k);
+    void *on_row_ctx;
 } gd_report;
 
 int gd_report_init(gd_report *r, const gd_config *cfg, gd_run_pool *pool, gd_err *err);
@@ -83,6 +88,10 @@ const char *gd_stage_label(int stage);
 
 /* Fill the summary from the accumulators (+ counters the model keeps). */
 void gd_report_summary(const gd_report *r, gd_summary *out);
+/* The time kernels were resident in the distributor and the idle stretches between
+ * (ps): into *out, with the occupancy over the resident time. */
+void gd_report_resident(const gd_report *r, gd_summary *out, gd_time_ps resident, gd_time_ps idle,
+                        gd_time_ps longest_idle);
 
 /* Copy the CSV (header + rows) to path. */
 int gd_report_write_csv(gd_report *r, const char *path, gd_err *err);

@@ -326,9 +326,8 @@ static int parse_kernel(parser *p, char **tok, int ntok)
     k->out_items = gd_meta_reserve(k);
     if (f[OUT_ITEMS].val && (rc = parse_u64(p, "out_items", f[OUT_ITEMS].val, 0, UINT64_MAX, &k->out_items)))
         return rc;
-    if (k->out_items > gd_meta_reserve(k))
-        return perr(p, "%s: out_items=%llu is more than items x amplification = %llu (the most a CTA may write, "
-                       "[0034])",
+    if (k->out_items > gd_meta_reserve(k))  /* seed 002 [0034]: the most a CTA may write */
+        return perr(p, "%s: out_items=%llu is more than items x amplification = %llu (the most a CTA may write)",
                     what, (unsigned long long)k->out_items, (unsigned long long)gd_meta_reserve(k));
     if (!k->nout && f[OUT_ITEMS].val && k->out_items)
         return perr(p, "%s: out_items without out= (it writes into no buffer)", what);

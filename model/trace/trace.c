@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "gdsim.h"
@@ -188,6 +189,7 @@ static int signal_add(signal_table *t, uint64_t h)
 struct gd_trace_reader {
     gzFile gz;
     char *path;
+    uint64_t file_size;     /* compressed bytes of a regular file; 0: unknown (a pipe) */
     uint64_t offset;        /* uncompressed bytes consumed */
     uint64_t records;       /* records read (header included) */
     uint64_t dispatches;
@@ -413,6 +415,9 @@ int gd_trace_open(gd_trace_reader **out, const char *path, gd_err *err)
         return gd_err_set(err, GD_EIO, "%s: cannot open: %s", path, e ? strerror(e) : "out of memory");
     }
     gzbuffer(r->gz, 1u << 18);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+        r->file_size = (uint64_t)st.st_size;
 
     uint8_t fh[GD_TRACE_FILE_HEADER_SIZE];
     int rc = read_exact(r, fh, sizeof fh, 0, 0, 0, err);
@@ -500,6 +505,17 @@ const gd_trace_device *gd_trace_device_of(const gd_trace_reader *r) { return &r-
 const char *gd_trace_producer(const gd_trace_reader *r) { return r->producer; }
 const char *gd_trace_path(const gd_trace_reader *r) { return r->path; }
 uint64_t gd_trace_records_read(const gd_trace_reader *r) { return r->records; }
+
+double gd_trace_input_fraction(const gd_trace_reader *r)
+{
+    if (!r->file_size)
+        return -1.0;
+    z_off_t o = gzoffset(r->gz);
+    if (o < 0)
+        return -1.0;
+    double f = (double)o / (double)r->file_size;
+    return f > 1.0 ? 1.0 : f;
+}
 uint64_t gd_trace_dispatches_read(const gd_trace_reader *r) { return r->dispatches; }
 uint64_t gd_trace_packets_read(const gd_trace_reader *r) { return r->packets; }
 uint32_t gd_trace_signals(const gd_trace_reader *r) { return r->signals.count; }

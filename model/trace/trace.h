@@ -329,6 +329,9 @@ int gd_trace_next(gd_trace_reader *r, gd_trace_record *rec, gd_err *err);
 
 /* Counters so far. */
 uint64_t gd_trace_records_read(const gd_trace_reader *r);
+/* Share of the trace file's compressed bytes read so far (0..1); -1 when unknown
+ * (not a regular file). A progress estimate: the reader runs a little ahead. */
+double gd_trace_input_fraction(const gd_trace_reader *r);
 uint64_t gd_trace_dispatches_read(const gd_trace_reader *r);
 /* Packet records so far: kernel dispatches, barriers and non-kernel commands. */
 uint64_t gd_trace_packets_read(const gd_trace_reader *r);

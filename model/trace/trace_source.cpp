@@ -90,6 +90,7 @@ void trace_source::set_times(gd_kernel_run *r, uint64_t submit_ns, const gd_laun
         have_origin_ = true;
         origin_ns_ = submit_ns;
         env_.report->origin_ns = origin_ns_;
+        env_.report->time_base_ns = env_.report->absolute_times ? origin_ns_ : 0;
     }
     r->submit = (submit_ns - origin_ns_) * GD_PS_PER_NS;
     r->wait_until = 0;
