@@ -48,6 +48,10 @@ static const char USAGE[] =
     "                         chrome://tracing): packets' stages per queue, kernels' CTAs per GPC, the\n"
     "                         capture's measured kernels, resident warps per GPC (per --interval),\n"
     "                         queue depths\n"
+    "  --vcd FILE             write waveforms (VCD, through SystemC's tracing; GTKWave opens it): queue\n"
+    "                         depths and indices, resident kernels, CTAs launched, per-GPC resident\n"
+    "                         CTAs and warps, busy flags (slower: the model then runs in lockstep)\n"
+    "  --vcd-queues N         hardware queues with signals in the VCD, 0 to N-1 (default 8)\n"
     "  --absolute-times       times in the CSVs in the trace's own clock (a capture's epoch ns);\n"
     "                         default: ns from the trace's first submit (the JSON's time_origin_ns)\n"
     "  --quiet                do not print the summary\n"
@@ -287,7 +291,8 @@ static int check_output(const char *path, const char *option, const char *trace)
 
 static int cmd_replay(int argc, char **argv)
 {
-    const char *trace = NULL, *csv = NULL, *json = NULL, *cta_log = NULL, *meta_log = NULL, *occ = NULL, *timeline = NULL;
+    const char *trace = NULL, *csv = NULL, *json = NULL, *cta_log = NULL, *meta_log = NULL, *occ = NULL, *timeline = NULL, *vcd = NULL;
+    unsigned long vcd_queues = 8;
     unsigned long long interval_ns = 10000;
     int quiet = 0, perf = 0, progress = 1, absolute = 0;
     progress_ctx pc = {isatty(2), 5.0, 0.0, 0};
@@ -344,6 +349,16 @@ static int cmd_replay(int argc, char **argv)
             occ = argv[++i];
         } else if (strcmp(a, "--timeline") == 0 && has_next) {
             timeline = argv[++i];
+        } else if (strcmp(a, "--vcd") == 0 && has_next) {
+            vcd = argv[++i];
+        } else if (strcmp(a, "--vcd-queues") == 0 && has_next) {
+            char *end;
+            const char *v = argv[++i];
+            vcd_queues = strtoul(v, &end, 10);
+            if (!*v || *end || *v == '-' || vcd_queues > 1024) {
+                fprintf(stderr, "gdsim: replay: --vcd-queues '%s': a whole number from 0 to 1024\n", v);
+                rc = 2;
+            }
         } else if (strcmp(a, "--interval") == 0 && has_next) {
             char *end;
             const char *v = argv[++i];
@@ -376,11 +391,16 @@ static int cmd_replay(int argc, char **argv)
         rc = 2;
     }
     /* every output checked before the replay: writable, not the trace, not two on one path */
-    const char *outs[6] = {csv, json, cta_log, meta_log, occ, timeline};
-    const char *names[6] = {"--kernels-csv", "--summary-json", "--cta-log", "--meta-log", "--occupancy-csv",
-                            "--timeline"};
+    const char *outs[7] = {csv, json, cta_log, meta_log, occ, timeline, vcd};
+    const char *names[7] = {"--kernels-csv", "--summary-json", "--cta-log", "--meta-log", "--occupancy-csv",
+                            "--timeline", "--vcd"};
     int to_stdout = 0;
-    for (int i = 0; i < 6 && !rc; i++) {
+    if (vcd && strcmp(vcd, "-") == 0) {
+        fprintf(stderr, "gdsim: replay: --vcd -: waveforms go to a file (SystemC writes it), not to standard "
+                        "output\n");
+        rc = 2;
+    }
+    for (int i = 0; i < 7 && !rc; i++) {
         if (!outs[i])
             continue;
         rc = check_output(outs[i], names[i], trace);
@@ -397,6 +417,7 @@ static int cmd_replay(int argc, char **argv)
                 (meta_log && gd_sim_set_meta_log(sim, meta_log) != GD_OK) ||
                 (occ && gd_sim_set_occupancy_csv(sim, occ, interval_ns) != GD_OK) ||
                 (timeline && gd_sim_set_timeline(sim, timeline, interval_ns) != GD_OK) ||
+                (vcd && gd_sim_set_vcd(sim, vcd, (unsigned)vcd_queues) != GD_OK) ||
                 gd_sim_set_absolute_times(sim, absolute) != GD_OK)) {
         fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
         rc = 1;

@@ -21,6 +21,7 @@
 
 #include "config.h"
 #include "cta_log.h"
+#include "gpc_waves.hpp"
 #include "gpu_top.hpp"
 #include "occ_series.h"
 #include "timeline.h"
@@ -58,6 +59,8 @@ struct gd_sim {
     int absolute_times = 0;    // gd_sim_set_absolute_times
     std::string occ_path;      // gd_sim_set_occupancy_csv; empty: none
     uint64_t occ_interval_ns = 0;
+    std::string vcd_path;      // gd_sim_set_vcd; empty: none
+    uint32_t vcd_queues = 0;
     std::string timeline_path; // gd_sim_set_timeline; empty: none
     uint64_t timeline_interval_ns = 0;
     gd_config resolved;        // the configuration as resolved against a trace's device ...
@@ -195,6 +198,28 @@ struct sc_context_guard {
     }
 };
 
+// SystemC's VCD header holds the wall-clock date: blanked in place (same length), so
+// that a replay's outputs are the same bytes every time.
+void blank_vcd_date(const char *path)
+{
+    std::FILE *f = std::fopen(path, "r+b");
+    if (!f)
+        return;
+    char head[512];
+    size_t n = std::fread(head, 1, sizeof head - 1, f);
+    head[n] = '\0';
+    char *d = std::strstr(head, "$date\n"), *e = d ? std::strstr(d, "\n$end") : nullptr;
+    if (d && e) {
+        d += 6;
+        std::memset(d, ' ', (size_t)(e - d));
+        const char mark[] = "     (not recorded)";
+        std::memcpy(d, mark, std::min(sizeof mark - 1, (size_t)(e - d)));
+        std::fseek(f, d - head, SEEK_SET);
+        std::fwrite(d, 1, (size_t)(e - d), f);
+    }
+    std::fclose(f);
+}
+
 int replay(gd_sim *s, const char *path)
 {
     gd_trace_reader *reader = nullptr;
@@ -327,19 +352,33 @@ int replay(gd_sim *s, const char *path)
         sc_context_guard ctx;
         gd::gpu_top *top = nullptr;
         gd::trace_source *host = nullptr;
+        sc_core::sc_trace_file *vcd = nullptr;
+        std::unique_ptr<gd::gpc_waves> waves;
         try {
+            if (!s->vcd_path.empty()) {  // the GPCs' waveforms watch every launch (and pass it on)
+                waves.reset(new gd::gpc_waves("gpc_waves", s->cfg.gpcs, env.watch));
+                env.watch = waves.get();
+            }
             top = new gd::gpu_top("gpu", s->cfg, env, &s->stats);
             // the host joins the GPU's event domain: the replay runs as one stretch of events
             host = new gd::trace_source("host", host_env, std::string(s->cfg.pp_condensed_overlap) == "on",
                                         s->cfg.cs_physical_queues, &top->events);
             host->doorbell_out.bind(top->pp.doorbell_in);
             top->pp.space_out.bind(host->space_in);
+            if (!s->vcd_path.empty()) {  // SystemC writes NAME.vcd: a temporary name, renamed at the end
+                vcd = sc_core::sc_create_vcd_trace_file((s->vcd_path + ".part").c_str());
+                vcd->set_time_unit(1, sc_core::SC_PS);
+                top->trace(vcd, s->vcd_queues);
+                waves->trace(vcd);
+            }
             // the kernel table's stage durations come after the blocks' sections
             if (gd_report_register_stats(&s->report, &s->stats)) {
                 gd_err_set(&s->err, GD_ENOMEM, "out of memory");
                 throw std::bad_alloc();
             }
             sc_core::sc_start();
+            if (vcd)  // SystemC samples the last time step's values in one more (empty) delta cycle
+                sc_core::sc_start(sc_core::SC_ZERO_TIME);
             top->finish();  // what the blocks still hold, their time accounts, the SMs' energy
             if (gd_report_register_vids(&s->report, &s->stats)) {
                 gd_err_set(&s->err, GD_ENOMEM, "out of memory");
@@ -367,8 +406,11 @@ int replay(gd_sim *s, const char *path)
                 gd_err_set(&s->err, GD_EINTERNAL, "SystemC: unknown exception");
         }
         gd_stats_freeze(&s->stats);
+        if (vcd)
+            sc_core::sc_close_vcd_trace_file(vcd);
         delete host;  // it belongs to the GPU's event domain
         delete top;
+        waves.reset();
     }
     s->records = gd_trace_records_read(reader);
     gd_trace_close_reader(reader);
@@ -378,6 +420,16 @@ int replay(gd_sim *s, const char *path)
     if (meta_log && ((meta_log == stdout ? std::fflush(stdout) : std::fclose(meta_log)) || meta_log_bad) &&
         s->err.code == GD_OK)
         gd_err_set(&s->err, GD_EIO, "%s: write failed (meta-scheduler log)", s->meta_log_path.c_str());
+    if (!s->vcd_path.empty()) {
+        const std::string part = s->vcd_path + ".part.vcd";
+        if (s->err.code == GD_OK)
+            blank_vcd_date(part.c_str());
+        if (s->err.code == GD_OK && std::rename(part.c_str(), s->vcd_path.c_str()) != 0)
+            gd_err_set(&s->err, GD_EIO, "%s: cannot write the waveforms: %s", s->vcd_path.c_str(),
+                       std::strerror(errno));
+        else if (s->err.code != GD_OK)
+            std::remove(part.c_str());  // no waveforms that look complete
+    }
     if (occ_live) {
         int orc = s->err.code == GD_OK ? gd_occ_series_finish(&occ) : GD_OK;
         gd_occ_series_destroy(&occ);
@@ -734,6 +786,25 @@ int set_interval_output(gd_sim *sim, std::string &dst, uint64_t &dst_interval, c
 }  // namespace
 
 extern "C" {
+
+int gd_sim_set_vcd(gd_sim *sim, const char *path, unsigned int queues)
+{
+    if (!sim)
+        return GD_EINVAL;
+    gd_err_clear(&sim->err);
+    if (path && queues > GD_TRACE_MAX_QUEUES)
+        return gd_err_set(&sim->err, GD_EINVAL, "waveforms of %u hardware queues: at most %u", queues,
+                          (unsigned)GD_TRACE_MAX_QUEUES);
+    if (path && std::strcmp(path, "-") == 0)
+        return fail(sim, GD_EINVAL, "%s", "waveforms go to a file, not to standard output");
+    try {
+        sim->vcd_path = path ? path : "";
+    } catch (const std::bad_alloc &) {
+        return gd_err_set(&sim->err, GD_ENOMEM, "out of memory");
+    }
+    sim->vcd_queues = queues;
+    return GD_OK;
+}
 
 int gd_sim_set_occupancy_csv(gd_sim *sim, const char *path, uint64_t interval_ns)
 {

@@ -182,6 +182,17 @@ int gd_sim_set_meta_log(gd_sim *sim, const char *path);
  * interval_ns is 0 or past 2^60 / 4000 (with a message). */
 int gd_sim_set_occupancy_csv(gd_sim *sim, const char *path, uint64_t interval_ns);
 
+/* Write the next replays' waveforms to path (NULL: none) as a VCD file, through
+ * SystemC's own tracing (sc_create_vcd_trace_file; GTKWave and vcd2fst read it):
+ * gpu.pp.queueN.{depth,write_index,read_index,in_flight} for hardware queues 0 to
+ * queues-1, gpu.gpu2gpc.{resident_kernels,ctas_launched,launch_steps} and, per GPC,
+ * gpu.gpc2sm_N.{resident_ctas,resident_warps,busy}; times in ps from the first submit.
+ * The GPU's event domain then runs in lockstep with SystemC time, so every value
+ * is sampled at its time: slower, same results.
+ * Written to PATH.part.vcd and renamed when the replay succeeds (removed when it
+ * fails). GD_EINVAL if sim is NULL, path is "-" or queues is past 1024. */
+int gd_sim_set_vcd(gd_sim *sim, const char *path, unsigned int queues);
+
 /* Write the next replays as a timeline to path ("-": standard output; NULL: none):
  * Chrome trace-event JSON, which Perfetto UI (ui.perfetto.dev) and chrome://tracing
  * open: a track per hardware queue with each packet's stages as slices, a track per

@@ -76,4 +76,11 @@ void gpu_top::finish()
         gd_power_finish(&power);
 }
 
+void gpu_top::trace(sc_core::sc_trace_file *tf, uint32_t queues)
+{
+    events.set_lockstep(true);
+    pp.trace(tf, queues);
+    cwd.trace(tf);  // the GPCs' signals: gpc_waves.hpp, which the builder makes the GPCs' watcher
+}
+
 }  // namespace gd

@@ -50,6 +50,11 @@ struct device_env {
 class gpu_top : public sc_core::sc_module {
 public:
     gpu_top(sc_core::sc_module_name name, const gd_config &cfg, device_env &env, gd_stats *stats);
+    // Waveforms (--vcd): the packet processor's and the GPU2GPC distributor's signals
+    // into tf (hardware queues 0..queues-1), and the event domain in lockstep with
+    // SystemC time. Before the simulation starts. The GPCs' come from a gpc_waves probe
+    // given to them as env.watch.
+    void trace(sc_core::sc_trace_file *tf, uint32_t queues);
 
     // The event domain of the GPU's timed blocks (domain.hpp): one SystemC process runs
     // them all, ahead of SystemC time while nothing outside acts. A host may join it.

@@ -2,9 +2,10 @@
 # Install the Debian packages gdsim needs, only those missing; with sudo when not root.
 # With SYSTEMC_HOME set (make SYSTEMC_HOME=DIR) SystemC comes from there, not Debian.
 # cmake: make check builds a CMake project against the installed package;
-# python3-matplotlib: scripts/plot.py (tb/test_plots.py makes each picture).
+# python3-matplotlib: scripts/plot.py (tb/test_plots.py makes each picture); gtkwave:
+# its vcd2fst reads back the waveforms of --vcd (tb/test_vcd.sh).
 set -eu
-pkgs="check zlib1g-dev pkg-config cmake python3-matplotlib"
+pkgs="check zlib1g-dev pkg-config cmake python3-matplotlib gtkwave"
 [ -n "${SYSTEMC_HOME:-}" ] || pkgs="libsystemc-dev $pkgs"
 need=""
 for pkg in $pkgs; do

@@ -11,6 +11,9 @@
   plot.py gantt KERNELS.csv -o OUT.png|svg
       the kernels of each hardware queue over time (first CTA to last CTA end), and
       beside them the times the capture measured when the trace came from one
+  plot.py waves WAVES.vcd -o OUT.png|svg [--signals REGEX]
+      the signals of `gdsim replay --vcd WAVES.vcd` (default: resident kernels, queue 0's
+      depth, the GPCs' resident warps) as steps over time, the view GTKWave gives
   plot.py timeline TIMELINE.json -o OUT.png|svg [--max-tracks N]
       the tracks of `gdsim replay --timeline TIMELINE.json` drawn as rows (the view
       Perfetto UI gives of the same file)
@@ -229,6 +232,61 @@ def plot_timeline(plt, path, out, max_tracks, window):
     save(plt, fig, out)
 
 
+def read_vcd(path, pattern):
+    """The signals of a VCD whose full names match pattern: {name: [(t_ps, value)]}."""
+    import re
+    rx = re.compile(pattern)
+    ids, scope, out, t, body = {}, [], {}, 0, False
+    try:
+        with open(path) as f:
+            for line in f:
+                w = line.split()
+                if not w:
+                    continue
+                if not body:
+                    if w[0] == "$scope":
+                        scope.append(w[2])
+                    elif w[0] == "$upscope":
+                        scope.pop()
+                    elif w[0] == "$var":
+                        name = ".".join(scope[1:] + [w[4]])
+                        if rx.search(name):
+                            ids[w[3]] = name
+                            out[name] = []
+                    elif w[0] == "$enddefinitions":
+                        body = True
+                elif w[0][0] == "#":
+                    t = int(w[0][1:])
+                elif w[0][0] == "b" and len(w) > 1 and w[1] in ids:
+                    out[ids[w[1]]].append((t, int(w[0][1:], 2)))
+                elif w[0][0] in "01" and w[0][1:] in ids:
+                    out[ids[w[0][1:]]].append((t, int(w[0][0])))
+    except (OSError, UnicodeDecodeError, ValueError, IndexError) as e:
+        raise PlotError("%s: not a readable VCD: %s" % (path, e))
+    if not body:
+        raise PlotError("%s: not a VCD (no $enddefinitions)" % path)
+    if not out:
+        raise PlotError("%s: no signal matches %r" % (path, pattern))
+    return out
+
+
+def plot_waves(plt, path, out, pattern, window):
+    sig = read_vcd(path, pattern)
+    names = sorted(sig)[:24]
+    end = max((v[-1][0] for v in sig.values() if v), default=0)
+    fig, axes = plt.subplots(len(names), 1, figsize=(10, 0.75 * len(names) + 1), sharex=True, squeeze=False)
+    for ax, n in zip(axes[:, 0], names):
+        v = sig[n] or [(0, 0)]
+        ax.step([a / 1e9 for a, _ in v] + [end / 1e9], [b for _, b in v] + [v[-1][1]], where="post", linewidth=0.9)
+        ax.set_ylabel(n.replace("gpu.", ""), rotation=0, ha="right", va="center", fontsize=7)
+        ax.tick_params(axis="y", labelsize=6)
+        ax.grid(alpha=0.25)
+        set_window(ax, window)
+    axes[-1, 0].set_xlabel("time (ms)")
+    axes[0, 0].set_title("waveforms of %s" % os.path.basename(path))
+    save(plt, fig, out)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  epilog="docs/PLOTS.md shows one of each.")
@@ -242,6 +300,11 @@ def main(argv=None):
         p = sub.add_parser(name, help=h)
         p.add_argument("csv")
         p.add_argument("-o", "--output", required=True)
+    p = sub.add_parser("waves", help="signals of a --vcd file")
+    p.add_argument("vcd")
+    p.add_argument("-o", "--output", required=True)
+    p.add_argument("--signals", default=r"resident_kernels|queue0\.depth|gpc2sm_\d+\.resident_warps",
+                   help="regular expression over the signals' full names")
     p = sub.add_parser("timeline", help="the tracks of a --timeline file")
     p.add_argument("json")
     p.add_argument("-o", "--output", required=True)
@@ -265,6 +328,8 @@ def main(argv=None):
             plot_latency(plt, a.csv, a.output, window)
         elif a.what == "gantt":
             plot_gantt(plt, a.csv, a.output, window)
+        elif a.what == "waves":
+            plot_waves(plt, a.vcd, a.output, a.signals, window)
         else:
             plot_timeline(plt, a.json, a.output, a.max_tracks, window)
     except PlotError as e:

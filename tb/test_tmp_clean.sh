@@ -73,7 +73,9 @@ echo "Python tests, failing and passing: ok"
 mkdir -p "$D/runner"
 printf '#!/bin/sh\n: >"$TMPDIR/left_by_a_pass"\n' >"$D/pass_leaves"
 printf '#!/bin/sh\nmkdir "$TMPDIR/left_by_a_failure"\nexit 1\n' >"$D/fail_leaves"
-printf '#!/bin/sh\n: >"$TMPDIR/left_by_a_slow_one"\n: >"%s/started"\nsleep 1\n' "$D" >"$D/slow"
+# (slow: runs until told to stop, so the runner is interrupted while it runs)
+printf '#!/bin/sh\n: >"$TMPDIR/left_by_a_slow_one"\n: >"%s/started"\nn=0\nwhile [ ! -e "%s/stop" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done\n' \
+    "$D" "$D" >"$D/slow"
 chmod +x "$D/pass_leaves" "$D/fail_leaves" "$D/slow"
 (cd "$D/runner" && tmprun sh "$ROOT/scripts/run_tests.sh" "$D/runner/b" "$D/pass_leaves" "$D/fail_leaves") \
     >"$D/out/r.txt" 2>&1 && { cat "$D/out/r.txt"; fail "run_tests.sh: a failed test, exit 0"; }
@@ -86,6 +88,7 @@ n=0
 while [ ! -e "$D/started" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
 [ -e "$D/started" ] || fail "run_tests.sh: the test did not start"
 kill -TERM "$pid"
+: >"$D/stop"
 wait "$pid"
 rc=$?
 [ "$rc" -ne 0 ] || fail "run_tests.sh: interrupted, exit 0"

@@ -91,7 +91,8 @@ gd_time_ps domain::sc_limit()
 gd_time_ps domain::limit()
 {
     const event *f = first();
-    const gd_time_ps next = f ? f->at_ : GD_TIME_NEVER, l = sc_limit();
+    const gd_time_ps next = f ? f->at_ : GD_TIME_NEVER,
+                     l = lockstep_ ? (running_ ? sc_now_ : now_ps()) + 1 : sc_limit();
     return next < l ? next : l;
 }
 
@@ -108,8 +109,8 @@ void domain::run()
             if (!e)
                 break;
             const gd_time_ps t = e->at_;
-            if (t > sc_now_ && t >= sc_limit())
-                break;  // SystemC has something to do first
+            if (t > sc_now_ && (lockstep_ || t >= sc_limit()))
+                break;  // SystemC has something to do first (in lockstep: its time is to reach t)
             e->at_ = GD_TIME_NEVER;
             first_valid_ = false;
             local_ = last_ = t;

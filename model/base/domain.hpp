@@ -85,6 +85,10 @@ public:
     void touched() { sc_limit_valid_ = false; }
     // The simulation stops (sc_stop): no further wake-up runs.
     void stop() { stopped_ = true; }
+    // Lockstep (for waveforms): every wake-up runs at its own SystemC time and no block
+    // runs its own calendar past SystemC's time, so that what SystemC samples at a time
+    // is the state at that time. Slower; results are the same.
+    void set_lockstep(bool on) { lockstep_ = on; }
     // SystemC activations of the domain's process, and wake-ups run.
     const uint64_t *activations() const { return &activations_; }
     const uint64_t *wakeups() const { return &wakeups_; }
@@ -106,7 +110,7 @@ private:
 
     std::vector<event *> events_;  // every block's wake-up (a handful: a linear scan finds the first)
     uint64_t seq_ = 0;
-    bool running_ = false, stopped_ = false;
+    bool running_ = false, stopped_ = false, lockstep_ = false;
     gd_time_ps local_ = 0, last_ = 0, sc_now_ = 0;
     bool sc_limit_valid_ = false;
     gd_time_ps sc_limit_ = GD_TIME_NEVER;

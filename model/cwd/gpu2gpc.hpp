@@ -79,6 +79,14 @@ public:
     gd_time_ps resident_ps() const { return resident_ps_; }
     gd_time_ps idle_ps() const { return idle_ps_; }
     gd_time_ps longest_idle_ps() const { return longest_idle_ps_; }
+    // Waveforms (--vcd): resident_kernels, ctas_launched and launch_steps (counts so far).
+    void trace(sc_core::sc_trace_file *tf) const
+    {
+        const std::string p = std::string(name()) + ".";
+        sc_core::sc_trace(tf, resident_, p + "resident_kernels");
+        sc_core::sc_trace(tf, ctas_launched_, p + "ctas_launched");
+        sc_core::sc_trace(tf, steps_, p + "launch_steps");
+    }
     const uint64_t *ctas_done_counter() const { return &ctas_done_; }
     // After the run: have the GPCs retire what they still hold, so their statistics
     // count every CTA.

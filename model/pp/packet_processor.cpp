@@ -133,6 +133,7 @@ bool packet_processor::doorbell(op_code code, void *body, sc_core::sc_time &dela
         return false;
     auto *b = static_cast<submit_body *>(body);
     gd_kernel_run *r = b->run;
+    vcd_sync sync{this};
     if (r->queue >= queues_.size()) {
         size_t old = queues_.size();
         queues_.resize(r->queue + 1);
@@ -169,6 +170,7 @@ bool packet_processor::doorbell(op_code code, void *body, sc_core::sc_time &dela
 
 bool packet_processor::done(op_code code, void *body, sc_core::sc_time &delay)
 {
+    vcd_sync sync{this};
     if (code == op::pq_left) {  // the command scheduler took it from its physical queue
         gd_kernel_run *r = static_cast<pq_left_body *>(body)->run;
         gd_pp_queue &q = queues_[r->queue];
@@ -438,6 +440,7 @@ gd_time_ps packet_processor::rsb_access(const gd_kernel_run *r, gd_time_ps now, 
 
 void packet_processor::wake(gd_time_ps now)
 {
+    vcd_sync sync{this};
     while (gd_heap_size(&calendar_) && gd_heap_top(&calendar_)->time <= now) {
         uint32_t idx = (uint32_t)(gd_heap_top(&calendar_)->key & 0xffffff);
         gd_heap_pop(&calendar_);
@@ -455,6 +458,26 @@ void packet_processor::wake(gd_time_ps now)
 }  // namespace gd
 
 namespace gd {
+
+void packet_processor::trace(sc_core::sc_trace_file *tf, uint32_t n)
+{
+    vcd_.assign(n, vcd_queue());
+    for (uint32_t q = 0; q < n; q++) {
+        const std::string p = std::string(name()) + ".queue" + std::to_string(q) + ".";
+        sc_core::sc_trace(tf, vcd_[q].depth, p + "depth");
+        sc_core::sc_trace(tf, vcd_[q].write_index, p + "write_index");
+        sc_core::sc_trace(tf, vcd_[q].read_index, p + "read_index");
+        sc_core::sc_trace(tf, vcd_[q].in_flight, p + "in_flight");
+    }
+}
+
+void packet_processor::sync_vcd()
+{
+    for (size_t q = 0; q < vcd_.size() && q < queues_.size(); q++) {
+        const gd_pp_queue &pq = queues_[q];
+        vcd_[q] = vcd_queue{pq.count, pq.pushed, pq.popped, pq.outstanding};
+    }
+}
 
 std::string packet_processor::stuck() const
 {

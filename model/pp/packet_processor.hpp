@@ -71,6 +71,10 @@ public:
     ~packet_processor() override;
 
     uint64_t packets() const { return packets_; }
+    // Waveforms (--vcd): hardware queues 0..n-1 as signals queueN.depth (packets in the
+    // ring), .write_index and .read_index (entries written and read, ever) and
+    // .in_flight (taken from the queue, not yet completed). Before the simulation starts.
+    void trace(sc_core::sc_trace_file *tf, uint32_t n);
     uint64_t host_stalls() const { return host_stalls_; }
     uint64_t queues_used() const { return used_.size(); }
     uint64_t outstanding() const { return outstanding_; }
@@ -134,6 +138,19 @@ private:
     const bool sched_;
     domain_ref dom_;      // its GPU's event domain (or its own)
     domain::event wake_;  // its wake-up there
+    struct vcd_queue {
+        uint64_t depth = 0, write_index = 0, read_index = 0, in_flight = 0;
+    };
+    std::vector<vcd_queue> vcd_;  // empty unless traced
+    void sync_vcd();
+    struct vcd_sync {  // brings the traced values up to date when an entry point returns
+        packet_processor *pp;
+        ~vcd_sync()
+        {
+            if (!pp->vcd_.empty())
+                pp->sync_vcd();
+        }
+    };
 };
 
 }  // namespace gd

@@ -35,6 +35,7 @@ int gd_pp_queue_push(gd_pp_queue *q, gd_kernel_run *r)
     }
     q->ring[(q->head + q->count) % q->cap] = r;
     q->count++;
+    q->pushed++;
     if (!r->in_packet)
         q->packets++;
     q->used = 1;
@@ -47,6 +48,7 @@ void gd_pp_queue_pop(gd_pp_queue *q)
         q->packets--;
     q->head = (q->head + 1) % q->cap;
     q->count--;
+    q->popped++;
     q->state = GD_PQ_IDLE;
 }
 

@@ -36,6 +36,7 @@ typedef struct gd_pp_queue {
     uint32_t barriers_resolved; /* of those, resolved and completing */
     struct gd_kernel_run *bar_head, *bar_tail;  /* taken, not yet resolved, oldest first */
     int space_waiter;      /* a submit found this queue full */
+    uint64_t pushed, popped;  /* entries written into the ring and read from it, ever (the AQL write and read indices) */
     int used;
     /* the launch-gap model (gap.h): the packet of this queue that completed last */
     uint8_t last_kind;     /* enum gd_gap_kind */
