@@ -220,8 +220,36 @@ void blank_vcd_date(const char *path)
     std::fclose(f);
 }
 
+// Outputs written under a temporary name (PATH.part) and renamed once the replay has
+// succeeded; removed when it fails, so that no file that looks complete is left.
+struct part_files {
+    std::vector<std::pair<std::string, std::string>> files;  // (temporary, final)
+    bool done = false;
+    const char *add(const std::string &final_path, const char *suffix)
+    {
+        files.emplace_back(final_path + suffix, final_path);
+        return files.back().first.c_str();
+    }
+    int commit(gd_err *err)
+    {
+        done = true;
+        for (auto &f : files)
+            if (std::rename(f.first.c_str(), f.second.c_str()) != 0)
+                return gd_err_set(err, GD_EIO, "%s: cannot rename %s to it: %s", f.second.c_str(), f.first.c_str(),
+                                  std::strerror(errno));
+        return GD_OK;
+    }
+    ~part_files()
+    {
+        if (!done)
+            for (auto &f : files)
+                std::remove(f.first.c_str());
+    }
+};
+
 int replay(gd_sim *s, const char *path)
 {
+    part_files parts;
     gd_trace_reader *reader = nullptr;
     int rc = gd_trace_open(&reader, path, &s->err);
     if (rc)
@@ -287,9 +315,11 @@ int replay(gd_sim *s, const char *path)
     const bool want_tl = !s->timeline_path.empty();
     if (!s->occ_path.empty() || want_tl) {
         const char *bad = nullptr;
-        if (!s->occ_path.empty() && !(occ_f = s->occ_path == "-" ? stdout : std::fopen(s->occ_path.c_str(), "w")))
+        if (!s->occ_path.empty() &&
+            !(occ_f = s->occ_path == "-" ? stdout : std::fopen(parts.add(s->occ_path, ".part"), "w")))
             bad = s->occ_path.c_str();
-        else if (want_tl && !(tl_f = s->timeline_path == "-" ? stdout : std::fopen(s->timeline_path.c_str(), "w")))
+        else if (want_tl &&
+                 !(tl_f = s->timeline_path == "-" ? stdout : std::fopen(parts.add(s->timeline_path, ".part"), "w")))
             bad = s->timeline_path.c_str();
         if (bad) {
             int e = errno;
@@ -367,6 +397,7 @@ int replay(gd_sim *s, const char *path)
             top->pp.space_out.bind(host->space_in);
             if (!s->vcd_path.empty()) {  // SystemC writes NAME.vcd: a temporary name, renamed at the end
                 vcd = sc_core::sc_create_vcd_trace_file((s->vcd_path + ".part").c_str());
+                parts.files.emplace_back(s->vcd_path + ".part.vcd", s->vcd_path);
                 vcd->set_time_unit(1, sc_core::SC_PS);
                 top->trace(vcd, s->vcd_queues);
                 waves->trace(vcd);
@@ -420,16 +451,8 @@ int replay(gd_sim *s, const char *path)
     if (meta_log && ((meta_log == stdout ? std::fflush(stdout) : std::fclose(meta_log)) || meta_log_bad) &&
         s->err.code == GD_OK)
         gd_err_set(&s->err, GD_EIO, "%s: write failed (meta-scheduler log)", s->meta_log_path.c_str());
-    if (!s->vcd_path.empty()) {
-        const std::string part = s->vcd_path + ".part.vcd";
-        if (s->err.code == GD_OK)
-            blank_vcd_date(part.c_str());
-        if (s->err.code == GD_OK && std::rename(part.c_str(), s->vcd_path.c_str()) != 0)
-            gd_err_set(&s->err, GD_EIO, "%s: cannot write the waveforms: %s", s->vcd_path.c_str(),
-                       std::strerror(errno));
-        else if (s->err.code != GD_OK)
-            std::remove(part.c_str());  // no waveforms that look complete
-    }
+    if (!s->vcd_path.empty() && s->err.code == GD_OK)
+        blank_vcd_date((s->vcd_path + ".part.vcd").c_str());
     if (occ_live) {
         int orc = s->err.code == GD_OK ? gd_occ_series_finish(&occ) : GD_OK;
         gd_occ_series_destroy(&occ);
@@ -471,6 +494,8 @@ int replay(gd_sim *s, const char *path)
     s->summary.host_stalls = stalls;
     s->summary.max_resident_kernels = peak;
     gd_report_resident(&s->report, &s->summary, resident_ps, idle_ps, longest_idle_ps);
+    if ((rc = parts.commit(&s->err)) != GD_OK)
+        return rc;
     s->have_results = true;
     s->resolved = s->cfg;
     s->resolved_valid = true;

@@ -178,7 +178,8 @@ int gd_sim_set_meta_log(gd_sim *sim, const char *path);
  * interval)) in which some warp was resident, each value the mean resident warps
  * over the interval of the whole GPU, each GPC and each SM (4 decimals). The rows'
  * gpu x interval sum to the warp-time behind the summary's mean occupancy. Times as
- * in the kernel CSV (gd_sim_set_absolute_times). GD_EINVAL if sim is NULL or
+ * in the kernel CSV (gd_sim_set_absolute_times). Written to PATH.part and renamed
+ * when the replay succeeds (removed when it fails). GD_EINVAL if sim is NULL or
  * interval_ns is 0 or past 2^60 / 4000 (with a message). */
 int gd_sim_set_occupancy_csv(gd_sim *sim, const char *path, uint64_t interval_ns);
 
@@ -200,7 +201,8 @@ int gd_sim_set_vcd(gd_sim *sim, const char *path, unsigned int queues);
  * measured kernel times beside the replayed ones when the trace has them, and counter
  * tracks for each GPC's resident warps (averaged over interval_ns, as
  * gd_sim_set_occupancy_csv's, whose interval wins when both are set) and each
- * queue's depth. Written as the replay runs (docs/MODEL.md, "Timeline"). GD_EINVAL
+ * queue's depth. Written as the replay runs (docs/MODEL.md, "Timeline") to PATH.part,
+ * renamed when the replay succeeds (removed when it fails). GD_EINVAL
  * if sim is NULL or interval_ns is 0 or past 2^60 / 4000. */
 int gd_sim_set_timeline(gd_sim *sim, const char *path, uint64_t interval_ns);
 

@@ -187,6 +187,13 @@ EOF2
 $G replay $S --quiet --timeline - --interval 5000 | python3 -c "import json,sys; json.load(sys.stdin)" \
     || fail "--timeline - is one JSON document"
 
+# A replay that fails leaves none of these outputs, not even a partial one.
+head -c 300 $S >"$T/cut.gdt.gz"
+$G replay "$T/cut.gdt.gz" --quiet --occupancy-csv "$T/f_occ.csv" --timeline "$T/f_tl.json" \
+    --vcd "$T/f_w.vcd" 2>"$T/err"; [ $? -eq 1 ] || fail "a truncated trace: exit 1"
+grep -q "the gzip stream is truncated" "$T/err" || fail "truncated: $(cat "$T/err")"
+ls "$T" | grep -q "^f_" && fail "a failed replay left outputs: $(ls "$T" | grep '^f_')"
+
 # Progress when stderr is not a terminal: whole lines, no carriage return or escape.
 $G replay $S --progress --progress-every 0 >/dev/null 2>"$T/prog" || fail "--progress"
 grep -q "^gdsim: 100 % of the trace read, 40 kernels, 40000 CTAs done, simulated 0.764 ms" "$T/prog" \
