@@ -89,7 +89,7 @@ LIB_SO := $(BUILD)/libgdsim.so
 LIB_A := $(BUILD)/libgdsim.a
 CLI := $(BUILD)/gdsim
 
-.PHONY: all demo check bench fuzz install deps docs clean check-header systemc-flags FORCE
+.PHONY: all demo check check-slurm bench fuzz install deps docs clean check-header systemc-flags FORCE
 all: $(LIB_SO) $(LIB_A) $(CLI)
 
 # the SystemC flags a build used; objects and programs are rebuilt when they change
@@ -124,9 +124,9 @@ $(LIB_SO): $(OBJ)
 	$(CXX) -shared $(SANFLAGS) -Wl,-soname,libgdsim.so.$(SO_MAJOR) -o $@ $^ $(LIBS)
 	ln -sf libgdsim.so $(BUILD)/libgdsim.so.$(SO_MAJOR)
 
-$(CLI): cli/gdsim.c $(LIB_A) include/gdsim.h
+$(CLI): cli/gdsim.c cli/compare.c cli/compare.h $(LIB_A) include/gdsim.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Iinclude cli/gdsim.c -o $@ $(LIB_A) $(LIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Iinclude cli/gdsim.c cli/compare.c -o $@ $(LIB_A) $(LIBS)
 
 # -u sc_main: tests that use only the C core still need the shim's weak sc_main,
 # which libsystemc refers to.
@@ -169,6 +169,12 @@ check: deps
 	@$(MAKE) --no-print-directory check-header
 	@scripts/run_tests.sh $(BUILD) $(TEST_BINS)
 
+# The sweep as a Slurm job array on a one-node cluster started on this machine (installs
+# slurmctld, slurmd, munge and parallel when missing; runs as root); .ci/run runs it.
+check-slurm: deps
+	@$(MAKE) --no-print-directory all
+	@sh tb/slurm/check_slurm.sh $(BUILD)
+
 demo: deps
 	@$(MAKE) --no-print-directory all
 	$(CLI) replay traces/sample.gdt.gz --kernels-csv $(BUILD)/sample_kernels.csv
@@ -193,6 +199,9 @@ fuzz: all
 	$(FUZZ_CC) tb/fuzz_topology.c model/trace/topology.c model/base/gd_util.c -o $(BUILD)/fuzz/fuzz_topology -lm
 	$(FUZZ_CC) tb/fuzz_trace.c $(FUZZ_TRACE_SRC) -o $(BUILD)/fuzz/fuzz_trace -lm -lz
 	$(FUZZ_CC) tb/fuzz_config.c $(FUZZ_TRACE_SRC) -o $(BUILD)/fuzz/fuzz_config -lm -lz
+	$(FUZZ_CC) -Icli tb/fuzz_compare.c cli/compare.c -o $(BUILD)/fuzz/fuzz_compare -lm
+	mkdir -p $(BUILD)/fuzz/corpus_compare
+	$(BUILD)/gdsim replay traces/sample.gdt.gz --quiet --summary-json $(BUILD)/fuzz/corpus_compare/sample.json
 	cp tb/data/configs/*.cfg $(BUILD)/fuzz/corpus_config/
 	cp traces/topologies/*.topo $(BUILD)/fuzz/corpus_topology/
 	gzip -dc traces/sample.gdt.gz > $(BUILD)/fuzz/corpus_trace/sample.gdt
@@ -206,6 +215,7 @@ fuzz: all
 	cd $(BUILD)/fuzz && ./fuzz_topology -max_total_time=$(FUZZ_SECONDS) corpus_topology
 	cd $(BUILD)/fuzz && ./fuzz_trace -max_total_time=$(FUZZ_SECONDS) corpus_trace
 	cd $(BUILD)/fuzz && ./fuzz_config -max_total_time=$(FUZZ_SECONDS) corpus_config
+	cd $(BUILD)/fuzz && ./fuzz_compare -max_total_time=$(FUZZ_SECONDS) corpus_compare
 
 docs: $(BUILD)/gen_config_doc
 	$(BUILD)/gen_config_doc > docs/CONFIG.md

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "gdsim.h"
 
 static const char USAGE[] =
@@ -27,6 +28,8 @@ static const char USAGE[] =
     "  gdsim check-topology FILE [--preset NAME] [--set KEY=VALUE] [-o FILE]\n"
     "                                 check a pipeline topology (traces/TOPOLOGY.md) before it runs:\n"
     "                                 a line per broken rule naming the kernel or buffer; exit 1 if any\n"
+    "  gdsim compare A.json B.json    two summaries (--summary-json) side by side: each figure, B - A,\n"
+    "                                 B / A, then the configuration keys that differ\n"
     "  gdsim --help | --version\n"
     "\n"
     "Replay options:\n"
@@ -609,6 +612,71 @@ static int cmd_condense(int argc, char **argv)
     return 0;
 }
 
+/* A whole file into memory (at most 64 MiB: a summary JSON is a few kB). */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "gdsim: compare: %s: cannot read: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap)
+            break;
+        if (cap >= (64u << 20)) {
+            fprintf(stderr, "gdsim: compare: %s: larger than 64 MiB: not a summary JSON\n", path);
+            free(buf);
+            fclose(f);
+            return NULL;
+        }
+        char *nb = realloc(buf, cap *= 2);
+        if (!nb)
+            free(buf);
+        buf = nb;
+    }
+    if (!buf || ferror(f)) {
+        fprintf(stderr, "gdsim: compare: %s: %s\n", path, buf ? "read error" : "out of memory");
+        free(buf);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "gdsim: compare: usage: gdsim compare A.json B.json (two --summary-json files)\n");
+        return 2;
+    }
+    gd_compare_doc *d[2] = {NULL, NULL};
+    int rc = 0;
+    for (int i = 0; i < 2 && !rc; i++) {
+        size_t len = 0;
+        char *text = slurp(argv[2 + i], &len), err[512];
+        if (!text) {
+            rc = 1;
+            break;
+        }
+        if (gd_compare_parse(&d[i], argv[2 + i], text, len, err, sizeof err)) {
+            fprintf(stderr, "gdsim: compare: %s\n", err);
+            rc = 1;
+        }
+        free(text);
+    }
+    if (!rc)
+        gd_compare_print(stdout, d[0], argv[2], d[1], argv[3]);
+    gd_compare_free(d[0]);
+    gd_compare_free(d[1]);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
@@ -629,6 +697,8 @@ int main(int argc, char **argv)
         return cmd_check_topology(argc, argv);
     if (strcmp(argv[1], "keys") == 0)
         return cmd_keys(argc, argv);
+    if (strcmp(argv[1], "compare") == 0)
+        return cmd_compare(argc, argv);
     fprintf(stderr, "gdsim: unknown command '%s' (see gdsim --help)\n", argv[1]);
     return 2;
 }

@@ -3,9 +3,10 @@
 # With SYSTEMC_HOME set (make SYSTEMC_HOME=DIR) SystemC comes from there, not Debian.
 # cmake: make check builds a CMake project against the installed package;
 # python3-matplotlib: scripts/plot.py (tb/test_plots.py makes each picture); gtkwave:
-# its vcd2fst reads back the waveforms of --vcd (tb/test_vcd.sh).
+# its vcd2fst reads back the waveforms of --vcd (tb/test_vcd.sh); parallel: GNU parallel
+# runs scripts/sweep.py's points (tb/test_sweep.py).
 set -eu
-pkgs="check zlib1g-dev pkg-config cmake python3-matplotlib gtkwave"
+pkgs="check zlib1g-dev pkg-config cmake python3-matplotlib gtkwave parallel"
 [ -n "${SYSTEMC_HOME:-}" ] || pkgs="libsystemc-dev $pkgs"
 need=""
 for pkg in $pkgs; do

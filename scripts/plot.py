@@ -39,7 +39,7 @@ def _matplotlib():
         if os.path.exists(deb) and os.path.realpath(sys.executable) != os.path.realpath(deb) \
                 and not os.environ.get("GDSIM_PLOT_REEXEC"):
             os.environ["GDSIM_PLOT_REEXEC"] = "1"
-            os.execv(deb, [deb, os.path.abspath(__file__)] + sys.argv[1:])
+            os.execv(deb, [deb, os.path.abspath(sys.argv[0])] + sys.argv[1:])  # the script running: plot.py or one importing it
         sys.exit("plot.py: matplotlib is missing: install Debian's python3-matplotlib (make deps does)")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

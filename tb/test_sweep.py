@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""scripts/sweep.py with GNU parallel: a grid planned (points file and Slurm array
+script), run, collected into one CSV whose rows are the points' summaries; a point's
+figures equal a direct replay's; failures name the point; collect refuses a sweep with
+points missing. (The same grid as a Slurm job array: make check-slurm.)
+Usage: python3 tb/test_sweep.py BUILD_DIR"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..")
+BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
+SWEEP = [sys.executable, os.path.join(ROOT, "scripts", "sweep.py")]
+SAMPLE = os.path.join(ROOT, "traces", "sample.gdt.gz")
+GD = ["--gdsim", os.path.join(BUILD, "gdsim")]
+
+
+def sweep(*args, ok=True):
+    r = subprocess.run(SWEEP + list(args), capture_output=True, text=True)
+    assert (r.returncode == 0) == ok, (args, r.returncode, r.stderr)
+    return r
+
+
+with tempfile.TemporaryDirectory(prefix="gdsim-sweep-") as t:
+    d = os.path.join(t, "s")
+    cfg = os.path.join(t, "fast.cfg")
+    open(cfg, "w").write("frontend.clock_mhz = 2000\n")
+    sweep("plan", d, "--trace", SAMPLE, "--set", "gpu.gpcs=4,8", "--set", "gpu.sms_per_gpc=16",
+          "--set", "cwd.policy=baseline,cga", "--config", cfg, *GD)
+    pts = list(csv.reader(open(os.path.join(d, "points.tsv")), delimiter="\t"))
+    assert pts[0] == ["point", "trace", "config", "gpu.gpcs", "gpu.sms_per_gpc", "cwd.policy"], pts[0]
+    assert len(pts) == 5 and [p[3] + p[5] for p in pts[1:]] == ["4baseline", "4cga", "8baseline", "8cga"], pts
+    sb = open(os.path.join(d, "sweep.sbatch")).read()
+    assert "#SBATCH --array=0-3" in sb and "point" in sb and "$SLURM_ARRAY_TASK_ID" in sb, sb
+    sweep("run", d, "--jobs", "2", *GD)
+    png = os.path.join(t, "cmp.png")
+    sweep("collect", d, "--plot", png, "--metric", "sim_time_ns")
+    assert open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n", "comparison plot"
+    rows = list(csv.DictReader(open(os.path.join(d, "results.csv"))))
+    assert [r["point"] for r in rows] == ["0", "1", "2", "3"] and all(r["ctas"] == "40000" for r in rows), rows
+    # a point's figures are a direct replay's with the same settings
+    js = os.path.join(t, "direct.json")
+    subprocess.run([os.path.join(BUILD, "gdsim"), "replay", SAMPLE, "--quiet", "--config", cfg, "--set", "gpu.gpcs=8",
+                    "--set", "gpu.sms_per_gpc=16", "--set", "cwd.policy=cga", "--summary-json", js], check=True)
+    s = json.load(open(js))["summary"]
+    assert rows[3]["sim_time_ns"] == str(s["sim_time_ns"]) and float(rows[3]["mean_sm_occupancy_pct"]) == \
+        s["mean_sm_occupancy_pct"], (rows[3], s)
+    assert rows[0]["sim_time_ns"] != rows[2]["sim_time_ns"], "4 and 8 GPCs give the same time"
+    # a failing point is named; collect then refuses
+    bad = os.path.join(t, "bad")
+    sweep("plan", bad, "--trace", SAMPLE, "--set", "gpu.gpcs=2,3", *GD)
+    r = sweep("run", bad, "--jobs", "2", *GD, ok=False)
+    assert "point 0:" in r.stderr and "gpu.sms_per_gpc lists 8 GPCs but gpu.gpcs is 2" in r.stderr, r.stderr
+    r = sweep("collect", bad, ok=False)
+    assert "2 of 2 points have no summary" in r.stderr, r.stderr
+    r = sweep("plan", os.path.join(t, "x"), "--trace", "/nonexistent.gdt.gz", ok=False)
+    assert "/nonexistent.gdt.gz: no such file" in r.stderr
+    r = sweep("plan", os.path.join(t, "x"), "--trace", SAMPLE, "--set", "novalue", ok=False)
+    assert "want KEY=V1,V2" in r.stderr
+    r = sweep("point", d, "9", *GD, ok=False)
+    assert "the sweep has points 0 to 3" in r.stderr
+print("sweep: ok")
