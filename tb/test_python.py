@@ -123,7 +123,9 @@ ka1 = a.kernels()
 ra2, rb2 = a.replay(SAMPLE), b.replay(SAMPLE)
 assert ra1 == ra2 and rb1 == rb2 and ra1 == rc1 and ka1 == a.kernels()
 assert rb1["summary"]["sim_time_ns"] > ra1["summary"]["sim_time_ns"], (rb1["summary"], ra1["summary"])
-assert all(set(p) == {"records_read", "kernels_done", "ctas_done", "sim_time_ns", "wall_seconds"} for p in calls)
+assert all(set(p) == {"records_read", "kernels_done", "ctas_done", "sim_time_ns", "wall_seconds", "input_fraction"}
+           for p in calls)
+assert calls[-1]["input_fraction"] == 1.0, calls[-1]
 for x in (a, b, c):
     x.close()
 
@@ -134,6 +136,25 @@ with gdsim.Sim() as sim:
     sim.set_cta_log(None)
     rows = open(os.path.join(T, "cta.csv")).read().splitlines()
     assert rows[0].startswith("kernel_index,cta_id,") and len(rows) == 40001, len(rows)
+
+# the outputs of a replay beyond the summary: occupancy over time, timeline, waveforms,
+# times in the trace's clock; the configuration resolved against a trace
+with gdsim.Sim() as sim:
+    assert sim.get("gpu.gpcs").startswith("(from the trace's device")
+    sim.resolve(SAMPLE)
+    assert sim.get("gpu.gpcs") == "8" and sim.get("gpu.preset") == "trace/h100"
+    occ, tl, vcd = (os.path.join(T, n) for n in ("occ.csv", "tl.json", "w.vcd"))
+    sim.set_occupancy_csv(occ, 5000)
+    sim.set_timeline(tl, 5000)
+    sim.set_vcd(vcd, 2)
+    sim.set_absolute_times(True)
+    sim.replay(SAMPLE)
+    assert open(occ).readline().startswith("start_ns,gpu,gpc0,")
+    assert open(occ).read().splitlines()[1].startswith("1000.000,"), "absolute times: the first submit at 1000 ns"
+    import json as _json
+    assert any(e.get("ph") == "X" for e in _json.load(open(tl))["traceEvents"])
+    assert "$var wire" in open(vcd).read(4096)
+    expect_error(gdsim.EINVAL, "interval 0 ns", sim.set_occupancy_csv, occ, 0)
 
 print("python binding: keys, summary, kernel table, report and stages equal the CLI's; errors; "
       "several simulations in one process: ok")

@@ -40,7 +40,8 @@ class Error(Exception):
 
 class _Progress(ctypes.Structure):
     _fields_ = [("records_read", ctypes.c_uint64), ("kernels_done", ctypes.c_uint64),
-                ("ctas_done", ctypes.c_uint64), ("sim_time_ns", ctypes.c_uint64), ("wall_seconds", ctypes.c_double)]
+                ("ctas_done", ctypes.c_uint64), ("sim_time_ns", ctypes.c_uint64), ("wall_seconds", ctypes.c_double),
+                ("input_fraction", ctypes.c_double)]
 
 
 _PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(_Progress))
@@ -98,6 +99,11 @@ for _name, _res, _args in [
         ("gd_sim_get", ctypes.c_int, [ctypes.POINTER(_S), _P, _S]),
         ("gd_sim_set_cta_log", ctypes.c_int, [_P, _S]),
         ("gd_sim_set_meta_log", ctypes.c_int, [_P, _S]),
+        ("gd_sim_set_occupancy_csv", ctypes.c_int, [_P, _S, ctypes.c_uint64]),
+        ("gd_sim_set_timeline", ctypes.c_int, [_P, _S, ctypes.c_uint64]),
+        ("gd_sim_set_vcd", ctypes.c_int, [_P, _S, ctypes.c_uint]),
+        ("gd_sim_set_absolute_times", ctypes.c_int, [_P, ctypes.c_int]),
+        ("gd_sim_resolve_config", ctypes.c_int, [_P, _S]),
         ("gd_sim_check_topology", ctypes.c_int, [_P, _S, _S]),
         ("gd_sim_replay_file", ctypes.c_int, [_P, _S]),
         ("gd_sim_stage_stats", ctypes.c_int, [ctypes.POINTER(_StageStats), _P, ctypes.c_int]),
@@ -253,6 +259,28 @@ class Sim:
     def set_meta_log(self, path):
         """Write the meta-scheduler's event log during the next replays to path (None: stop)."""
         self._check(_lib.gd_sim_set_meta_log(self._handle(), None if path is None else _b(path)))
+
+    def set_occupancy_csv(self, path, interval_ns=10000):
+        """Write occupancy over time (mean resident warps per interval) during the next
+        replays to path (None: stop)."""
+        self._check(_lib.gd_sim_set_occupancy_csv(self._handle(), None if path is None else _b(path), interval_ns))
+
+    def set_timeline(self, path, interval_ns=10000):
+        """Write the next replays as a Chrome trace-event timeline (Perfetto UI) to path (None: stop)."""
+        self._check(_lib.gd_sim_set_timeline(self._handle(), None if path is None else _b(path), interval_ns))
+
+    def set_vcd(self, path, queues=8):
+        """Write the next replays' waveforms (VCD, SystemC's tracing) to path (None: stop)."""
+        self._check(_lib.gd_sim_set_vcd(self._handle(), None if path is None else _b(path), queues))
+
+    def set_absolute_times(self, absolute):
+        """Times in the CSVs in the trace's own clock (True) or from its first submit (False, the default)."""
+        self._check(_lib.gd_sim_set_absolute_times(self._handle(), 1 if absolute else 0))
+
+    def resolve(self, trace):
+        """Resolve the configuration against a trace's device (its header only): get()
+        then gives the values a replay of it would use."""
+        self._check(_lib.gd_sim_resolve_config(self._handle(), _b(trace)))
 
     # running
     def replay(self, path):
