@@ -85,6 +85,7 @@ struct watchers final : gd::launch_watcher {
     uint32_t gpcs = 0;
     gd_time_ps interval = 0, next_zero = 0;  // the warps counters: an idle interval after the last row drops to 0
     bool have_row = false;
+    std::vector<double> zeros;  // an idle interval's GPC values
     void launched(const gd_kernel_run *k, uint32_t gpc, uint32_t sm, uint32_t ctas, uint32_t warps, gd_time_ps start,
                   gd_time_ps end) override
     {
@@ -120,8 +121,8 @@ struct watchers final : gd::launch_watcher {
     void zero_until(gd_time_ps start)
     {
         if (have_row && next_zero < start) {
-            std::vector<double> z(gpcs, 0.0);
-            gd_timeline_warps(tl, next_zero, z.data());
+            zeros.resize(gpcs, 0.0);
+            gd_timeline_warps(tl, next_zero, zeros.data());
         }
     }
     static void warps(void *ctx, gd_time_ps start, const double *gpc)

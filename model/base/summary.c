@@ -4,7 +4,7 @@
 #include <string.h>
 
 /* A duration in ns as text in the unit that suits it. */
-static void gd_format_duration(char *buf, size_t size, uint64_t ns)
+static void format_duration(char *buf, size_t size, uint64_t ns)
 {
     if (ns >= 1000000000u)
         snprintf(buf, size, "%.3f s", ns / 1e9);
@@ -40,9 +40,9 @@ int gd_write_summary_text(FILE *f, const gd_config *cfg, const gd_summary *s, co
     fprintf(f, "  mean SM occupancy   %.2f %% of warp slots over the busy span\n", s->mean_sm_occupancy_pct);
     if (s->sim_time_ns && s->longest_idle_ns * 100 > (uint64_t)cfg->report_idle_gap_pct * s->sim_time_ns) {
         char idle[32], longest[32], resident[32];
-        gd_format_duration(idle, sizeof idle, s->idle_ns);
-        gd_format_duration(longest, sizeof longest, s->longest_idle_ns);
-        gd_format_duration(resident, sizeof resident, s->resident_ns);
+        format_duration(idle, sizeof idle, s->idle_ns);
+        format_duration(longest, sizeof longest, s->longest_idle_ns);
+        format_duration(resident, sizeof resident, s->resident_ns);
         fprintf(f, "  idle                %s with no kernel on the GPU (%.1f %% of the simulated time; longest %s)\n",
                 idle, 100.0 * (double)s->idle_ns / (double)s->sim_time_ns, longest);
         fprintf(f, "  occupancy resident  %.2f %% of warp slots over the %s kernels were resident\n",
