@@ -1,6 +1,7 @@
 /* gdsim - command-line front end. Uses only the public C API (include/gdsim.h). */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,8 @@ static const char USAGE[] =
     "  --progress-every S     seconds between progress lines when stderr is not a terminal (default 5)\n"
     "  --no-progress          never show progress\n"
     "  --perf                 also print wall time, CTAs per second and peak memory\n"
+    "  --timeout S            stop the replay after S seconds of wall time (an error saying how far it\n"
+    "                         got; nothing written); Ctrl-C (SIGINT) and SIGTERM stop it the same way\n"
     "  (FILE may be '-' for standard output, one output at a time: the text report then goes to\n"
     "  standard error. Every output path is checked before the replay starts.)\n"
     "\n"
@@ -80,8 +83,14 @@ static const char USAGE[] =
     "profiler capture becomes a trace with scripts/kineto2gdt.py (docs/KINETO.md);\n"
     "scripts/validate.py compares a replay with the capture (docs/VALIDATION.md).\n"
     "\n"
+    "Limits: sim.max_ctas (CTAs in all; a trace past it is refused at the record that\n"
+    "passes it) and sim.max_sim_time_s (simulated time: refused at the record, or the\n"
+    "replay stops when its clock passes it); `gdsim keys` gives their values.\n"
+    "\n"
     "Exit status: 0 on success, 1 when the replay fails (the message names the file,\n"
-    "record and offset, or the configuration key), 2 on a usage error.\n";
+    "record and offset, or the configuration key) or reaches a limit (--timeout,\n"
+    "sim.max_sim_time_s), 2 on a usage error, 130 when interrupted by SIGINT (Ctrl-C),\n"
+    "143 by SIGTERM. A replay that fails or is stopped writes no output file.\n";
 
 static double wall_now(void)
 {
@@ -119,18 +128,49 @@ static void progress_cb(void *vctx, const gd_progress *p)
     c->shown = 1;
     char read[32] = "", left[48] = "", el[24];
     fmt_secs(el, sizeof el, p->wall_seconds);
+    /* the share done: of the trace read while it is being read; once it is all read (or
+     * unknown: a pipe), of the CTAs read that have launched (one huge kernel, say) */
+    double done = -1;
     if (p->input_fraction >= 0) {
         snprintf(read, sizeof read, "%.0f %% of the trace read, ", 100.0 * p->input_fraction);
-        if (p->input_fraction > 0.01 && p->input_fraction < 1.0) {
-            char t[24];
-            fmt_secs(t, sizeof t, p->wall_seconds * (1.0 - p->input_fraction) / p->input_fraction);
-            snprintf(left, sizeof left, ", about %s left", t);
-        }
+        done = p->input_fraction;
     }
-    fprintf(stderr, "%sgdsim: %s%" PRIu64 " kernels, %" PRIu64 " CTAs done, simulated %.3f ms, %s elapsed%s%s",
-            c->tty ? "\r" : "", read, p->kernels_done, p->ctas_done, p->sim_time_ns / 1e6, el, left,
-            c->tty ? "\033[K" : "\n");
+    if ((done < 0 || done >= 0.999) && p->ctas_read >= 1000000)
+        done = (double)p->ctas_done / (double)p->ctas_read;
+    if (done > 0.01 && done < 1.0) {
+        char t[24];
+        fmt_secs(t, sizeof t, p->wall_seconds * (1.0 - done) / done);
+        snprintf(left, sizeof left, ", about %s left", t);
+    }
+    fprintf(stderr, "%sgdsim: %s%" PRIu64 " kernels done, %" PRIu64 " of %" PRIu64 " CTAs launched, simulated %.3f "
+            "ms, %s elapsed%s%s", c->tty ? "\r" : "", read, p->kernels_done, p->ctas_done, p->ctas_read,
+            p->sim_time_ns / 1e6, el, left, c->tty ? "\033[K" : "\n");
     fflush(stderr);
+}
+
+/* SIGINT and SIGTERM during a replay: the handler asks the library to stop (only a
+ * flag is set) and gives the signal back its default action, so that a second one ends
+ * the program at once. */
+static gd_sim *volatile g_replaying;
+static volatile sig_atomic_t g_signal;
+
+static void on_signal(int sig)
+{
+    g_signal = sig;
+    if (g_replaying)
+        gd_sim_interrupt(g_replaying);
+}
+
+static void catch_signals(gd_sim *sim)
+{
+    g_replaying = sim;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }
 
 static int set_kv(gd_sim *sim, const char *kv, const char *where)
@@ -297,6 +337,7 @@ static int cmd_replay(int argc, char **argv)
     const char *trace = NULL, *csv = NULL, *json = NULL, *cta_log = NULL, *meta_log = NULL, *occ = NULL, *timeline = NULL, *vcd = NULL;
     unsigned long vcd_queues = 8;
     unsigned long long interval_ns = 10000;
+    double timeout = 0;
     int quiet = 0, perf = 0, progress = 1, absolute = 0;
     progress_ctx pc = {isatty(2), 5.0, 0.0, 0};
     for (int i = 2; i < argc; i++) {  /* output options first: they decide the handle's options */
@@ -373,6 +414,14 @@ static int cmd_replay(int argc, char **argv)
             }
         } else if (strcmp(a, "--absolute-times") == 0) {
             absolute = 1;
+        } else if (strcmp(a, "--timeout") == 0 && has_next) {
+            char *end;
+            const char *v = argv[++i];
+            timeout = strtod(v, &end);
+            if (!*v || *end || !(timeout > 0 && timeout <= 1e7)) {
+                fprintf(stderr, "gdsim: replay: --timeout '%s': seconds, more than 0 and at most 10^7\n", v);
+                rc = 2;
+            }
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "--progress") == 0 || strcmp(a, "--no-progress") == 0) {
             continue;
         } else if (strcmp(a, "--progress-every") == 0 && has_next) {
@@ -421,7 +470,7 @@ static int cmd_replay(int argc, char **argv)
                 (occ && gd_sim_set_occupancy_csv(sim, occ, interval_ns) != GD_OK) ||
                 (timeline && gd_sim_set_timeline(sim, timeline, interval_ns) != GD_OK) ||
                 (vcd && gd_sim_set_vcd(sim, vcd, (unsigned)vcd_queues) != GD_OK) ||
-                gd_sim_set_absolute_times(sim, absolute) != GD_OK)) {
+                gd_sim_set_absolute_times(sim, absolute) != GD_OK || gd_sim_set_timeout(sim, timeout) != GD_OK)) {
         fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
         rc = 1;
     }
@@ -430,14 +479,19 @@ static int cmd_replay(int argc, char **argv)
         return rc;
     }
     double t0 = wall_now();
+    catch_signals(sim);
     int r = gd_sim_replay_file(sim, trace);
     double wall = wall_now() - t0;
     if (progress && pc.tty && pc.shown)
         fprintf(stderr, "\r\033[K");
-    if (r != GD_OK) {
-        fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
+    if (r != GD_OK || g_signal) {  /* a signal just after the replay ended also stops the outputs */
+        if (r != GD_OK)
+            fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
+        else
+            fprintf(stderr, "gdsim: %s: interrupted as the replay ended; nothing written\n", trace);
+        int sig = g_signal;
         gd_sim_free(sim);
-        return 1;
+        return sig ? 128 + sig : 1;
     }
     /* the text report goes to standard error when an output takes standard output */
     if (!quiet && gd_sim_write_summary_text(sim, to_stdout ? "/dev/stderr" : "-") != GD_OK)
@@ -564,9 +618,11 @@ static int cmd_condense(int argc, char **argv)
                 return 2;
             }
         } else if (strcmp(argv[i], "--window-ns") == 0 && i + 1 < argc) {
+            errno = 0;
             window = strtoull(argv[++i], &end, 10);
-            if (!*argv[i] || *end) {
-                fprintf(stderr, "gdsim: condense: --window-ns '%s': a whole number of nanoseconds\n", argv[i]);
+            if (!*argv[i] || *end || *argv[i] == '-' || errno || window > 1000000000000ull) {
+                fprintf(stderr, "gdsim: condense: --window-ns '%s': a whole number of nanoseconds from 0 to 10^12\n",
+                        argv[i]);
                 return 2;
             }
         } else if (argv[i][0] == '-' && argv[i][1]) {

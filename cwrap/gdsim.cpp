@@ -9,6 +9,7 @@
 #include "topology.h"
 
 #include <algorithm>
+#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -63,6 +64,8 @@ struct gd_sim {
     uint32_t vcd_queues = 0;
     std::string timeline_path; // gd_sim_set_timeline; empty: none
     uint64_t timeline_interval_ns = 0;
+    double timeout_s = 0;      // gd_sim_set_timeout; 0: none
+    volatile int interrupt = 0; // gd_sim_interrupt (a signal handler may set it)
     gd_config resolved;        // the configuration as resolved against a trace's device ...
     bool resolved_valid = false;  // ... by the last replay or gd_sim_resolve_config, settings unchanged since
 };
@@ -228,6 +231,8 @@ struct part_files {
     bool done = false;
     const char *add(const std::string &final_path, const char *suffix)
     {
+        if (gd_out_in_place(final_path.c_str()))  // a device, a FIFO, a symbolic link: as it is
+            return final_path.c_str();
         files.emplace_back(final_path + suffix, final_path);
         return files.back().first.c_str();
     }
@@ -247,6 +252,26 @@ struct part_files {
                 std::remove(f.first.c_str());
     }
 };
+
+// A replay stopped before its end (interrupt, timeout, simulated-time limit): the
+// error says why and how far it got.
+void stopped_at(gd_sim *s, const char *path, const gd::progress_meter &m, const gd::domain &events)
+{
+    const gd_progress p = m.snapshot(std::max(events.last(), events.reached()), gd::progress_meter::now());
+    char far[400];
+    std::snprintf(far, sizeof far, "after %.1f s of wall time: %" PRIu64 " records read, %" PRIu64 " kernels done, %"
+                  PRIu64 " CTAs launched, %.6f ms simulated", p.wall_seconds, p.records_read, p.kernels_done,
+                  p.ctas_done, p.sim_time_ns / 1e6);
+    if (events.time_limit_hit())
+        gd_err_set(&s->err, GD_ELIMIT, "%s: the simulated time reached %.6f s, past sim.max_sim_time_s (%u s); "
+                   "stopped %s; nothing written", path, events.time_limit_at() * 1e-12, s->cfg.sim_max_sim_time_s,
+                   far);
+    else if (m.stop == gd::progress_meter::TIMED_OUT)
+        gd_err_set(&s->err, GD_ELIMIT, "%s: the replay ran past its timeout of %g s and was stopped %s; nothing "
+                   "written", path, s->timeout_s, far);
+    else
+        gd_err_set(&s->err, GD_EINTERRUPTED, "%s: the replay was interrupted %s; nothing written", path, far);
+}
 
 int replay(gd_sim *s, const char *path)
 {
@@ -271,6 +296,7 @@ int replay(gd_sim *s, const char *path)
                             s->cfg.cwd_gpc_cga_ids, s->cfg.cwd_lake_scan_limit};
     gd_trace_set_cluster_limits(reader, &cl);
     gd_trace_set_rsb(reader, s->cfg.rsb_entries);  // a ref_num beyond the model's buffer is the trace's error
+    gd_trace_set_run_limits(reader, s->cfg.sim_max_sim_time_s, s->cfg.sim_max_ctas);
     gd_trace_set_simd_width(reader, s->cfg.meta_simd_width);  // pipeline topologies are validated with it
     if ((rc = gd_report_init(&s->report, &s->cfg, &s->pool, &s->err)) != GD_OK) {
         gd_trace_close_reader(reader);
@@ -281,7 +307,7 @@ int replay(gd_sim *s, const char *path)
     s->report.absolute_times = s->absolute_times;
     gd_cta_log cta_log = {nullptr, &s->report.time_base_ns, 0};
     if (!s->cta_log_path.empty()) {
-        cta_log.f = s->cta_log_path == "-" ? stdout : std::fopen(s->cta_log_path.c_str(), "w");
+        cta_log.f = s->cta_log_path == "-" ? stdout : std::fopen(parts.add(s->cta_log_path, ".part"), "w");
         if (!cta_log.f) {
             gd_trace_close_reader(reader);
             return gd_err_set(&s->err, GD_EIO, "%s: cannot create the CTA log: %s", s->cta_log_path.c_str(),
@@ -294,7 +320,7 @@ int replay(gd_sim *s, const char *path)
     std::FILE *meta_log = nullptr;
     bool meta_log_bad = false;
     if (!s->meta_log_path.empty()) {
-        meta_log = s->meta_log_path == "-" ? stdout : std::fopen(s->meta_log_path.c_str(), "w");
+        meta_log = s->meta_log_path == "-" ? stdout : std::fopen(parts.add(s->meta_log_path, ".part"), "w");
         if (!meta_log) {
             if (cta_log.f && cta_log.f != stdout)
                 std::fclose(cta_log.f);
@@ -366,8 +392,12 @@ int replay(gd_sim *s, const char *path)
     env.progress.ctx = s->opts.progress_ctx;
     env.progress.records_read = [](const void *r) { return gd_trace_records_read((const gd_trace_reader *)r); };
     env.progress.input_fraction = [](const void *r) { return gd_trace_input_fraction((const gd_trace_reader *)r); };
+    env.progress.ctas_read = [](const void *r) { return gd_trace_ctas_read((const gd_trace_reader *)r); };
     env.progress.records_src = reader;
     env.progress.kernels_done = &s->report.kernels;
+    env.progress.interrupt = &s->interrupt;
+    if (s->timeout_s > 0)
+        env.progress.deadline = env.progress.start + s->timeout_s;
     gd::host_env host_env;
     host_env.reader = reader;
     host_env.pool = &s->pool;
@@ -408,7 +438,15 @@ int replay(gd_sim *s, const char *path)
                 gd_err_set(&s->err, GD_ENOMEM, "out of memory");
                 throw std::bad_alloc();
             }
+            top->events.set_time_limit(std::min<gd_time_ps>((gd_time_ps)s->cfg.sim_max_sim_time_s * 1000000000000ull,
+                                                            GD_TIME_LIMIT_PS));
+            top->events.set_poll(&gd::progress_meter::poll, &env.progress);
+            env.progress.ctas_done = top->cwd.ctas_launched_counter();
             sc_core::sc_start();
+            if (env.progress.stop != gd::progress_meter::RUNNING || top->events.time_limit_hit()) {
+                stopped_at(s, path, env.progress, top->events);
+                throw std::runtime_error("stopped");
+            }
             if (vcd)  // SystemC samples the last time step's values in one more (empty) delta cycle
                 sc_core::sc_start(sc_core::SC_ZERO_TIME);
             top->finish();  // what the blocks still hold, their time accounts, the SMs' energy
@@ -503,23 +541,21 @@ int replay(gd_sim *s, const char *path)
     return GD_OK;
 }
 
-FILE *open_out(gd_sim *s, const char *path, int *rc)
+// An output of the C API: PATH.part renamed to PATH when complete (gd_out_open).
+FILE *open_out(gd_sim *s, gd_outfile *o, const char *path, int *rc)
 {
-    if (std::strcmp(path, "-") == 0)
-        return stdout;
-    FILE *f = std::fopen(path, "w");
-    if (!f)
-        *rc = gd_err_set(&s->err, GD_EIO, "%s: cannot create: %s", path, std::strerror(errno));
-    return f;
+    *rc = gd_out_open(o, path, &s->err);
+    return *rc == GD_OK ? o->f : nullptr;
 }
 
-int close_out(gd_sim *s, FILE *f, const char *path, int rc)
+int close_out(gd_sim *s, gd_outfile *o, int rc)
 {
-    int bad = f == stdout ? std::fflush(f) : std::fclose(f);
-    if (rc == GD_OK && bad)
-        rc = gd_err_set(&s->err, GD_EIO, "%s: write failed", path);
-    else if (rc != GD_OK && s->err.code == GD_OK)
-        gd_err_set(&s->err, rc, "%s: write failed", path);
+    const std::string path = o->final_path ? o->final_path : "standard output";
+    int crc = gd_out_close(o, rc == GD_OK, &s->err);
+    if (rc == GD_OK)
+        return crc;
+    if (s->err.code == GD_OK)
+        gd_err_set(&s->err, rc, "%s: write failed", path.c_str());
     return rc;
 }
 
@@ -649,12 +685,15 @@ int gd_sim_dump_trace(gd_sim *sim, const char *trace_path, const char *out_path)
     gd_err_clear(&sim->err);
     if (!trace_path || !out_path)
         return fail(sim, GD_EINVAL, "%s", "gd_sim_dump_trace: a path is NULL");
+    if (gd_same_file(trace_path, out_path))
+        return fail(sim, GD_EINVAL, "%s: is the trace being dumped; refusing to overwrite it", out_path);
     int rc = GD_OK;
-    FILE *f = open_out(sim, out_path, &rc);
+    gd_outfile o;
+    FILE *f = open_out(sim, &o, out_path, &rc);
     if (!f)
         return rc;
     rc = gd_trace_dump(f, trace_path, &sim->err);
-    return close_out(sim, f, out_path, rc);
+    return close_out(sim, &o, rc);
 }
 
 int gd_sim_check_topology(gd_sim *sim, const char *topology_path, const char *out_path)
@@ -695,7 +734,10 @@ int gd_sim_check_topology(gd_sim *sim, const char *topology_path, const char *ou
         return fail(sim, GD_ENOMEM, "%s", "out of memory");
     }
     size_t n = gd_topology_validate(t, &lim, v, CAP);
-    FILE *f = open_out(sim, out_path, &rc);
+    gd_outfile o;
+    FILE *f = gd_same_file(topology_path, out_path) ? nullptr : open_out(sim, &o, out_path, &rc);
+    if (!f && rc == GD_OK)
+        rc = fail(sim, GD_EINVAL, "%s: is the topology being checked; refusing to overwrite it", out_path);
     if (f) {
         for (size_t i = 0; i < n && i < CAP; i++)
             std::fprintf(f, "%s:%u: %s: %s: %s\n", t->source, v[i].line, v[i].part, gd_topo_rule_name(v[i].rule),
@@ -712,7 +754,7 @@ int gd_sim_check_topology(gd_sim *sim, const char *topology_path, const char *ou
                              ? (std::string(policy) + " (meta.policy)").c_str()
                              : t->policy < 0 ? "round_robin (none given)" : gd_meta_policy_name(t->policy),
                          lim.simd_width);
-        rc = close_out(sim, f, out_path, rc);
+        rc = close_out(sim, &o, rc);
     }
     if (rc == GD_OK && n)
         rc = gd_err_set(&sim->err, GD_EMODEL, "%s:%u: %s: %s: %s", t->source, v[0].line, v[0].part,
@@ -741,7 +783,15 @@ int gd_sim_condense_trace(gd_condense_result *out, gd_sim *sim, const char *in_p
         return fail(sim, GD_EINVAL, "gdsim condense: replacement policy '%s' is neither lru nor fifo", replacement);
     gd_condense_opts o{rsb_entries, window_ns, !std::strcmp(replacement, "fifo")};
     gd_condense_stats st;
-    int rc = gd_condense_trace(in_path, out_path, &o, &st, &sim->err);
+    if (gd_same_file(in_path, out_path))
+        return fail(sim, GD_EINVAL, "%s: is the trace being condensed; refusing to overwrite it", out_path);
+    std::string part = std::string(out_path) + ".part";  // renamed when complete
+    int rc = gd_condense_trace(in_path, part.c_str(), &o, &st, &sim->err);
+    if (rc == GD_OK && std::rename(part.c_str(), out_path) != 0)
+        rc = gd_err_set(&sim->err, GD_EIO, "%s: cannot rename %s to it: %s", out_path, part.c_str(),
+                        std::strerror(errno));
+    if (rc != GD_OK)
+        std::remove(part.c_str());
     out->dispatches = st.dispatches;
     out->references = st.references;
     out->condensed_kernels = st.condensed_kernels;
@@ -775,6 +825,26 @@ int gd_sim_set_meta_log(gd_sim *sim, const char *path)
     } catch (const std::bad_alloc &) {
         return gd_err_set(&sim->err, GD_ENOMEM, "out of memory");
     }
+    return GD_OK;
+}
+
+int gd_sim_interrupt(gd_sim *sim)
+{
+    if (!sim)
+        return GD_EINVAL;
+    sim->interrupt = 1;  // only this: async-signal-safe
+    return GD_OK;
+}
+
+int gd_sim_set_timeout(gd_sim *sim, double seconds)
+{
+    if (!sim)
+        return GD_EINVAL;
+    gd_err_clear(&sim->err);
+    if (!(seconds >= 0 && seconds <= 1e7))
+        return gd_err_set(&sim->err, GD_EINVAL, "gd_sim_set_timeout: %g s is not a timeout (0 for none, or up to "
+                          "10^7 s)", seconds);
+    sim->timeout_s = seconds;
     return GD_OK;
 }
 
@@ -860,6 +930,7 @@ int gd_sim_replay_file(gd_sim *sim, const char *trace_path)
     try {
         std::lock_guard<std::mutex> lock(g_replay_lock);
         clear_results(sim);
+        sim->interrupt = 0;  // an interrupt asked for while no replay ran is forgotten
         int rc = replay(sim, trace_path);
         if (rc != GD_OK)
             clear_results(sim);
@@ -921,7 +992,8 @@ static int write_summary(gd_sim *sim, const char *path, bool json)
     if (!sim->have_results)
         return fail(sim, GD_ESTATE, "%s", "no replay has completed on this handle yet");
     int rc = GD_OK;
-    FILE *f = open_out(sim, path, &rc);
+    gd_outfile o;
+    FILE *f = open_out(sim, &o, path, &rc);
     if (!f)
         return rc;
     gd_run_info info;
@@ -934,7 +1006,7 @@ static int write_summary(gd_sim *sim, const char *path, bool json)
     info.absolute_times = sim->report.absolute_times;
     rc = json ? gd_write_summary_json(f, &sim->cfg, &sim->summary, &info)
               : gd_write_summary_text(f, &sim->cfg, &sim->summary, &info);
-    return close_out(sim, f, path, rc);
+    return close_out(sim, &o, rc);
 }
 
 int gd_sim_write_summary_json(gd_sim *sim, const char *path) { return write_summary(sim, path, true); }
@@ -959,6 +1031,8 @@ const char *gd_strerror(int code)
     case GD_ESTATE: return "call not valid in this state";
     case GD_EMODEL: return "trace cannot run on the configured device";
     case GD_EINTERNAL: return "internal error";
+    case GD_EINTERRUPTED: return "interrupted";
+    case GD_ELIMIT: return "limit reached";
     }
     return "unknown error code";
 }

@@ -53,17 +53,23 @@ extern "C" {
 #define GD_ESTATE (-6)   /* call not valid now (e.g. summary before any replay) */
 #define GD_EMODEL (-7)   /* the trace cannot run on the configured device */
 #define GD_EINTERNAL (-8) /* internal error (a bug: please report it) */
+#define GD_EINTERRUPTED (-9) /* gd_sim_interrupt stopped the replay (e.g. from a SIGINT handler) */
+#define GD_ELIMIT (-10)  /* the replay reached a limit: the timeout (gd_sim_set_timeout) or the
+                            simulated-time limit (sim.max_sim_time_s) */
 
 /* Progress reports during a replay (about twice a second of wall time). */
 typedef struct gd_progress {
     uint64_t records_read;   /* trace records read so far */
     uint64_t kernels_done;   /* kernels completed */
-    uint64_t ctas_done;      /* CTAs retired */
+    uint64_t ctas_done;      /* CTAs launched so far (each then runs to its end) */
     uint64_t sim_time_ns;    /* simulated time reached */
     double wall_seconds;     /* wall time since the replay started */
     /* additions of version 0.1, second part */
     double input_fraction;   /* share of the trace file read (compressed bytes), 0..1; -1 when
                                 unknown (not a regular file); the reader runs a little ahead */
+    /* additions of version 0.1, third part */
+    uint64_t ctas_read;      /* CTAs of the dispatches read so far (ctas_done / ctas_read is the share
+                                done once the whole trace is read: one huge kernel, say) */
 } gd_progress;
 
 typedef void (*gd_progress_fn)(void *ctx, const gd_progress *progress);
@@ -248,8 +254,23 @@ typedef struct gd_condense_result {
 int gd_sim_condense_trace(gd_condense_result *out, gd_sim *sim, const char *in_path, const char *out_path,
                           unsigned int rsb_entries, unsigned long long window_ns, const char *replacement);
 
-/* Replay a whole trace (gdsim trace format v1, see traces/FORMAT.md) to completion. */
+/* Replay a whole trace (gdsim trace format v1, see traces/FORMAT.md) to completion.
+ * A replay that fails (a bad record, a limit, an interrupt) writes no output: the
+ * files it was writing (CTA log, meta-scheduler log, occupancy CSV, timeline, VCD)
+ * are written to PATH.part and renamed only when it succeeds; the message says how
+ * far it got. The handle stays usable. */
 int gd_sim_replay_file(gd_sim *sim, const char *trace_path);
+
+/* Stop the replay running on sim as soon as possible (within one event of the model):
+ * it returns GD_EINTERRUPTED, writing nothing. Safe to call from a signal handler or
+ * another thread (it only sets a flag); a call while no replay runs is forgotten when
+ * the next one starts. GD_EINVAL if sim is NULL. */
+int gd_sim_interrupt(gd_sim *sim);
+
+/* Stop each later replay that runs longer than seconds of wall time (0: no limit, the
+ * default): it returns GD_ELIMIT with a message saying how far it got, writing nothing.
+ * GD_EINVAL if sim is NULL or seconds is negative, NaN or past 10^7. */
+int gd_sim_set_timeout(gd_sim *sim, double seconds);
 
 /* Results of the last successful replay. */
 int gd_sim_summary(gd_sim *sim, gd_summary *out);

@@ -167,7 +167,8 @@ END_TEST
 
 START_TEST(codes_and_version)
 {
-    int codes[] = {GD_OK, GD_EINVAL, GD_ENOMEM, GD_EIO, GD_EFORMAT, GD_ECONFIG, GD_ESTATE, GD_EMODEL, GD_EINTERNAL};
+    int codes[] = {GD_OK,     GD_EINVAL, GD_ENOMEM,    GD_EIO,          GD_EFORMAT, GD_ECONFIG,
+                   GD_ESTATE, GD_EMODEL, GD_EINTERNAL, GD_EINTERRUPTED, GD_ELIMIT};
     for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
         ck_assert_str_ne(gd_strerror(codes[i]), "unknown error code");
         for (size_t j = 0; j < i; j++)
@@ -255,6 +256,72 @@ START_TEST(progress_callback)
     ck_assert_int_eq(gd_sim_replay_file(sim, sample()), GD_OK);
     ck_assert_int_ge(progress_calls, 1); /* at least the final report */
     gd_sim_free(sim);
+}
+END_TEST
+
+/* Stopping a replay: the timeout, gd_sim_interrupt (here from the progress callback),
+ * sim.max_sim_time_s; each returns its code, says how far it got, and leaves the handle
+ * usable: a replay after it gives what a fresh handle gives. */
+START_TEST(stopping)
+{
+    const char *big = "tb/bad/run_past_timeout.gdt"; /* one grid of 2^28 CTAs: seconds to run */
+    gd_options o;
+    gd_options_init(&o, GD_OPTIONS_VERSION);
+    gd_sim *sim, *fresh;
+    ck_assert_int_eq(gd_sim_new(&fresh, NULL), GD_OK);
+    ck_assert_int_eq(gd_sim_replay_file(fresh, sample()), GD_OK);
+    gd_summary want, got;
+    summary_of(fresh, &want);
+    gd_sim_free(fresh);
+
+    ck_assert_int_eq(gd_sim_new(&sim, &o), GD_OK);
+    ck_assert_int_eq(gd_sim_set_timeout(NULL, 1), GD_EINVAL);
+    ck_assert_int_eq(gd_sim_set_timeout(sim, -1), GD_EINVAL);
+    ck_assert_int_eq(gd_sim_set_timeout(sim, 0.0 / 0.0), GD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "is not a timeout"));
+    ck_assert_int_eq(gd_sim_interrupt(NULL), GD_EINVAL);
+    ck_assert_int_eq(gd_sim_set_timeout(sim, 0.05), GD_OK);
+    ck_assert_int_eq(gd_sim_replay_file(sim, big), GD_ELIMIT);
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "ran past its timeout of 0.05 s"));
+    const char *at = strstr(gd_sim_errmsg(sim), "kernels done, ");
+    ck_assert_ptr_nonnull(at);
+    unsigned long long launched = strtoull(at + strlen("kernels done, "), NULL, 10);
+    ck_assert_uint_lt(launched, 1ull << 28); /* stopped inside the grid, not at its end */
+    ck_assert_int_eq(gd_sim_summary(sim, &got), GD_ESTATE); /* no results from a stopped replay */
+    ck_assert_int_eq(gd_sim_set_timeout(sim, 0), GD_OK);
+    ck_assert_int_eq(gd_sim_replay_file(sim, sample()), GD_OK);
+    summary_of(sim, &got);
+    ck_assert_mem_eq(&got, &want, sizeof got);
+    ck_assert_int_eq(gd_sim_set(sim, "sim.max_sim_time_s", "1"), GD_OK);
+    ck_assert_int_eq(gd_sim_replay_file(sim, "tb/bad/run_past_max_sim_time.gdt"), GD_ELIMIT);
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "the simulated time reached 1.200003 s, past sim.max_sim_time_s"));
+    gd_sim_free(sim);
+
+    gd_sim *self = NULL;
+    ck_assert_int_eq(gd_sim_new(&self, NULL), GD_OK);
+    ck_assert_int_eq(gd_sim_interrupt(self), GD_OK); /* while no replay runs: forgotten */
+    ck_assert_int_eq(gd_sim_replay_file(self, sample()), GD_OK);
+    gd_sim_free(self);
+}
+END_TEST
+
+static gd_sim *g_self;
+static void interrupt_self(void *ctx, const gd_progress *p)
+{
+    (void)ctx;
+    (void)p;
+    gd_sim_interrupt(g_self);
+}
+
+START_TEST(interrupt_from_callback)
+{
+    gd_options o;
+    gd_options_init(&o, GD_OPTIONS_VERSION);
+    o.progress = interrupt_self;
+    ck_assert_int_eq(gd_sim_new(&g_self, &o), GD_OK);
+    ck_assert_int_eq(gd_sim_replay_file(g_self, "tb/bad/run_past_timeout.gdt"), GD_EINTERRUPTED);
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(g_self), "the replay was interrupted after"));
+    gd_sim_free(g_self);
 }
 END_TEST
 
@@ -364,6 +431,8 @@ int main(void)
     tcase_add_test(tc, codes_and_version);
     tcase_add_test(tc, many_simulations_in_one_process);
     tcase_add_test(tc, progress_callback);
+    tcase_add_test(tc, stopping);
+    tcase_add_test(tc, interrupt_from_callback);
     tcase_add_test(tc, resolved_values);
     tcase_add_test(tc, writers);
     tcase_set_timeout(tc, 120);

@@ -196,7 +196,7 @@ ls "$T" | grep -q "^f_" && fail "a failed replay left outputs: $(ls "$T" | grep 
 
 # Progress when stderr is not a terminal: whole lines, no carriage return or escape.
 $G replay $S --progress --progress-every 0 >/dev/null 2>"$T/prog" || fail "--progress"
-grep -q "^gdsim: 100 % of the trace read, 40 kernels, 40000 CTAs done, simulated 0.764 ms" "$T/prog" \
+grep -q "^gdsim: 100 % of the trace read, 40 kernels done, 40000 of 40000 CTAs launched, simulated 0.764 ms" "$T/prog" \
     || fail "progress line: $(cat "$T/prog")"
 if grep -q "$(printf '\r')" "$T/prog" || grep -q "$(printf '\033')" "$T/prog"; then
     fail "terminal codes in progress written to a file"

@@ -123,9 +123,10 @@ ka1 = a.kernels()
 ra2, rb2 = a.replay(SAMPLE), b.replay(SAMPLE)
 assert ra1 == ra2 and rb1 == rb2 and ra1 == rc1 and ka1 == a.kernels()
 assert rb1["summary"]["sim_time_ns"] > ra1["summary"]["sim_time_ns"], (rb1["summary"], ra1["summary"])
-assert all(set(p) == {"records_read", "kernels_done", "ctas_done", "sim_time_ns", "wall_seconds", "input_fraction"}
-           for p in calls)
+assert all(set(p) == {"records_read", "kernels_done", "ctas_done", "sim_time_ns", "wall_seconds", "input_fraction",
+                      "ctas_read"} for p in calls)
 assert calls[-1]["input_fraction"] == 1.0, calls[-1]
+assert calls[-1]["ctas_done"] == calls[-1]["ctas_read"] == 40000, calls[-1]
 for x in (a, b, c):
     x.close()
 
@@ -155,6 +156,18 @@ with gdsim.Sim() as sim:
     assert any(e.get("ph") == "X" for e in _json.load(open(tl))["traceEvents"])
     assert "$var wire" in open(vcd).read(4096)
     expect_error(gdsim.EINVAL, "interval 0 ns", sim.set_occupancy_csv, occ, 0)
+
+# stopping a replay: a timeout, and interrupt() from another thread; the handle stays usable
+import threading
+BIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bad", "run_past_timeout.gdt")  # 2^28 CTAs
+with gdsim.Sim() as sim:
+    sim.set_timeout(0.2)
+    expect_error(gdsim.ELIMIT, "timeout of 0.2 s", sim.replay, BIG)
+    expect_error(gdsim.EINVAL, "not a timeout", sim.set_timeout, -1)
+    sim.set_timeout(0)
+    threading.Timer(0.2, sim.interrupt).start()
+    expect_error(gdsim.EINTERRUPTED, "interrupted", sim.replay, BIG)
+    assert sim.replay(SAMPLE)["summary"]["kernels"] == 40
 
 print("python binding: keys, summary, kernel table, report and stages equal the CLI's; errors; "
       "several simulations in one process: ok")

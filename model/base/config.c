@@ -471,6 +471,20 @@ static const key_def KEYS[] = {
      "retirement is a step of its own. Results are identical (tb/test_replay.c compares the "
      "two on random traces); off is slower and serves to check that.",
      "gdsim"},
+    {"sim.max_sim_time_s", T_UINT, OFF(sim_max_sim_time_s), 1, GD_TIME_LIMIT_S, 0, NULL, "86400",
+     "The longest simulated time a replay may reach, in seconds from the first submit. A trace "
+     "whose times go past it (a packet submitted later, a CTA duration or wait-until time longer) "
+     "is refused at that record; a replay whose simulated clock passes it stops with an error. "
+     "The maximum, 2305843 s (2^61 ps, about 26.7 days), is the representable limit: simulated "
+     "times are 64-bit picoseconds, and every time a replay adds stays below 2^64 ps.",
+     "gdsim: one day, far beyond any captured workload (a training step is milliseconds), "
+     "short enough that an absurd time in a trace is caught"},
+    {"sim.max_ctas", T_UINT, OFF(sim_max_ctas), 0, UINT32_MAX, 0, NULL, "4294967295",
+     "The most CTAs a replay may run, over all its kernels; 0: no limit. A dispatch that takes "
+     "the trace past it is refused when its record is read, before it runs (a grid of "
+     "(2^31-1) x 65535 x 65535 CTAs is legal CUDA but would run for years).",
+     "gdsim: 2^32 - 1, a minute or two of replay at full speed (docs/PERFORMANCE.md); a real "
+     "training step has tens of millions"},
 };
 
 #define NKEYS (sizeof KEYS / sizeof KEYS[0])
@@ -894,8 +908,8 @@ int gd_settings_set(gd_settings *s, const char *key, const char *value, gd_err *
     if (!value || parse_value(d, value, NULL, NULL)) {
         char acc[160];
         accepted_text(acc, sizeof acc, d);
-        return gd_err_set(err, GD_ECONFIG, "bad value '%s' for configuration key '%s': expected %s",
-                          value ? value : "(null)", key, acc);
+        return gd_err_set(err, GD_ECONFIG, "bad value '%.80s%s' for configuration key '%s': expected %s",
+                          value ? value : "(null)", value && strlen(value) > 80 ? "..." : "", key, acc);
     }
     char *copy = strdup(value);
     if (!copy)
@@ -1186,8 +1200,16 @@ int gd_config_resolve(gd_config *out, const gd_settings *s, const gd_trace_devic
             return gd_err_set(err, GD_EINTERNAL, "no value for configuration key '%s'", KEYS[k].name);
         }
         if (parse_value(&KEYS[k], v, out, &n)) {
-            rc = gd_err_set(err, GD_ECONFIG, "bad value '%s' for configuration key '%s'%s", v, KEYS[k].name,
-                            c->trace_val[k] && !s->values[k] ? " (from the trace's device description)" : "");
+            char acc[160];
+            accepted_text(acc, sizeof acc, &KEYS[k]);
+            if (c->trace_val[k] && !s->values[k] && dev && dev->origin[0])
+                rc = gd_err_set(err, GD_EFORMAT, "%s: header: the device description gives %s = '%.60s%s', which "
+                                "the model does not accept (%s); set the key, or another gpu.preset, to replay it",
+                                dev->origin, KEYS[k].name, v, strlen(v) > 60 ? "..." : "", acc);
+            else
+                rc = gd_err_set(err, GD_ECONFIG, "bad value '%.80s%s' for configuration key '%s'%s: expected %s", v,
+                                strlen(v) > 80 ? "..." : "", KEYS[k].name,
+                                c->trace_val[k] && !s->values[k] ? " (from the trace's device description)" : "", acc);
             free(c);
             return rc;
         }

@@ -122,6 +122,8 @@ typedef struct gd_config {
     uint32_t sm_finder_k[32];              /* derived */
     uint32_t sm_finder_width;
     char sim_shortcuts[16];                /* "on" | "off" */
+    uint32_t sim_max_sim_time_s;           /* the longest simulated time a replay may reach, s */
+    uint32_t sim_max_ctas;                 /* the most CTAs a replay may run (0: no limit) */
 } gd_config;
 
 /* A trace's calibration record (format 1.9, traces/FORMAT.md): where the launch-gap fit
@@ -151,6 +153,8 @@ typedef struct gd_trace_device {
     uint32_t sms_per_gpc[GD_MAX_GPCS];
     const gd_trace_calibration *calibration;  /* format 1.9: the trace's launch-gap fit, NULL:
                                                         none; gpu.preset=trace applies it */
+    char origin[320];                      /* where it was read ("FILE: record 0 (offset 16)"), named
+                                              by errors about its values; "" when not from a file */
 } gd_trace_device;
 
 /* The text settings a user made (key -> value); unset keys are NULL. */

@@ -96,6 +96,14 @@ gd_time_ps domain::limit()
     return next < l ? next : l;
 }
 
+void domain::halt()
+{
+    if (stopped_)
+        return;
+    stopped_ = true;
+    sc_core::sc_stop();
+}
+
 void domain::run()
 {
     activations_++;
@@ -111,6 +119,8 @@ void domain::run()
             const gd_time_ps t = e->at_;
             if (t > sc_now_ && (lockstep_ || t >= sc_limit()))
                 break;  // SystemC has something to do first (in lockstep: its time is to reach t)
+            if (!guard(t))
+                break;  // past sim.max_sim_time_s, interrupted or past the timeout
             e->at_ = GD_TIME_NEVER;
             first_valid_ = false;
             local_ = last_ = t;

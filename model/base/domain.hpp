@@ -85,6 +85,36 @@ public:
     void touched() { sc_limit_valid_ = false; }
     // The simulation stops (sc_stop): no further wake-up runs.
     void stop() { stopped_ = true; }
+    // A replay's guards: no wake-up later than max_ps runs (the domain stops SystemC and
+    // time_limit_hit() says so; sim.max_sim_time_s), and poll(ctx, t) is asked before each
+    // wake-up whether to go on (false: stop likewise, for an interrupt or a timeout).
+    void set_time_limit(gd_time_ps max_ps) { max_ps_ = max_ps; }
+    void set_poll(bool (*poll)(void *ctx, gd_time_ps t), void *ctx)
+    {
+        poll_ = poll;
+        poll_ctx_ = ctx;
+    }
+    // A block running its own calendar asks before each of its steps at time t whether
+    // to go on (false: the domain has stopped; the block returns at once).
+    bool guard(gd_time_ps t)
+    {
+        if (t > reached_)
+            reached_ = t;
+        if (t > max_ps_) {
+            limit_hit_ = true;
+            limit_at_ = t;
+            halt();
+            return false;
+        }
+        if (poll_ && !poll_(poll_ctx_, t)) {
+            halt();
+            return false;
+        }
+        return !stopped_;
+    }
+    bool time_limit_hit() const { return limit_hit_; }
+    gd_time_ps time_limit_at() const { return limit_at_; }  // the wake-up that passed it
+    gd_time_ps reached() const { return reached_; }  // the latest time a wake-up or a block's step was asked for
     // Lockstep (for waveforms): every wake-up runs at its own SystemC time and no block
     // runs its own calendar past SystemC's time, so that what SystemC samples at a time
     // is the state at that time. Slower; results are the same.
@@ -110,7 +140,11 @@ private:
 
     std::vector<event *> events_;  // every block's wake-up (a handful: a linear scan finds the first)
     uint64_t seq_ = 0;
-    bool running_ = false, stopped_ = false, lockstep_ = false;
+    bool running_ = false, stopped_ = false, lockstep_ = false, limit_hit_ = false;
+    gd_time_ps max_ps_ = GD_TIME_NEVER, limit_at_ = 0, reached_ = 0;
+    bool (*poll_)(void *, gd_time_ps) = nullptr;
+    void *poll_ctx_ = nullptr;
+    void halt();  // stopped by a guard
     gd_time_ps local_ = 0, last_ = 0, sc_now_ = 0;
     bool sc_limit_valid_ = false;
     gd_time_ps sc_limit_ = GD_TIME_NEVER;

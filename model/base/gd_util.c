@@ -1,8 +1,11 @@
 #include "gd_util.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gdsim.h"
 
@@ -103,4 +106,95 @@ int gd_utf8_valid(const char *s, size_t n)
         i += k + 1;
     }
     return 1;
+}
+
+size_t gd_utf8_char_len(const char *p)
+{
+    const unsigned char *s = (const unsigned char *)p;
+    unsigned c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t n;
+    uint32_t cp;
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2, cp = c & 0x1F;
+    else if (c >= 0xE0 && c <= 0xEF)
+        n = 3, cp = c & 0x0F;
+    else if (c >= 0xF0 && c <= 0xF4)
+        n = 4, cp = c & 0x07;
+    else
+        return 0;  /* a continuation byte, an overlong lead (C0, C1) or past U+10FFFF */
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;  /* also stops at the terminating NUL */
+        cp = cp << 6 | (s[i] & 0x3F);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;  /* overlong, past Unicode, or a UTF-16 surrogate */
+    return n;
+}
+
+int gd_out_in_place(const char *path)
+{
+    struct stat st;
+    /* a device (/dev/stderr, whatever it points to), a FIFO, a symbolic link (it stays one) */
+    return strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0 ||
+           (lstat(path, &st) == 0 && !S_ISREG(st.st_mode));
+}
+
+int gd_out_open(gd_outfile *o, const char *path, gd_err *err)
+{
+    memset(o, 0, sizeof *o);
+    if (strcmp(path, "-") == 0) {
+        o->f = stdout;
+        return GD_OK;
+    }
+    const int special = gd_out_in_place(path);
+    if (!(o->final_path = strdup(path)) || (!special && !(o->tmp_path = malloc(strlen(path) + 6)))) {
+        gd_out_close(o, 0, NULL);
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    }
+    if (o->tmp_path)
+        sprintf(o->tmp_path, "%s.part", path);
+    if (!(o->f = fopen(o->tmp_path ? o->tmp_path : path, "w"))) {
+        int e = errno;
+        gd_out_close(o, 0, NULL);
+        return gd_err_set(err, GD_EIO, "%s: cannot create: %s", path, strerror(e));
+    }
+    return GD_OK;
+}
+
+int gd_out_close(gd_outfile *o, int ok, gd_err *err)
+{
+    int rc = GD_OK;
+    if (o->f) {
+        int e = 0;
+        if (o->f == stdout) {
+            if (fflush(stdout) != 0 || ferror(stdout))
+                e = errno ? errno : EIO;
+        } else if (ferror(o->f) | fclose(o->f)) {
+            e = errno ? errno : EIO;
+        }
+        if (ok && e)
+            rc = gd_err_set(err, GD_EIO, "%s: write failed: %s", o->final_path ? o->final_path : "standard output",
+                            strerror(e));
+    }
+    if (o->tmp_path) {
+        if (ok && rc == GD_OK && rename(o->tmp_path, o->final_path) != 0)
+            rc = gd_err_set(err, GD_EIO, "%s: cannot rename %s to it: %s", o->final_path, o->tmp_path,
+                            strerror(errno));
+        if (!ok || rc != GD_OK)
+            remove(o->tmp_path);
+    }
+    free(o->tmp_path);
+    free(o->final_path);
+    memset(o, 0, sizeof *o);
+    return rc;
+}
+
+int gd_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return strcmp(a, "-") != 0 && strcmp(b, "-") != 0 && stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+           S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -14,6 +15,19 @@ extern "C" {
 typedef uint64_t gd_time_ps;
 #define GD_TIME_NEVER UINT64_MAX
 #define GD_PS_PER_NS 1000u
+/* The representable limit of simulated time: 2^61 ps (about 26.7 days). Every time a
+ * trace gives is checked against sim.max_sim_time_s (at most this) where it enters, and
+ * the event domain stops a replay whose clock passes it, so that a time plus a
+ * duration (each at most this) never wraps a 64-bit picosecond count. */
+#define GD_TIME_LIMIT_PS (UINT64_C(1) << 61)
+#define GD_TIME_LIMIT_S 2305843u  /* GD_TIME_LIMIT_PS in whole seconds */
+
+/* The length (1-4) of the UTF-8 character that starts at p, or 0 when the bytes there
+ * are not valid UTF-8 (RFC 3629: no overlong forms, surrogates or code points past
+ * U+10FFFF). Writers of JSON and CSV put U+FFFD in place of each invalid byte, so that
+ * names taken from a trace always give valid UTF-8. */
+size_t gd_utf8_char_len(const char *p);
+#define GD_UTF8_REPLACEMENT "\xEF\xBF\xBD" /* U+FFFD */
 
 /* An error record: a status code (GD_E* from gdsim.h) and a message that says
  * what went wrong and where. */
@@ -67,6 +81,24 @@ static inline uint32_t gd_popcount64(uint64_t x)
  * ("1234.567") into buf. Trace times are nanoseconds since an epoch (about 2^61), too
  * large to hold in picoseconds, so they are kept apart from the picosecond offset. */
 void gd_format_ns(char *buf, size_t size, uint64_t base_ns, gd_time_ps ps);
+
+/* An output file written under a temporary name, PATH.part, and renamed to PATH when
+ * it is complete, so that a failed or interrupted write never leaves a file that looks
+ * complete. "-" is standard output; a path under /dev/ or /proc/ (/dev/stderr, say,
+ * whatever it points to) and an existing path that is not a regular file (a FIFO, a
+ * symbolic link: renaming would replace the link) are written as they are. */
+typedef struct gd_outfile {
+    FILE *f;
+    char *final_path, *tmp_path;  /* tmp_path NULL: written in place */
+} gd_outfile;
+int gd_out_open(gd_outfile *o, const char *path, gd_err *err);
+/* Whether path is written in place rather than through PATH.part (the rule above). */
+int gd_out_in_place(const char *path);
+/* ok: close (flush) and rename, GD_EIO with "PATH: write failed: ..." when that fails;
+ * !ok: close and remove the temporary file. err may be NULL. */
+int gd_out_close(gd_outfile *o, int ok, gd_err *err);
+/* Whether two paths name the same regular file (an output that would overwrite an input). */
+int gd_same_file(const char *a, const char *b);
 
 #ifdef __cplusplus
 }

@@ -124,8 +124,15 @@ void gd_json_str(FILE *f, const char *s)
             fprintf(f, "\\%c", c);
         else if (c < 0x20)
             fprintf(f, "\\u%04x", c);
-        else
+        else if (c < 0x80)
             fputc(c, f);
+        else {  /* valid UTF-8 as it is; each invalid byte becomes U+FFFD: the JSON stays valid */
+            size_t n = gd_utf8_char_len(s);
+            if (n)
+                fwrite(s, 1, n, f), s += n - 1;
+            else
+                fputs("\\ufffd", f);
+        }
     }
     fputc('"', f);
 }

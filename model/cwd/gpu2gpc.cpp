@@ -547,8 +547,8 @@ void gpu2gpc::advance(gd_time_ps now, gd_time_ps limit, bool inclusive)
         if (t < t_cur_)  // an invariant: every event due earlier was handed over then
             SC_REPORT_ERROR("gdsim/gpu2gpc", "internal: event time went backwards");
         t_cur_ = t;
-        if (progress_)
-            progress_->tick(t);
+        if (!dom_->guard(t))
+            break;  // the replay stops (a limit, an interrupt): the domain has stopped SystemC
         if (tr == t) {
             // Retirement in GPC g. Fuse the head's next launch into the same step when it
             // is due now and no other GPC retires by now (so every retirement at t comes
@@ -613,8 +613,8 @@ void gpu2gpc::advance_cga(gd_time_ps now, gd_time_ps limit, bool inclusive)
         if (t < t_cur_)
             SC_REPORT_ERROR("gdsim/gpu2gpc", "internal: event time went backwards");
         t_cur_ = t;
-        if (progress_)
-            progress_->tick(t);
+        if (!dom_->guard(t))
+            break;  // the replay stops (a limit, an interrupt): the domain has stopped SystemC
         if (tc == t)
             out_t = kernel_completes(t);
         else

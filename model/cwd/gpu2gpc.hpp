@@ -88,6 +88,7 @@ public:
         sc_core::sc_trace(tf, steps_, p + "launch_steps");
     }
     const uint64_t *ctas_done_counter() const { return &ctas_done_; }
+    const uint64_t *ctas_launched_counter() const { return &ctas_launched_; }
     // After the run: have the GPCs retire what they still hold, so their statistics
     // count every CTA.
     void flush();

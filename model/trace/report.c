@@ -285,19 +285,28 @@ static void measured_ns(char *buf, size_t size, const gd_report *r, uint64_t tra
         snprintf(buf, size, "-%" PRIu64 ".000", r->origin_ns - trace_ns);
 }
 
+/* A name from the trace as a CSV field (RFC 4180): quoted when it holds a comma or a
+ * quote; a control character (a line break, say) or a byte that is not UTF-8 becomes
+ * U+FFFD, so that every row is one line of valid UTF-8. */
 static void csv_name(FILE *f, const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
+    const int quote = strpbrk(s, ",\"") != NULL;
+    if (quote)
+        fputc('"', f);
     for (; *s; s++) {
-        if (*s == '"')
+        unsigned char c = (unsigned char)*s;
+        size_t n = c < 0x80 ? 1 : gd_utf8_char_len(s);
+        if (c < 0x20 || c == 0x7F || n == 0) {
+            fputs(GD_UTF8_REPLACEMENT, f);
+            continue;
+        }
+        if (c == '"')
             fputc('"', f);
-        fputc(*s, f);
+        fwrite(s, 1, n, f);
+        s += n - 1;
     }
-    fputc('"', f);
+    if (quote)
+        fputc('"', f);
 }
 
 /* One CSV line of a row; < 0 when the write fails. */
@@ -447,9 +456,11 @@ int gd_report_write_csv(gd_report *r, const char *path, gd_err *err)
         flush_rows(r);  /* the rows still gathered (a platform may write the table while it runs) */
     if (r->io_error)
         return gd_err_set(err, GD_EIO, "writing the kernel table to a temporary file failed");
-    FILE *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-    if (!out)
-        return gd_err_set(err, GD_EIO, "%s: cannot create: %s", path, strerror(errno));
+    gd_outfile of;
+    int rc = gd_out_open(&of, path, err);
+    if (rc)
+        return rc;
+    FILE *out = of.f;
     int bad = fputs(GD_KERNELS_CSV_HEADER, out) < 0;
     if (!bad && r->csv) {
         row_rec k;
@@ -462,8 +473,7 @@ int gd_report_write_csv(gd_report *r, const char *path, gd_err *err)
                 char *n = realloc(name, (size_t)k.name_len + 1);
                 if (!n) {
                     free(name);
-                    if (out != stdout)
-                        fclose(out);
+                    gd_out_close(&of, 0, NULL);
                     return gd_err_set(err, GD_ENOMEM, "out of memory writing the kernel table");
                 }
                 name = n;
@@ -481,12 +491,10 @@ int gd_report_write_csv(gd_report *r, const char *path, gd_err *err)
             bad = 1;
         fseek(r->csv, 0, SEEK_END);
     }
-    if (out == stdout)
-        bad |= fflush(out) != 0;
-    else
-        bad |= fclose(out) != 0;
-    if (bad)
+    if (bad) {
+        gd_out_close(&of, 0, NULL);
         return gd_err_set(err, GD_EIO, "%s: write failed", path);
-    return GD_OK;
+    }
+    return gd_out_close(&of, 1, err);
 }
 

@@ -195,6 +195,11 @@ struct gd_trace_reader {
     uint64_t dispatches;
     uint64_t packets;       /* packet records: dispatches, barriers, non-kernel commands */
     uint64_t last_submit_ns;
+    int have_origin;        /* a packet was read: origin_ns is the first one's submit time */
+    uint64_t origin_ns;
+    gd_time_ps max_time_ps; /* sim.max_sim_time_s: no time the trace gives may pass it */
+    uint64_t max_ctas;      /* sim.max_ctas (0: no limit) */
+    uint64_t ctas;          /* CTAs of the dispatches read so far */
     unsigned minor;         /* the file's format minor version */
     int done;
     gd_trace_device dev;
@@ -352,6 +357,10 @@ static int parse_header(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint
         return rec_error(r, err, 0, off, "header record length %u does not match its contents (%u)", len, pos + pl);
     memcpy(r->producer, p + pos, pl < sizeof r->producer - 1 ? pl : sizeof r->producer - 1);
 
+    snprintf(d->origin, sizeof d->origin, "%s: record 0 (offset %" PRIu64 ")", r->path, off);
+    if (d->sms > GD_MAX_SMS)
+        return rec_error(r, err, 0, off, "header: %u SMs, more than this gdsim models (%d: %d GPCs of up to %d SMs)",
+                         d->sms, GD_MAX_SMS, GD_MAX_GPCS, GD_MAX_SMS_PER_GPC);
     if (d->sms == 0 || d->warp_size == 0 || d->warp_size > 64 || d->max_threads_per_sm < d->warp_size ||
         d->max_threads_per_cta == 0 || d->regs_per_sm == 0)
         return rec_error(r, err, 0, off,
@@ -408,6 +417,7 @@ int gd_trace_open(gd_trace_reader **out, const char *path, gd_err *err)
         free(r);
         return gd_err_set(err, GD_ENOMEM, "out of memory");
     }
+    r->max_time_ps = GD_TIME_LIMIT_PS;
     r->gz = gzopen(path, "rb");
     if (!r->gz) {
         int e = errno;
@@ -437,6 +447,13 @@ int gd_trace_open(gd_trace_reader **out, const char *path, gd_err *err)
                           "reads version %d.x)", path, major, minor, GD_TRACE_VERSION_MAJOR);
     }
     r->minor = minor;
+    if (minor > GD_TRACE_VERSION_MINOR) {
+        gd_trace_close_reader(r);
+        return gd_err_set(err, GD_EFORMAT,
+                          "%s: record 0 (offset 10): trace format version %u.%u is newer than this gdsim reads "
+                          "(up to %d.%d): a later gdsim wrote it", path, major, minor, GD_TRACE_VERSION_MAJOR,
+                          GD_TRACE_VERSION_MINOR);
+    }
     if (gd_get32(fh + 12) != 0) {
         gd_trace_close_reader(r);
         return gd_err_set(err, GD_EFORMAT, "%s: record 0 (offset 12): unknown file flags 0x%08x", path,
@@ -525,6 +542,15 @@ void gd_trace_set_limits(gd_trace_reader *r, const gd_sm_limits *sm, const uint3
     r->limits = *sm;
     memcpy(r->max_grid, max_grid, sizeof r->max_grid);
 }
+
+void gd_trace_set_run_limits(gd_trace_reader *r, uint32_t max_sim_time_s, uint64_t max_ctas)
+{
+    gd_time_ps t = (gd_time_ps)max_sim_time_s * GD_PS_PER_NS * 1000000000u;
+    r->max_time_ps = t && t < GD_TIME_LIMIT_PS ? t : GD_TIME_LIMIT_PS;
+    r->max_ctas = max_ctas;
+}
+
+uint64_t gd_trace_ctas_read(const gd_trace_reader *r) { return r->ctas; }
 
 void gd_trace_set_rsb(gd_trace_reader *r, uint32_t entries)
 {
@@ -781,6 +807,15 @@ static int packet_head(gd_trace_reader *r, const uint8_t *p, int reserved_set, c
         return rec_error(r, err, idx, off,
                          "submit time %" PRIu64 " ns is earlier than the previous packet's %" PRIu64
                          " ns (packet records must be in submit-time order)", *submit_ns, r->last_submit_ns);
+    if (!r->have_origin) {
+        r->have_origin = 1;
+        r->origin_ns = *submit_ns;
+    } else if (*submit_ns - r->origin_ns > r->max_time_ps / GD_PS_PER_NS) {
+        return rec_error(r, err, idx, off,
+                         "%s: submit time %" PRIu64 " ns is %.3f s after the first packet's (%" PRIu64 " ns), past "
+                         "the longest simulated time, %.0f s (sim.max_sim_time_s)", what, *submit_ns,
+                         (double)(*submit_ns - r->origin_ns) * 1e-9, r->origin_ns, (double)r->max_time_ps * 1e-12);
+    }
     return 0;
 }
 
@@ -879,8 +914,13 @@ static int check_dispatch(gd_trace_reader *r, gd_trace_dispatch *d, int ref, con
         if (d->grid_ctas[i] > r->max_grid[i])
             return rec_error(r, err, idx, off, "%s: %u CTAs along %c exceed the device's grid limit of %u", what,
                              d->grid_ctas[i], DIM[i], r->max_grid[i]);
-        d->ctas *= d->grid_ctas[i];
+        if (__builtin_mul_overflow(d->ctas, (uint64_t)d->grid_ctas[i], &d->ctas))
+            return rec_error(r, err, idx, off, "%s: the grid's CTA count overflows 64 bits", what);
     }
+    if (__builtin_add_overflow(r->ctas, d->ctas, &r->ctas) || (r->max_ctas && r->ctas > r->max_ctas))
+        return rec_error(r, err, idx, off, "%s: a grid of %u x %u x %u CTAs takes the trace to more than %" PRIu64
+                         " CTAs (sim.max_ctas; 0: no limit)", what, d->grid_ctas[0], d->grid_ctas[1],
+                         d->grid_ctas[2], r->max_ctas ? r->max_ctas : UINT64_MAX);
     const gd_cluster *cl = &d->cluster;
     for (unsigned i = 0; i < 3; i++) {
         if (cl->dim[i] == 0)
@@ -916,6 +956,16 @@ static int check_dispatch(gd_trace_reader *r, gd_trace_dispatch *d, int ref, con
     else
         return rec_error(r, err, idx, off, "dispatch of kernel '%s' (descriptor %u, execution time per dispatch) gives "
                          "no CTA duration", k->name, k->id);
+    if (d->cta_ps > r->max_time_ps)
+        return rec_error(r, err, idx, off, "%s: kernel '%s': a CTA duration of %" PRIu64 " ps is past the longest "
+                         "simulated time, %.0f s (sim.max_sim_time_s)", what, k->name, d->cta_ps,
+                         (double)r->max_time_ps * 1e-12);
+    if (gd_launch_info_waits(&d->info) && d->info.wait_until_ns > r->origin_ns &&
+        d->info.wait_until_ns - r->origin_ns > r->max_time_ps / GD_PS_PER_NS)
+        return rec_error(r, err, idx, off, "%s: wait-until time %" PRIu64 " ns is %.3f s after the first packet's "
+                         "submit, past the longest simulated time, %.0f s (sim.max_sim_time_s)", what,
+                         d->info.wait_until_ns, (double)(d->info.wait_until_ns - r->origin_ns) * 1e-9,
+                         (double)r->max_time_ps * 1e-12);
     if (r->have_cluster_limits && gd_cluster_is_cga(cl) &&
         !(r->fits_kernel == k && gd_cluster_equal(&r->fits_cluster, cl))) {
         char why[256];
@@ -1136,9 +1186,9 @@ static int parse_command(gd_trace_reader *r, const uint8_t *p, uint32_t len, uin
     if (len == COMMAND_TENANT_SIZE &&
         (rc = get_tenant(r, &c->tenant, p + COMMAND_SIZE + LAUNCH_INFO_SIZE, "non-kernel command", idx, off, err)) != 0)
         return rc;
-    if (c->duration_ps > (gd_time_ps)1000000 * 1000000 * 3600)
-        return rec_error(r, err, idx, off, "non-kernel command: duration of %" PRIu64 " ps is more than an hour",
-                         c->duration_ps);
+    if (c->duration_ps > (gd_time_ps)1000000 * 1000000 * 3600 || c->duration_ps > r->max_time_ps)
+        return rec_error(r, err, idx, off, "non-kernel command: duration of %" PRIu64 " ps is more than an hour%s",
+                         c->duration_ps, c->duration_ps > r->max_time_ps ? " and past sim.max_sim_time_s" : "");
     if ((rc = note_signal(r, c->completion_signal, &c->signal, idx, off, err)) != 0)
         return rc;
     r->last_submit_ns = c->submit_ns;
@@ -1206,6 +1256,13 @@ static int parse_pipeline(gd_trace_reader *r, const uint8_t *p, uint32_t len, ui
         char why[512];
         if (fit_device(&r->limits, k, mk->name, why, sizeof why)) {
             rc = rec_error(r, err, idx, off, "%s: topology line %u: %s", what, mk->line, why);
+            free(d);
+            return rc;
+        }
+        if (k->cta_duration_ps > r->max_time_ps) {
+            rc = rec_error(r, err, idx, off, "%s: topology line %u: kernel '%s': a CTA duration of %" PRIu64 " ps is "
+                           "past the longest simulated time, %.0f s (sim.max_sim_time_s)", what, mk->line, mk->name,
+                           k->cta_duration_ps, (double)r->max_time_ps * 1e-12);
             free(d);
             return rc;
         }

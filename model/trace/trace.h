@@ -313,6 +313,13 @@ typedef struct gd_cluster_limits {
 void gd_trace_set_cluster_limits(gd_trace_reader *r, const gd_cluster_limits *cl);
 /* meta.simd_width for the validation of pipeline topologies (0: the device's warp size). */
 void gd_trace_set_simd_width(gd_trace_reader *r, uint32_t simd_width);
+/* The replay's limits (sim.max_sim_time_s, sim.max_ctas; 0: no CTA limit): a record
+ * whose submit time (from the first packet's), CTA duration or wait-until time passes
+ * the first, or whose dispatch takes the CTAs read past the second, is an error naming
+ * it. Without this call: times up to GD_TIME_LIMIT_PS, no CTA limit. */
+void gd_trace_set_run_limits(gd_trace_reader *r, uint32_t max_sim_time_s, uint64_t max_ctas);
+/* CTAs of the dispatches read so far. */
+uint64_t gd_trace_ctas_read(const gd_trace_reader *r);
 /* The reference state table's entries (rsb.entries; default and most: 8). */
 void gd_trace_set_rsb(gd_trace_reader *r, uint32_t entries);
 

@@ -113,8 +113,11 @@ bool trace_source::read_packet()
             finished_ = true;
             return false;
         }
-        if (rec_.type == GD_REC_KERNEL)
-            continue;  // kernel descriptors are kept by the reader
+        if (rec_.type == GD_REC_KERNEL) {  // kernel descriptors are kept by the reader
+            if (!env_.progress->tick(dom_->now()))
+                return false;  // interrupted, or past the timeout: the replay stops
+            continue;
+        }
         uint32_t n = rec_.type == GD_REC_CONDENSED ? rec_.condensed.n : 1;
         batch_.clear();
         batch_pos_ = 0;
@@ -212,7 +215,8 @@ void trace_source::wake(gd_time_ps now)
     if (finished_ || blocked_)
         return;
     for (;;) {
-        env_.progress->tick(now);
+        if (!env_.progress->tick(now))
+            return;  // interrupted, or past the timeout: the domain stops the replay
         if (!pending_) {
             if (batch_pos_ >= batch_.size() && !read_packet())
                 return;

@@ -22,9 +22,10 @@ import os
 import tempfile
 
 __all__ = ["Sim", "Error", "keys", "version", "strerror", "STAGES", "OK", "EINVAL", "ENOMEM", "EIO", "EFORMAT",
-           "ECONFIG", "ESTATE", "EMODEL", "EINTERNAL"]
+           "ECONFIG", "ESTATE", "EMODEL", "EINTERNAL", "EINTERRUPTED", "ELIMIT"]
 
 OK, EINVAL, ENOMEM, EIO, EFORMAT, ECONFIG, ESTATE, EMODEL, EINTERNAL = 0, -1, -2, -3, -4, -5, -6, -7, -8
+EINTERRUPTED, ELIMIT = -9, -10
 OPTIONS_VERSION = 1
 
 
@@ -41,7 +42,7 @@ class Error(Exception):
 class _Progress(ctypes.Structure):
     _fields_ = [("records_read", ctypes.c_uint64), ("kernels_done", ctypes.c_uint64),
                 ("ctas_done", ctypes.c_uint64), ("sim_time_ns", ctypes.c_uint64), ("wall_seconds", ctypes.c_double),
-                ("input_fraction", ctypes.c_double)]
+                ("input_fraction", ctypes.c_double), ("ctas_read", ctypes.c_uint64)]
 
 
 _PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(_Progress))
@@ -103,6 +104,8 @@ for _name, _res, _args in [
         ("gd_sim_set_timeline", ctypes.c_int, [_P, _S, ctypes.c_uint64]),
         ("gd_sim_set_vcd", ctypes.c_int, [_P, _S, ctypes.c_uint]),
         ("gd_sim_set_absolute_times", ctypes.c_int, [_P, ctypes.c_int]),
+        ("gd_sim_set_timeout", ctypes.c_int, [_P, ctypes.c_double]),
+        ("gd_sim_interrupt", ctypes.c_int, [_P]),
         ("gd_sim_resolve_config", ctypes.c_int, [_P, _S]),
         ("gd_sim_check_topology", ctypes.c_int, [_P, _S, _S]),
         ("gd_sim_replay_file", ctypes.c_int, [_P, _S]),
@@ -276,6 +279,16 @@ class Sim:
     def set_absolute_times(self, absolute):
         """Times in the CSVs in the trace's own clock (True) or from its first submit (False, the default)."""
         self._check(_lib.gd_sim_set_absolute_times(self._handle(), 1 if absolute else 0))
+
+    def set_timeout(self, seconds):
+        """Stop each later replay after this many seconds of wall time (0: no limit):
+        replay() then raises Error with code ELIMIT, writing nothing."""
+        self._check(_lib.gd_sim_set_timeout(self._handle(), float(seconds)))
+
+    def interrupt(self):
+        """Stop the replay running on this handle (from another thread: replay() holds
+        no lock on Python while it runs): it raises Error with code EINTERRUPTED."""
+        self._check(_lib.gd_sim_interrupt(self._handle()))
 
     def resolve(self, trace):
         """Resolve the configuration against a trace's device (its header only): get()
