@@ -164,8 +164,17 @@ ifneq ($(filter check demo bench,$(MAKECMDGOALS)),)
   endif
 endif
 
+# the fuzz harnesses as plain programs (gcc, tb/fuzz/driver.c) that replay a corpus:
+# tb/test_fuzz_corpus.sh runs them on tb/fuzz/corpus/ and tb/bad/ in make check
+FUZZ_NAMES := trace config topology compare
+FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/tb/fuzz/replay_%)
+$(BUILD)/tb/fuzz/replay_%: tb/fuzz/fuzz_%.c tb/fuzz/driver.c $(LIB_A) cli/compare.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Icli $(CFLAGS) tb/fuzz/fuzz_$*.c tb/fuzz/driver.c $(if $(filter compare,$*),cli/compare.c) \
+	    -o $@ $(LIB_A) $(LIBS)
+
 check: deps
-	@$(MAKE) --no-print-directory all $(TEST_BINS) $(VP_BINS) $(BUILD)/gen_config_doc
+	@$(MAKE) --no-print-directory all $(TEST_BINS) $(VP_BINS) $(FUZZ_REPLAY) $(BUILD)/gen_config_doc
 	@$(MAKE) --no-print-directory check-header
 	@scripts/run_tests.sh $(BUILD) $(TEST_BINS)
 
@@ -184,8 +193,10 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/bench.sh $(BUILD)
 
-# make fuzz: the libFuzzer harnesses (tb/fuzz_*.c, clang), FUZZ_SECONDS each, on a
-# corpus seeded from the examples; a crash leaves its input in $(BUILD)/fuzz/.
+# make fuzz: the libFuzzer harnesses (tb/fuzz/fuzz_*.c, clang, installed when missing)
+# under ASan and UBSan, FUZZ_SECONDS each, on a working corpus under $(BUILD)/fuzz/
+# seeded from tb/fuzz/corpus/, tb/bad/ and the examples; a crash leaves its input there
+# (crash-*), to be added to tb/fuzz/corpus/NAME/ once fixed (docs/RELIABILITY.md).
 FUZZ_SECONDS ?= 60
 FUZZ_CC = clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -Iinclude \
 	    -Imodel/base -Imodel/trace -Imodel/sm -Imodel/cwd
@@ -193,29 +204,22 @@ FUZZ_CC = clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover
 FUZZ_TRACE_SRC = model/trace/trace.c model/trace/aql.c model/trace/condensed.c model/trace/topology.c \
 	    model/cwd/cga.c model/sm/occupancy.c model/sm/alloc.c model/sm/waves.c model/base/gd_util.c \
 	    model/base/config.c
-fuzz: all
-	@command -v clang >/dev/null || { echo "make fuzz needs clang (Debian package clang)"; exit 1; }
-	@mkdir -p $(BUILD)/fuzz/corpus_topology $(BUILD)/fuzz/corpus_trace $(BUILD)/fuzz/corpus_config
-	$(FUZZ_CC) tb/fuzz_topology.c model/trace/topology.c model/base/gd_util.c -o $(BUILD)/fuzz/fuzz_topology -lm
-	$(FUZZ_CC) tb/fuzz_trace.c $(FUZZ_TRACE_SRC) -o $(BUILD)/fuzz/fuzz_trace -lm -lz
-	$(FUZZ_CC) tb/fuzz_config.c $(FUZZ_TRACE_SRC) -o $(BUILD)/fuzz/fuzz_config -lm -lz
-	$(FUZZ_CC) -Icli tb/fuzz_compare.c cli/compare.c -o $(BUILD)/fuzz/fuzz_compare -lm
-	mkdir -p $(BUILD)/fuzz/corpus_compare
-	$(BUILD)/gdsim replay traces/sample.gdt.gz --quiet --summary-json $(BUILD)/fuzz/corpus_compare/sample.json
-	cp tb/data/configs/*.cfg $(BUILD)/fuzz/corpus_config/
+FUZZ_RUN = -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+fuzz: deps
+	@SYSTEMC_HOME="$(SYSTEMC_HOME)" scripts/deps.sh clang
+	@mkdir -p $(addprefix $(BUILD)/fuzz/corpus_,$(FUZZ_NAMES))
+	$(FUZZ_CC) tb/fuzz/fuzz_topology.c model/trace/topology.c model/base/gd_util.c -o $(BUILD)/fuzz/fuzz_topology -lm
+	$(FUZZ_CC) tb/fuzz/fuzz_trace.c $(FUZZ_TRACE_SRC) -o $(BUILD)/fuzz/fuzz_trace -lm -lz
+	$(FUZZ_CC) tb/fuzz/fuzz_config.c $(FUZZ_TRACE_SRC) -o $(BUILD)/fuzz/fuzz_config -lm -lz
+	$(FUZZ_CC) -Icli tb/fuzz/fuzz_compare.c cli/compare.c -o $(BUILD)/fuzz/fuzz_compare -lm
+	cp tb/fuzz/corpus/trace/* tb/bad/*.gdt $(BUILD)/fuzz/corpus_trace/
+	cp tb/data/configs/*.cfg tb/bad/*.cfg $(BUILD)/fuzz/corpus_config/
 	cp traces/topologies/*.topo $(BUILD)/fuzz/corpus_topology/
-	gzip -dc traces/sample.gdt.gz > $(BUILD)/fuzz/corpus_trace/sample.gdt
-	python3 scripts/gen_trace.py $(BUILD)/fuzz/fig1.gdt.gz --pipeline traces/topologies/fig1.topo
-	gzip -dc $(BUILD)/fuzz/fig1.gdt.gz > $(BUILD)/fuzz/corpus_trace/fig1.gdt
-	$(BUILD)/gdsim condense traces/sample.gdt.gz $(BUILD)/fuzz/condensed.gdt.gz >/dev/null
-	gzip -dc $(BUILD)/fuzz/condensed.gdt.gz > $(BUILD)/fuzz/corpus_trace/condensed.gdt
-	python3 scripts/kineto2gdt.py tb/data/kineto/a100_alexnet_79_kernels.json.gz $(BUILD)/fuzz/calibrated.gdt.gz \
-	    --calibrate 2>/dev/null
-	gzip -dc $(BUILD)/fuzz/calibrated.gdt.gz > $(BUILD)/fuzz/corpus_trace/calibrated.gdt
-	cd $(BUILD)/fuzz && ./fuzz_topology -max_total_time=$(FUZZ_SECONDS) corpus_topology
-	cd $(BUILD)/fuzz && ./fuzz_trace -max_total_time=$(FUZZ_SECONDS) corpus_trace
-	cd $(BUILD)/fuzz && ./fuzz_config -max_total_time=$(FUZZ_SECONDS) corpus_config
-	cd $(BUILD)/fuzz && ./fuzz_compare -max_total_time=$(FUZZ_SECONDS) corpus_compare
+	cp tb/fuzz/corpus/compare/* $(BUILD)/fuzz/corpus_compare/
+	cd $(BUILD)/fuzz && ./fuzz_trace $(FUZZ_RUN) -dict=$(CURDIR)/tb/fuzz/trace.dict corpus_trace
+	cd $(BUILD)/fuzz && ./fuzz_config $(FUZZ_RUN) corpus_config
+	cd $(BUILD)/fuzz && ./fuzz_topology $(FUZZ_RUN) corpus_topology
+	cd $(BUILD)/fuzz && ./fuzz_compare $(FUZZ_RUN) corpus_compare
 
 docs: $(BUILD)/gen_config_doc
 	$(BUILD)/gen_config_doc > docs/CONFIG.md

@@ -4,10 +4,12 @@
 # cmake: make check builds a CMake project against the installed package;
 # python3-matplotlib: scripts/plot.py (tb/test_plots.py makes each picture); gtkwave:
 # its vcd2fst reads back the waveforms of --vcd (tb/test_vcd.sh); parallel: GNU parallel
-# runs scripts/sweep.py's points (tb/test_sweep.py).
+# runs scripts/sweep.py's points (tb/test_sweep.py). Arguments: more packages (make fuzz:
+# clang).
 set -eu
 pkgs="check zlib1g-dev pkg-config cmake python3-matplotlib gtkwave parallel"
 [ -n "${SYSTEMC_HOME:-}" ] || pkgs="libsystemc-dev $pkgs"
+pkgs="$pkgs $*"  # more for one goal: make fuzz asks for clang
 need=""
 for pkg in $pkgs; do
     if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then

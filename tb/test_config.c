@@ -186,7 +186,7 @@ START_TEST(mi250_occupancy)
 END_TEST
 
 /* Configuration text (gd_settings_load_text, the --config parser). The seed of the
- * fuzz harness (tb/fuzz_config.c): */
+ * fuzz harness (tb/fuzz/fuzz_config.c): */
 static const char SWEEP_POINT[] =
     "# a sweep point\n"
     "gpu.preset = a100\n"

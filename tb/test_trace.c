@@ -1281,7 +1281,7 @@ END_TEST
 /* Deterministic mutations of a decompressed trace holding every kind of record (a
  * kernel descriptor, dispatches, a barrier-AND, a copy, a pipeline-launch packet):
  * each reads to the end or is GD_EFORMAT naming the file, never a crash (the
- * ASan/UBSan runs of make check cover memory errors). tb/fuzz_trace.c is the same
+ * ASan/UBSan runs of make check cover memory errors). tb/fuzz/fuzz_trace.c is the same
  * check under libFuzzer (make fuzz). */
 START_TEST(mutations)
 {

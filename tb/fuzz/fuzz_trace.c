@@ -2,7 +2,8 @@
  * what it calls: AQL, condensed and pipeline-launch records, topologies): any bytes,
  * read as an uncompressed trace (zlib reads a file without a gzip header as is), must
  * read to the end or fail with GD_EFORMAT naming the file, without a memory error or
- * undefined behaviour. `make fuzz` builds it with clang
+ * undefined behaviour; each AQL packet read (dispatch, barrier, condensed) re-encodes to
+ * the bytes it was read from. The replay's limits are set as a replay sets them. `make fuzz` builds it with clang
  * (-fsanitize=fuzzer,address,undefined) on a corpus of the bundled traces,
  * decompressed; tb/test_trace.c replays deterministic mutations of a trace with every
  * record type in every `make check`. */
@@ -12,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "aql.h"
+#include "condensed.h"
 #include "gdsim.h"
 #include "trace.h"
 
@@ -34,11 +37,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gd_err_clear(&err);
     gd_trace_reader *r;
     int rc = gd_trace_open(&r, path, &err);
+    /* an uncompressed input is the stream itself: a packet read must re-encode to its bytes */
+    const int raw = size >= 2 && !(data[0] == 0x1f && data[1] == 0x8b);
     if (rc == GD_OK) {
         gd_trace_set_rsb(r, 8);
+        gd_trace_set_run_limits(r, 86400, UINT32_MAX);  /* the defaults of sim.max_sim_time_s and sim.max_ctas */
         gd_trace_record rec;
-        for (uint32_t n = 0; n < 200000 && (rc = gd_trace_next(r, &rec, &err)) == 1; n++)
-            ;
+        for (uint32_t n = 0; n < 200000 && (rc = gd_trace_next(r, &rec, &err)) == 1; n++) {
+            uint8_t pkt[GD_AQL_PACKET_SIZE];
+            const uint64_t at = rec.offset + GD_TRACE_FRAME_SIZE + 16;  /* the AQL packet in the record */
+            if (!raw || at + sizeof pkt > size)
+                continue;
+            if (rec.type == GD_REC_DISPATCH)
+                gd_aql_encode(pkt, &rec.dispatch.pkt);
+            else if (rec.type == GD_REC_BARRIER_AND || rec.type == GD_REC_BARRIER_OR)
+                gd_aql_barrier_encode(pkt, &rec.barrier.pkt);
+            else if (rec.type == GD_REC_CONDENSED)
+                gd_condensed_encode_bytes(pkt, &rec.condensed.pkt);
+            else
+                continue;
+            if (memcmp(pkt, data + at, sizeof pkt) != 0)
+                abort();  /* decoded and encoded again, a packet must give the same 64 bytes */
+        }
         gd_trace_close_reader(r);
         if (rc == 1)
             rc = GD_OK;
