@@ -130,9 +130,11 @@ $(CLI): cli/gdsim.c cli/compare.c cli/compare.h $(LIB_A) include/gdsim.h
 
 # -u sc_main: tests that use only the C core still need the shim's weak sc_main,
 # which libsystemc refers to.
+# the allocation-failure sweep takes the C core's malloc family (tb/test_alloc_fail.c)
+$(BUILD)/tb/test_alloc_fail: TEST_LDFLAGS = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup
 $(BUILD)/tb/test_%: tb/test_%.c tb/tb_util.h $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Itb $< -o $@ -Wl,-u,sc_main $(LIB_A) $(CHECK_LIBS) $(LIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itb $< -o $@ -Wl,-u,sc_main $(TEST_LDFLAGS) $(LIB_A) $(CHECK_LIBS) $(LIBS)
 
 $(BUILD)/tb/tb_%: tb/tb_%.cpp tb/tb_util.h include/gdsim/gpu.hpp $(LIB_A)
 	@mkdir -p $(dir $@)

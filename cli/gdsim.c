@@ -332,6 +332,17 @@ static int check_output(const char *path, const char *option, const char *trace)
     return 0;
 }
 
+/* An output option given twice would silently lose the first file. */
+static int once(const char **slot, const char *option, const char *path)
+{
+    if (*slot) {
+        fprintf(stderr, "gdsim: replay: %s given twice ('%s' and '%s'): one file per output\n", option, *slot, path);
+        return 2;
+    }
+    *slot = path;
+    return 0;
+}
+
 static int cmd_replay(int argc, char **argv)
 {
     const char *trace = NULL, *csv = NULL, *json = NULL, *cta_log = NULL, *meta_log = NULL, *occ = NULL, *timeline = NULL, *vcd = NULL;
@@ -382,19 +393,19 @@ static int cmd_replay(int argc, char **argv)
         } else if (strcmp(a, "--config") == 0 && has_next) {
             rc = read_config(sim, argv[++i]);
         } else if (strcmp(a, "--kernels-csv") == 0 && has_next) {
-            csv = argv[++i];
+            rc = once(&csv, a, argv[++i]);
         } else if (strcmp(a, "--cta-log") == 0 && has_next) {
-            cta_log = argv[++i];
+            rc = once(&cta_log, a, argv[++i]);
         } else if (strcmp(a, "--meta-log") == 0 && has_next) {
-            meta_log = argv[++i];
+            rc = once(&meta_log, a, argv[++i]);
         } else if (strcmp(a, "--summary-json") == 0 && has_next) {
-            json = argv[++i];
+            rc = once(&json, a, argv[++i]);
         } else if (strcmp(a, "--occupancy-csv") == 0 && has_next) {
-            occ = argv[++i];
+            rc = once(&occ, a, argv[++i]);
         } else if (strcmp(a, "--timeline") == 0 && has_next) {
-            timeline = argv[++i];
+            rc = once(&timeline, a, argv[++i]);
         } else if (strcmp(a, "--vcd") == 0 && has_next) {
-            vcd = argv[++i];
+            rc = once(&vcd, a, argv[++i]);
         } else if (strcmp(a, "--vcd-queues") == 0 && has_next) {
             char *end;
             const char *v = argv[++i];
@@ -502,6 +513,11 @@ static int cmd_replay(int argc, char **argv)
         rc = 1;
     if (rc)
         fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
+    if (!rc && g_signal) {  /* stopped while the outputs were written: each file written is whole */
+        fprintf(stderr, "gdsim: %s: interrupted while writing the outputs; the files not yet written are missing\n",
+                trace);
+        rc = 128 + g_signal;
+    }
     if (!rc && perf) {
         gd_summary s;
         memset(&s, 0, sizeof s);
@@ -733,7 +749,23 @@ static int cmd_compare(int argc, char **argv)
     return rc;
 }
 
-int main(int argc, char **argv)
+/* What a command printed on standard output reached it: a full disk or a closed pipe
+ * is an error, not a silent success. */
+static int stdout_ok(int rc)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (rc == 0)
+            fprintf(stderr, "gdsim: standard output: write failed: %s\n", strerror(errno ? errno : EIO));
+        return rc ? rc : 1;
+    }
+    return rc;
+}
+
+static int run_command(int argc, char **argv);
+
+int main(int argc, char **argv) { return stdout_ok(run_command(argc, argv)); }
+
+static int run_command(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         fputs(USAGE, argc < 2 ? stderr : stdout);

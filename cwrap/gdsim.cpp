@@ -65,6 +65,7 @@ struct gd_sim {
     std::string timeline_path; // gd_sim_set_timeline; empty: none
     uint64_t timeline_interval_ns = 0;
     double timeout_s = 0;      // gd_sim_set_timeout; 0: none
+    bool running = false;      // a replay runs on this handle (a call from its progress callback)
     volatile int interrupt = 0; // gd_sim_interrupt (a signal handler may set it)
     gd_config resolved;        // the configuration as resolved against a trace's device ...
     bool resolved_valid = false;  // ... by the last replay or gd_sim_resolve_config, settings unchanged since
@@ -289,6 +290,12 @@ int replay(gd_sim *s, const char *path)
     s->producer = gd_trace_producer(reader);
     if ((rc = gd_config_resolve(&s->cfg, s->settings, &s->trace_dev, &s->err)) != GD_OK) {
         gd_trace_close_reader(reader);
+        if (rc == GD_ECONFIG && std::strncmp(s->err.msg, path, std::strlen(path)) != 0) {
+            // a rule between keys, broken by the device the trace describes or by a setting
+            std::string m = s->err.msg;
+            gd_err_set(&s->err, GD_ECONFIG, "%s: the configuration resolved with the device this trace describes "
+                       "(record 0, the header) is not valid: %s", path, m.c_str());
+        }
         return rc;
     }
     gd_trace_set_limits(reader, &s->cfg.sm, s->cfg.max_grid);
@@ -440,6 +447,8 @@ int replay(gd_sim *s, const char *path)
             }
             top->events.set_time_limit(std::min<gd_time_ps>((gd_time_ps)s->cfg.sim_max_sim_time_s * 1000000000000ull,
                                                             GD_TIME_LIMIT_PS));
+            if (s->stats.nomem)  // a block could not register a statistic: the summary would lack it
+                throw std::bad_alloc();
             top->events.set_poll(&gd::progress_meter::poll, &env.progress);
             env.progress.ctas_done = top->cwd.ctas_launched_counter();
             sc_core::sc_start();
@@ -468,14 +477,25 @@ int replay(gd_sim *s, const char *path)
             meta_log_bad |= top->meta.log_failed();
             dispatches = host->dispatches();
             gd_stats_freeze(&s->stats);
-        } catch (const std::exception &e) {
+        } catch (const std::bad_alloc &) {
             if (s->err.code == GD_OK)
+                gd_err_set(&s->err, GD_ENOMEM, "out of memory");
+        } catch (const std::exception &e) {
+            // SystemC hands on what a process threw as its report E549 ("uncaught exception: ...")
+            if (s->err.code == GD_OK && std::strstr(e.what(), "std::bad_alloc"))
+                gd_err_set(&s->err, GD_ENOMEM, "out of memory");
+            else if (s->err.code == GD_OK)
                 gd_err_set(&s->err, GD_EINTERNAL, "SystemC: %s", e.what());
         } catch (...) {
             if (s->err.code == GD_OK)
                 gd_err_set(&s->err, GD_EINTERNAL, "SystemC: unknown exception");
         }
-        gd_stats_freeze(&s->stats);
+        if (top) {
+            gd_stats_freeze(&s->stats);
+        } else {  // the GPU's constructor threw: its blocks' counters are gone, and so is this replay
+            gd_stats_destroy(&s->stats);
+            gd_stats_init(&s->stats);
+        }
         if (vcd)
             sc_core::sc_close_vcd_trace_file(vcd);
         delete host;  // it belongs to the GPU's event domain
@@ -517,6 +537,8 @@ int replay(gd_sim *s, const char *path)
     }
     if (s->err.code != GD_OK)
         return s->err.code;
+    if (s->report.nomem)  // the report could not take a kernel: it looks unfinished, but that is why
+        return gd_err_set(&s->err, GD_ENOMEM, "out of memory (kernel table)");
     if (finished && !stuck.empty())
         return gd_err_set(&s->err, GD_EFORMAT,
                           "%s: the replay cannot finish: packets wait for completion signals that can no longer "
@@ -562,6 +584,16 @@ int close_out(gd_sim *s, gd_outfile *o, int rc)
 }  // namespace
 
 extern "C" {
+
+// A call that would change what a running replay works with (made from its progress
+// callback): refused.
+#define GD_NOT_WHILE_RUNNING(sim, fn)                                                                         \
+    do {                                                                                                      \
+        if ((sim)->running)                                                                                   \
+            return gd_err_set(&(sim)->err, GD_ESTATE, "%s: a replay is running on this handle (a call from "   \
+                              "its progress callback?); only gd_sim_get, gd_sim_interrupt and gd_sim_errmsg "  \
+                              "may be called then", fn);                                                      \
+    } while (0)
 
 int gd_options_init(gd_options *opts, unsigned int version)
 {
@@ -610,9 +642,10 @@ int gd_sim_set(gd_sim *sim, const char *key, const char *value)
 {
     if (!sim)
         return GD_EINVAL;
+    GD_NOT_WHILE_RUNNING(sim, "gd_sim_set");
     gd_err_clear(&sim->err);
-    if (!key)
-        return fail(sim, GD_EINVAL, "%s", "gd_sim_set: key is NULL");
+    if (!key || !value)
+        return fail(sim, GD_EINVAL, "gd_sim_set: %s is NULL", key ? "value" : "key");
     sim->resolved_valid = false;
     return gd_settings_set(sim->settings, key, value, &sim->err);
 }
@@ -621,6 +654,7 @@ int gd_sim_load_config(gd_sim *sim, const char *path)
 {
     if (!sim)
         return GD_EINVAL;
+    GD_NOT_WHILE_RUNNING(sim, "gd_sim_load_config");
     gd_err_clear(&sim->err);
     if (!path)
         return fail(sim, GD_EINVAL, "%s", "gd_sim_load_config: path is NULL");
@@ -632,6 +666,7 @@ int gd_sim_resolve_config(gd_sim *sim, const char *trace_path)
 {
     if (!sim)
         return GD_EINVAL;
+    GD_NOT_WHILE_RUNNING(sim, "gd_sim_resolve_config");
     gd_err_clear(&sim->err);
     if (!trace_path)
         return fail(sim, GD_EINVAL, "%s", "gd_sim_resolve_config: trace_path is NULL");
@@ -682,6 +717,7 @@ int gd_sim_dump_trace(gd_sim *sim, const char *trace_path, const char *out_path)
 {
     if (!sim)
         return GD_EINVAL;
+    GD_NOT_WHILE_RUNNING(sim, "gd_sim_dump_trace");
     gd_err_clear(&sim->err);
     if (!trace_path || !out_path)
         return fail(sim, GD_EINVAL, "%s", "gd_sim_dump_trace: a path is NULL");
@@ -693,6 +729,9 @@ int gd_sim_dump_trace(gd_sim *sim, const char *trace_path, const char *out_path)
     if (!f)
         return rc;
     rc = gd_trace_dump(f, trace_path, &sim->err);
+    if (rc == GD_EIO && std::strncmp(sim->err.msg, "dump output", 11) == 0)  // the dump writer knows no path
+        gd_err_set(&sim->err, GD_EIO, "%s: write failed: %s", std::strcmp(out_path, "-") ? out_path : "standard output",
+                   std::strerror(errno ? errno : EIO));
     return close_out(sim, &o, rc);
 }
 
@@ -700,6 +739,7 @@ int gd_sim_check_topology(gd_sim *sim, const char *topology_path, const char *ou
 {
     if (!sim)
         return GD_EINVAL;
+    GD_NOT_WHILE_RUNNING(sim, "gd_sim_check_topology");
     gd_err_clear(&sim->err);
     if (!topology_path || !out_path)
         return fail(sim, GD_EINVAL, "%s", "gd_sim_check_topology: a path is NULL");
@@ -769,6 +809,7 @@ int gd_sim_condense_trace(gd_condense_result *out, gd_sim *sim, const char *in_p
 {
     if (!sim)
         return GD_EINVAL;
+    GD_NOT_WHILE_RUNNING(sim, "gd_sim_condense_trace");
     gd_err_clear(&sim->err);
     if (!out || !in_path || !out_path)
         return fail(sim, GD_EINVAL, "%s", "gd_sim_condense_trace: a pointer is NULL");
@@ -785,8 +826,11 @@ int gd_sim_condense_trace(gd_condense_result *out, gd_sim *sim, const char *in_p
     gd_condense_stats st;
     if (gd_same_file(in_path, out_path))
         return fail(sim, GD_EINVAL, "%s: is the trace being condensed; refusing to overwrite it", out_path);
-    std::string part = std::string(out_path) + ".part";  // renamed when complete
+    const bool in_place = gd_out_in_place(out_path);  // a device, a FIFO, a symbolic link
+    std::string part = std::string(out_path) + (in_place ? "" : ".part");  // renamed when complete
     int rc = gd_condense_trace(in_path, part.c_str(), &o, &st, &sim->err);
+    if (in_place)
+        return rc;
     if (rc == GD_OK && std::rename(part.c_str(), out_path) != 0)
         rc = gd_err_set(&sim->err, GD_EIO, "%s: cannot rename %s to it: %s", out_path, part.c_str(),
                         std::strerror(errno));
@@ -806,6 +850,7 @@ int gd_sim_set_cta_log(gd_sim *sim, const char *path)
 {
     if (!sim)
         return GD_EINVAL;
+    GD_NOT_WHILE_RUNNING(sim, "gd_sim_set_cta_log");
     gd_err_clear(&sim->err);
     try {
         sim->cta_log_path = path ? path : "";
@@ -819,6 +864,7 @@ int gd_sim_set_meta_log(gd_sim *sim, const char *path)
 {
     if (!sim)
         return GD_EINVAL;
+    GD_NOT_WHILE_RUNNING(sim, "gd_sim_set_meta_log");
     gd_err_clear(&sim->err);
     try {
         sim->meta_log_path = path ? path : "";
@@ -840,6 +886,7 @@ int gd_sim_set_timeout(gd_sim *sim, double seconds)
 {
     if (!sim)
         return GD_EINVAL;
+    GD_NOT_WHILE_RUNNING(sim, "gd_sim_set_timeout");
     gd_err_clear(&sim->err);
     if (!(seconds >= 0 && seconds <= 1e7))
         return gd_err_set(&sim->err, GD_EINVAL, "gd_sim_set_timeout: %g s is not a timeout (0 for none, or up to "
@@ -852,6 +899,7 @@ int gd_sim_set_absolute_times(gd_sim *sim, int absolute)
 {
     if (!sim)
         return GD_EINVAL;
+    GD_NOT_WHILE_RUNNING(sim, "gd_sim_set_absolute_times");
     gd_err_clear(&sim->err);
     sim->absolute_times = absolute != 0;
     return GD_OK;
@@ -867,6 +915,7 @@ int set_interval_output(gd_sim *sim, std::string &dst, uint64_t &dst_interval, c
 {
     if (!sim)
         return GD_EINVAL;
+    GD_NOT_WHILE_RUNNING(sim, "gd_sim_set_occupancy_csv / gd_sim_set_timeline");
     gd_err_clear(&sim->err);
     if (path && (interval_ns == 0 || interval_ns > UINT64_MAX / GD_PS_PER_NS / 4))
         return gd_err_set(&sim->err, GD_EINVAL, "%s interval %llu ns: from 1 ns to %llu ns", what,
@@ -887,6 +936,7 @@ int gd_sim_set_vcd(gd_sim *sim, const char *path, unsigned int queues)
 {
     if (!sim)
         return GD_EINVAL;
+    GD_NOT_WHILE_RUNNING(sim, "gd_sim_set_vcd");
     gd_err_clear(&sim->err);
     if (path && queues > GD_TRACE_MAX_QUEUES)
         return gd_err_set(&sim->err, GD_EINVAL, "waveforms of %u hardware queues: at most %u", queues,
@@ -919,6 +969,7 @@ int gd_sim_replay_file(gd_sim *sim, const char *trace_path)
 {
     if (!sim)
         return GD_EINVAL;
+    GD_NOT_WHILE_RUNNING(sim, "gd_sim_replay_file");
     gd_err_clear(&sim->err);
     if (!trace_path)
         return fail(sim, GD_EINVAL, "%s", "gd_sim_replay_file: trace_path is NULL");
@@ -931,7 +982,15 @@ int gd_sim_replay_file(gd_sim *sim, const char *trace_path)
         std::lock_guard<std::mutex> lock(g_replay_lock);
         clear_results(sim);
         sim->interrupt = 0;  // an interrupt asked for while no replay ran is forgotten
-        int rc = replay(sim, trace_path);
+        sim->running = true;
+        int rc;
+        try {
+            rc = replay(sim, trace_path);
+        } catch (...) {
+            sim->running = false;
+            throw;
+        }
+        sim->running = false;
         if (rc != GD_OK)
             clear_results(sim);
         return rc;
@@ -978,6 +1037,7 @@ int gd_sim_write_kernels_csv(gd_sim *sim, const char *path)
 {
     if (!sim || !path)
         return GD_EINVAL;
+    GD_NOT_WHILE_RUNNING(sim, "gd_sim_write_kernels_csv");
     gd_err_clear(&sim->err);
     if (!sim->have_results)
         return fail(sim, GD_ESTATE, "%s", "no replay has completed on this handle yet");
@@ -988,6 +1048,7 @@ static int write_summary(gd_sim *sim, const char *path, bool json)
 {
     if (!sim || !path)
         return GD_EINVAL;
+    GD_NOT_WHILE_RUNNING(sim, json ? "gd_sim_write_summary_json" : "gd_sim_write_summary_text");
     gd_err_clear(&sim->err);
     if (!sim->have_results)
         return fail(sim, GD_ESTATE, "%s", "no replay has completed on this handle yet");

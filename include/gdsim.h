@@ -72,6 +72,9 @@ typedef struct gd_progress {
                                 done once the whole trace is read: one huge kernel, say) */
 } gd_progress;
 
+/* The callback runs inside the replay: it may call gd_sim_get, gd_sim_interrupt and
+ * gd_sim_errmsg on the handle; every other call on it returns GD_ESTATE and changes
+ * nothing (gd_sim_free must not be called from it). */
 typedef void (*gd_progress_fn)(void *ctx, const gd_progress *progress);
 
 #define GD_OPTIONS_VERSION 1
@@ -139,7 +142,7 @@ void gd_sim_free(gd_sim *sim);
 
 /* Set a configuration key (the same keys as the CLI's --set KEY=VALUE; list them
  * with gd_config_key / `gdsim keys`). An unknown key or a bad value is GD_ECONFIG
- * with a message naming the key and the accepted values. */
+ * with a message naming the key and the accepted values; a NULL key or value GD_EINVAL. */
 int gd_sim_set(gd_sim *sim, const char *key, const char *value);
 
 /* Set the keys of a configuration file (the CLI's --config FILE): one KEY = VALUE a

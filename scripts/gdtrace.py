@@ -29,8 +29,8 @@ DISPATCH_REFERENCE, NONKERNEL_BARRIER, PACKET_GRAPH = 1, 1, 2
 GAP_KEYS = ("pp.gap_kernel_kernel_ns", "pp.gap_kernel_copy_ns", "pp.gap_copy_kernel_ns", "pp.gap_copy_copy_ns",
             "pp.gap_graph_kernel_kernel_ns", "pp.gap_graph_kernel_copy_ns", "pp.gap_graph_copy_kernel_ns",
             "pp.gap_graph_copy_copy_ns", "pp.gap_after_wait_ns")
-CALIBRATION_PROVENANCE_MAX = 4096
-CONFIG_LINE_MAX = 1000   # gdsim --config reads lines of up to 1023 bytes
+CALIBRATION_PROVENANCE_MAX = 512   # GD_CALIBRATION_MAX_PROVENANCE (model/base/config.h): what gdsim reads
+CONFIG_LINE_MAX = 255   # a calibration record's lines: gdsim reads up to 255 bytes each (model/trace/trace.c)
 NONKERNEL_KINDS = {"other": 0, "memcpy_htod": 1, "memcpy_dtoh": 2, "memcpy_dtod": 3, "memcpy_htoh": 4,
                    "memcpy_peer": 5, "memset": 6}
 
@@ -229,7 +229,7 @@ def calibration_text(lines):
         if comment:
             text += "  # " + comment
         if len(text.encode()) > CONFIG_LINE_MAX:
-            raise ValueError("%s: the line is longer than gdsim's --config reader takes (%d bytes)" % (
+            raise ValueError("%s: the line is longer than gdsim reads in a calibration record (%d bytes)" % (
                 key, CONFIG_LINE_MAX))
         out.append(text + "\n")
     if not out:

@@ -74,13 +74,18 @@ tl = json.loads(open(t + "/n.tl.json", "rb").read().decode("utf-8", "strict"))
 names = {e.get("name") for e in tl["traceEvents"] if e.get("pid") == 3}
 rows = list(csv.reader(open(t + "/n.csv", encoding="utf-8", errors="strict", newline="")))
 assert len(rows) == 2 and len(open(t + "/n.csv", "rb").read().splitlines()) == 2, rows
-want = 'bad\ufffd\ufffd "quoted", \ufffd\ufffdcomma \ufffd\ufffd\ufffd \ufffd\ufffd \u20ac ok'
+want = 'bad\ufffd\ufffd "quoted", ??comma \ufffd\ufffd\ufffd \ufffd\ufffd \u20ac ok'  # control characters: '?'
 assert rows[1][1] == want, (rows[1][1], want)
-assert any(n.startswith("bad\ufffd\ufffd \"quoted\", \u0001\ncomma") for n in names), names
+assert any(n.startswith("bad\ufffd\ufffd \"quoted\", ??comma") for n in names), names
 PY
 else
     echo "FAIL name_not_utf8: the replay failed"; fail=1
 fi
+
+# a name cannot forge a line of the report or drive the terminal
+"$gdsim" replay tb/bad/name_forges_lines.gdt --no-progress >"$tmp/report" 2>&1 || { echo "FAIL name_forges_lines"; fail=1; }
+[ "$(grep -c '^  kernels ' "$tmp/report")" = 1 ] || { echo "FAIL name_forges_lines: $(cat "$tmp/report")"; fail=1; }
+if LC_ALL=C grep -q "$(printf '\033')" "$tmp/report"; then echo "FAIL name_forges_lines: an escape reached the report"; fail=1; fi
 
 [ "$n" -ge 60 ] || { echo "FAIL: only $n cases in tb/bad/cases.tsv"; fail=1; }
 [ "$fail" = 0 ] && echo "test_bad: $n cases ok"

@@ -312,16 +312,16 @@ def test_writer_errors():
     expect_error(lambda: w.dispatch(0, 0, 1, (128, 1, 1), (1, 1, 1), 0, graph=True), "needs format 1.9")
     expect_error(lambda: w.nonkernel(0, 0, "memset", 1, 1, graph=True), "needs format 1.9")
     w = gdtrace.TraceWriter(out, Dev, "test", minor=9)
-    for prov, what in (("", "1 to 4096 bytes, not 0"), ("x" * 4097, "not 4097"), ("a\nb", "one line"),
+    for prov, what in (("", "1 to 512 bytes, not 0"), ("x" * 513, "not 513"), ("a\nb", "one line"),
                        ("a\rb", "one line"), ("a\0b", "one line")):
         expect_error(lambda: w.calibration(prov, line), what)
     for lines, what in (([], "at least one key"), ([("pp.fetch_cycles", 1)], "not a key a calibration record"),
                         (line + line, "set twice"), ([("pp.gap_after_wait_ns", -1)], "non-negative integer"),
                         ([("pp.gap_after_wait_ns", 1.5)], "non-negative integer"),
                         ([("pp.gap_after_wait_ns", 1, "a\nb")], "comment must be one line"),
-                        ([("pp.gap_after_wait_ns", 1, "x" * 1000)], "longer than gdsim's --config")):
+                        ([("pp.gap_after_wait_ns", 1, "x" * 1000)], "longer than gdsim")):
         expect_error(lambda: w.calibration("x", lines), what)
-    w.calibration("x" * 4096, {"pp.gap_after_wait_ns": 7})   # the longest provenance; a dict
+    w.calibration("x" * 512, {"pp.gap_after_wait_ns": 7})   # the longest provenance gdsim reads; a dict
     expect_error(lambda: w.calibration("x", line), "at most one")
     w = gdtrace.TraceWriter(out, Dev, "test", minor=9)
     w.nonkernel(0, 0, "memset", 1, 1)

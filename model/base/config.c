@@ -1180,6 +1180,61 @@ int gd_settings_effective(char *buf, size_t size, const gd_settings *s, const ch
     return GD_OK;
 }
 
+int gd_config_check_device(const gd_trace_device *dev, char *why, size_t n)
+{
+    /* the figures gpu.preset=trace turns into keys, against those keys' ranges, whether or
+     * not a preset of the same chip is used in the end: a description the model could not
+     * hold is the trace's error either way */
+    static const struct {
+        const char *key;
+        size_t off;
+    } F[] = {
+        {"sm.regs", offsetof(gd_trace_device, regs_per_sm)},
+        {"sm.smem_bytes", offsetof(gd_trace_device, smem_per_sm)},
+        {"sm.smem_per_cta_default", offsetof(gd_trace_device, smem_per_cta_default)},
+        {"sm.smem_per_cta_optin", offsetof(gd_trace_device, smem_per_cta_optin)},
+        {"sm.max_threads_per_cta", offsetof(gd_trace_device, max_threads_per_cta)},
+        {"sm.warp_size", offsetof(gd_trace_device, warp_size)},
+    };
+    static gd_config scratch;  /* parse_value writes somewhere; nothing reads it */
+    char v[32];
+    for (size_t i = 0; i < sizeof F / sizeof F[0]; i++) {
+        const key_def *d = &KEYS[key_index(F[i].key)];
+        uint32_t x;
+        memcpy(&x, (const char *)dev + F[i].off, sizeof x);
+        snprintf(v, sizeof v, "%u", x);
+        uint32_t cnt = 0;
+        if (parse_value(d, v, &scratch, &cnt)) {
+            char acc[160];
+            accepted_text(acc, sizeof acc, d);
+            snprintf(why, n, "the device description gives %s = %u, which the model does not accept (%s)", d->name, x,
+                     acc);
+            return -1;
+        }
+    }
+    if (dev->warp_size && dev->max_threads_per_sm % dev->warp_size) {
+        snprintf(why, n, "%u threads per SM is not a whole number of %u-thread warps", dev->max_threads_per_sm,
+                 dev->warp_size);
+        return -1;
+    }
+    const key_def *w = &KEYS[key_index("sm.max_warps")];
+    if (dev->warp_size && dev->max_threads_per_sm / dev->warp_size > w->max) {
+        snprintf(why, n, "%u threads per SM are %u warps, more than sm.max_warps accepts (%u)", dev->max_threads_per_sm,
+                 dev->max_threads_per_sm / dev->warp_size, w->max);
+        return -1;
+    }
+    if (dev->max_threads_per_cta > dev->max_threads_per_sm) {
+        snprintf(why, n, "%u threads per CTA but %u per SM: a CTA could never fit", dev->max_threads_per_cta,
+                 dev->max_threads_per_sm);
+        return -1;
+    }
+    if (dev->cc_major == 0 || dev->cc_major > 99 || dev->cc_minor > 9) {
+        snprintf(why, n, "compute capability %u.%u (major 1 to 99, minor 0 to 9)", dev->cc_major, dev->cc_minor);
+        return -1;
+    }
+    return 0;
+}
+
 int gd_config_resolve(gd_config *out, const gd_settings *s, const gd_trace_device *dev, gd_err *err)
 {
     memset(out, 0, sizeof *out);

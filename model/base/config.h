@@ -179,6 +179,10 @@ const char *gd_settings_get(const gd_settings *s, const char *key);
 
 /* Resolve settings (+ the trace's device, may be NULL) into a config. */
 int gd_config_resolve(gd_config *out, const gd_settings *s, const gd_trace_device *trace_dev, gd_err *err);
+/* A trace's device description against what the model can hold (the ranges of the keys
+ * its figures become, warps per SM, a CTA no larger than an SM, the compute
+ * capability): 0, or -1 with why set. The trace reader calls it on the header. */
+int gd_config_check_device(const gd_trace_device *dev, char *why, size_t n);
 
 /* The resolved value of a key as text (for reports). buf gets the text. */
 int gd_config_format(char *buf, size_t size, const gd_config *cfg, const char *key);

@@ -13,6 +13,7 @@ void gd_stats_destroy(gd_stats *s)
         free(s->sec[i].block);
     free(s->v);
     free(s->sec);
+    free(s->index);
     memset(s, 0, sizeof *s);
 }
 
@@ -42,7 +43,7 @@ int gd_stats_add(gd_stats *s, const char *block, const char *name, const char *u
 {
     gd_stat *st = add(s, block, name, unit, desc);
     if (!st)
-        return -1;
+        return s->nomem = 1, -1;
     st->src = src;
     return 0;
 }
@@ -52,7 +53,7 @@ int gd_stats_add_dist(gd_stats *s, const char *block, const char *name, const ch
 {
     gd_stat *st = add(s, block, name, unit, desc);
     if (!st)
-        return -1;
+        return s->nomem = 1, -1;
     st->hist = h;
     st->is_dist = 1;
     return 0;
@@ -64,24 +65,70 @@ int gd_stats_add_section(gd_stats *s, const char *block, gd_section_fn text, gd_
         size_t ncap = s->capsec ? s->capsec * 2 : 8;
         gd_section *nv = realloc(s->sec, ncap * sizeof *nv);
         if (!nv)
-            return -1;
+            return s->nomem = 1, -1;
         s->sec = nv;
         s->capsec = ncap;
     }
     gd_section *sec = &s->sec[s->nsec];
     if (!(sec->block = strdup(block)))
-        return -1;
+        return s->nomem = 1, -1;
     sec->text = text;
     sec->json = json;
     s->nsec++;
     return 0;
 }
 
-const gd_stat *gd_stats_find(const gd_stats *s, const char *block, const char *name)
+static uint64_t key_hash(const char *block, const char *name)
 {
-    for (size_t i = 0; i < s->n; i++)
-        if (!strcmp(s->v[i].block, block) && !strcmp(s->v[i].name, name))
-            return &s->v[i];
+    uint64_t h = 14695981039346656037ull;  /* FNV-1a over block, a separator, name */
+    for (const char *p = block; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    h = (h ^ 0xFF) * 1099511628211ull;
+    for (const char *p = name; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    return h;
+}
+
+/* The hash index of the entries (a report looks up every SM's figures: a linear search
+ * made the report quadratic in the SM count). 0 when built, -1 out of memory. */
+static int build_index(gd_stats *s)
+{
+    size_t size = 64;
+    while (size < 2 * s->n)
+        size *= 2;
+    uint32_t *ix = calloc(size, sizeof *ix);
+    if (!ix)
+        return -1;
+    for (size_t i = 0; i < s->n; i++) {
+        size_t k = (size_t)key_hash(s->v[i].block, s->v[i].name) & (size - 1);
+        while (ix[k])
+            k = (k + 1) & (size - 1);
+        ix[k] = (uint32_t)(i + 1);
+    }
+    free(s->index);
+    s->index = ix;
+    s->index_size = size;
+    s->index_n = s->n;
+    return 0;
+}
+
+const gd_stat *gd_stats_find(const gd_stats *cs, const char *block, const char *name)
+{
+    gd_stats *s = (gd_stats *)cs;  /* the index is a cache: the registry does not change */
+    if (s->index_n != s->n && build_index(s) != 0) {
+        for (size_t i = 0; i < s->n; i++)  /* no memory for the index: search */
+            if (!strcmp(s->v[i].block, block) && !strcmp(s->v[i].name, name))
+                return &s->v[i];
+        return NULL;
+    }
+    if (!s->index)
+        return NULL;
+    size_t mask = s->index_size - 1;
+    for (size_t k = (size_t)key_hash(block, name) & mask; s->index[k]; k = (k + 1) & mask) {
+        const gd_stat *st = &s->v[s->index[k] - 1];
+        if (!strcmp(st->block, block) && !strcmp(st->name, name))
+            return st;
+    }
     return NULL;
 }
 

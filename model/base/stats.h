@@ -61,6 +61,9 @@ struct gd_stats {
     size_t n, cap;
     gd_section *sec;
     size_t nsec, capsec;
+    int nomem;  /* an add failed for want of memory: the registry is incomplete */
+    uint32_t *index;      /* gd_stats_find's hash of (block, name) -> position + 1, built when needed */
+    size_t index_size, index_n;  /* its slots; the entries it covers (rebuilt when n grows) */
 };
 
 void gd_stats_init(gd_stats *s);

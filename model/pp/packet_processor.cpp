@@ -1,5 +1,7 @@
 #include "packet_processor.hpp"
 
+#include <new>
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -124,7 +126,8 @@ void packet_processor::post(gd_time_ps t, ev e)
         idx = (uint32_t)evs_.size();
         evs_.push_back(e);
     }
-    gd_heap_push(&calendar_, t, (seq_++ << 24) | idx);
+    if (gd_heap_push(&calendar_, t, (seq_++ << 24) | idx))
+        throw std::bad_alloc();  // the replay ends with GD_ENOMEM
 }
 
 bool packet_processor::doorbell(op_code code, void *body, sc_core::sc_time &delay)
@@ -146,7 +149,9 @@ bool packet_processor::doorbell(op_code code, void *body, sc_core::sc_time &dela
         used_.insert(std::upper_bound(used_.begin(), used_.end(), r->queue), r->queue);
     const bool was_empty = q.count == 0;
     int rc = gd_pp_queue_push(&q, r);
-    if (rc) {  // full (or out of memory: the host simply waits too)
+    if (rc < 0)
+        throw std::bad_alloc();  // the replay ends with GD_ENOMEM (as a std::vector that cannot grow)
+    if (rc) {  // full: the host waits
         b->accepted = false;
         q.space_waiter = 1;
         host_stalls_++;

@@ -312,6 +312,17 @@ static int ensure_buf(gd_trace_reader *r, uint32_t n)
     return 0;
 }
 
+/* A name from the trace as text: a control character (a line break, an escape that
+ * would drive a terminal, a NUL that would cut the name short) becomes '?', so that a
+ * name cannot forge a line of a report. Bytes that are not UTF-8 are left to the JSON and
+ * CSV writers (U+FFFD). */
+static void name_text(char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7F)
+            s[i] = '?';
+}
+
 static int parse_header(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t off, gd_err *err)
 {
     gd_trace_device *d = &r->dev;
@@ -350,12 +361,14 @@ static int parse_header(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint
     if (len < pos + nl + 2)
         return rec_error(r, err, 0, off, "header: device name of %u bytes runs past the record", nl);
     memcpy(d->name, p + pos, nl < sizeof d->name - 1 ? nl : sizeof d->name - 1);
+    name_text(d->name, nl < sizeof d->name - 1 ? nl : sizeof d->name - 1);
     pos += nl;
     uint32_t pl = gd_get16(p + pos);
     pos += 2;
     if (len != pos + pl)
         return rec_error(r, err, 0, off, "header record length %u does not match its contents (%u)", len, pos + pl);
     memcpy(r->producer, p + pos, pl < sizeof r->producer - 1 ? pl : sizeof r->producer - 1);
+    name_text(r->producer, pl < sizeof r->producer - 1 ? pl : sizeof r->producer - 1);
 
     snprintf(d->origin, sizeof d->origin, "%s: record 0 (offset %" PRIu64 ")", r->path, off);
     if (d->sms > GD_MAX_SMS)
@@ -373,6 +386,9 @@ static int parse_header(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint
         return rec_error(r, err, 0, off,
                          "header: shared memory limits inconsistent (per SM %u, per CTA default %u, opt-in %u)",
                          d->smem_per_sm, d->smem_per_cta_default, d->smem_per_cta_optin);
+    char why[300];
+    if (gd_config_check_device(d, why, sizeof why))
+        return rec_error(r, err, 0, off, "header: %s", why);
     return 0;
 }
 
@@ -475,7 +491,8 @@ int gd_trace_open(gd_trace_reader **out, const char *path, gd_err *err)
         return rc;
     }
     if (len > GD_TRACE_MAX_RECORD || ensure_buf(r, len)) {
-        rc = rec_error(r, err, 0, off, "header record length %u is too large", len);
+        rc = len > GD_TRACE_MAX_RECORD ? rec_error(r, err, 0, off, "header record length %u is too large", len)
+                                       : gd_err_set(err, GD_ENOMEM, "out of memory");
         gd_trace_close_reader(r);
         return rc;
     }
@@ -745,6 +762,7 @@ int gd_kernel_desc_decode(gd_kernel_desc *out, const uint8_t *p, uint32_t len, u
         return GD_ENOMEM;
     memcpy(k.name, p + KERNEL_FIXED + 2, nl);
     k.name[nl] = '\0';
+    name_text(k.name, nl);
     *out = k;
     return 0;
 }

@@ -147,7 +147,17 @@ def cases():
     add("header_smem", one(device=dev(smem_per_cta_optin=300000)), replay, 1, R + ": header: shared memory limits")
     add("header_warp_0", one(device=dev(warp_size=0)), replay, 1, R + ": header: device description out of range")
     add("header_regs", one(device=dev(cc=(7, 5), sms=7, gpcs=[], regs_per_sm=1 << 30)), replay, 1,
-        R + ": header: the device description gives sm.regs = '1073741824'")
+        R + ": header: the device description gives sm.regs = 1073741824, which the model does not accept")
+    add("header_preset_smem", one(device=dev(smem_per_sm=2 ** 32 - 1, smem_per_cta_optin=2 ** 32 - 1)), replay, 1,
+        R + ": header: the device description gives sm.smem_bytes = 4294967295")
+    add("header_cta_past_sm", one(device=dev(threads_per_cta=4096)), replay, 1,
+        R + ": header: 4096 threads per CTA but 2048 per SM")
+    add("header_threads_not_warps", one(device=dev(threads_per_sm=2047)), replay, 1,
+        R + ": header: 2047 threads per SM is not a whole number of 32-thread warps")
+    add("header_cc_0", one(device=dev(cc=(0, 0), gpcs=[])), replay, 1, R + ": header: compute capability 0.0")
+    add("header_regs_subpartitions", one(device=dev(cc=(8, 6), sms=7, gpcs=[], regs_per_sm=1)), replay, 1,
+        "the configuration resolved with the device this trace describes .* is not valid: sm.regs")
+    add("header_65536_sms", one(device=dev(sms=65536, gpcs=[], cc=(8, 6))), replay, 0, "")  # the report stays fast
     add("header_twice", GOOD[:KERN - 8] + GOOD[16:KERN - 8] + GOOD[KERN - 8:], replay, 1, R + ": a second header")
     add("kernel_first", GOOD[:16] + GOOD[KERN - 8:], replay, 1, R + ": the first record must be the header")
     # kernel descriptors
@@ -155,7 +165,9 @@ def cases():
     n = b'bad\xff\xfe "quoted", \x01\ncomma \xed\xa0\x80 \xc0\xaf \xe2\x82\xac ok'  # + a surrogate, an overlong
     w.record(g.REC_KERNEL, struct.pack("<6IQH", 1, 128, 32, 0, 0, 1, 1000000, len(n)) + n)
     w.dispatch(0, 0, 1, (128, 1, 1), (4, 1, 1), 0)
-    add("name_not_utf8", w.end(), replay, 0, "")  # replays; test_bad.sh checks its outputs are valid UTF-8
+    add("name_not_utf8", w.end(), replay, 0, "")
+    add("name_forges_lines", one(device=dev(name="H100\n  kernels 9999\x1b[2J")),
+        "replay {F} --no-progress", 0, "")  # test_bad.sh checks the report keeps its lines  # replays; test_bad.sh checks its outputs are valid UTF-8
     w = Buf()
     w.record(g.REC_KERNEL, struct.pack("<6IQH", 1, 128, 32, 0, 0, 1, 1000, 0))
     add("kernel_empty_name", w.end(), replay, 1, R + ": kernel descriptor 1 has an empty name")
