@@ -115,6 +115,16 @@ static int number(jdoc *d)
         while (j < d->n && d->s[j] >= '0' && d->s[j] <= '9')
             j++;
     }
+    char buf[64];  /* a gdsim summary's numbers are doubles: one past their range is not gdsim's */
+    size_t len = j - d->i;
+    if (len >= sizeof buf)
+        return fail(d, "a number of more than 63 characters");
+    memcpy(buf, d->s + d->i, len);
+    buf[len] = '\0';
+    errno = 0;
+    double v = strtod(buf, NULL);
+    if (errno == ERANGE && (v == HUGE_VAL || v == -HUGE_VAL))
+        return fail(d, "a number out of the range of a double");
     d->i = j;
     return 0;
 }

@@ -67,6 +67,7 @@ struct gd_sim {
     double timeout_s = 0;      // gd_sim_set_timeout; 0: none
     bool running = false;      // a replay runs on this handle (a call from its progress callback)
     volatile int interrupt = 0; // gd_sim_interrupt (a signal handler may set it)
+    bool free_pending = false; // gd_sim_free from the progress callback: freed when the replay returns
     gd_config resolved;        // the configuration as resolved against a trace's device ...
     bool resolved_valid = false;  // ... by the last replay or gd_sim_resolve_config, settings unchanged since
 };
@@ -633,6 +634,11 @@ void gd_sim_free(gd_sim *sim)
 {
     if (!sim)
         return;
+    if (sim->running) {  // from the replay's own progress callback: stop it, free on the way out
+        sim->free_pending = true;
+        sim->interrupt = 1;
+        return;
+    }
     clear_results(sim);
     gd_settings_free(sim->settings);
     delete sim;
@@ -988,9 +994,17 @@ int gd_sim_replay_file(gd_sim *sim, const char *trace_path)
             rc = replay(sim, trace_path);
         } catch (...) {
             sim->running = false;
+            if (sim->free_pending) {
+                gd_sim_free(sim);
+                return GD_EINTERRUPTED;
+            }
             throw;
         }
         sim->running = false;
+        if (sim->free_pending) {  // gd_sim_free was called from the progress callback
+            gd_sim_free(sim);
+            return GD_EINTERRUPTED;
+        }
         if (rc != GD_OK)
             clear_results(sim);
         return rc;

@@ -74,7 +74,8 @@ typedef struct gd_progress {
 
 /* The callback runs inside the replay: it may call gd_sim_get, gd_sim_interrupt and
  * gd_sim_errmsg on the handle; every other call on it returns GD_ESTATE and changes
- * nothing (gd_sim_free must not be called from it). */
+ * nothing. gd_sim_free called from it stops the replay: gd_sim_replay_file then frees
+ * the handle and returns GD_EINTERRUPTED (the handle is gone: do not use it again). */
 typedef void (*gd_progress_fn)(void *ctx, const gd_progress *progress);
 
 #define GD_OPTIONS_VERSION 1

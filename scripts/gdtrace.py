@@ -177,7 +177,7 @@ class TraceWriter:
 
     def calibration(self, provenance, lines):
         """The calibration record (format 1.9): at most one, before the first packet.
-        provenance: one line saying where the fit comes from (1..4096 bytes of UTF-8, no
+        provenance: one line saying where the fit comes from (1..512 bytes of UTF-8, no
         NUL, CR or LF). lines: (key, value_ns[, comment]) tuples, or a dict {key: value_ns}
         or {key: (value_ns, comment)}; each key one of GAP_KEYS, at most once, the value a
         non-negative integer, the comment (None: none) one line. Written in gdsim's

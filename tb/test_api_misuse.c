@@ -133,6 +133,29 @@ START_TEST(calls_during_a_replay)
 }
 END_TEST
 
+/* gd_sim_free from the progress callback stops the replay; the handle is freed when
+ * gd_sim_replay_file returns (ASan/LSan: no use after free, no leak). */
+static int g_frees;
+static void free_during(void *ctx, const gd_progress *p)
+{
+    (void)ctx;
+    (void)p;
+    if (g_frees++ == 0)
+        gd_sim_free(g_sim);
+}
+
+START_TEST(free_from_the_progress_callback)
+{
+    gd_options o;
+    gd_options_init(&o, GD_OPTIONS_VERSION);
+    o.progress = free_during;
+    ck_assert_int_eq(gd_sim_new(&g_sim, &o), GD_OK);
+    g_frees = 0;
+    ck_assert_int_eq(gd_sim_replay_file(g_sim, SAMPLE), GD_EINTERRUPTED);
+    ck_assert_int_eq(g_frees, 1); /* the replay stopped: no more progress calls */
+}
+END_TEST
+
 START_TEST(after_a_failed_replay_and_huge_strings)
 {
     gd_sim *sim;
@@ -177,6 +200,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, null_handles_and_arguments);
     tcase_add_test(tc, calls_during_a_replay);
+    tcase_add_test(tc, free_from_the_progress_callback);
     tcase_add_test(tc, after_a_failed_replay_and_huge_strings);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

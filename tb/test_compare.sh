@@ -34,6 +34,11 @@ grep -q "/nonexistent.json: cannot read" "$T/err" || fail "missing file: $(cat "
 echo '{"trace": {}}' >"$T/other.json"
 $G compare "$T/a.json" "$T/other.json" 2>"$T/err"; [ $? -eq 1 ] && grep -q 'no "summary" object' "$T/err" \
     || fail "not a summary: $(cat "$T/err")"
+# a number past a double's range is not from gdsim
+sed 's/"kernels": [0-9]*/"kernels": 1e999/' "$T/a.json" >"$T/big.json"
+grep -q '1e999' "$T/big.json" || fail "big.json: no number replaced"
+$G compare "$T/big.json" "$T/b.json" 2>"$T/err"; [ $? -eq 1 ] && grep -q 'big.json: byte [0-9]*: a number out of the range of a double' "$T/err" \
+    || fail "1e999: $(cat "$T/err")"
 # truncations and byte flips: exit 0 or 1 with a message naming the file, never a crash
 python3 - "$T" "$G" <<'PY' || fail "malformed JSON"
 import random, subprocess, sys

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "gdsim.h"
@@ -186,8 +188,29 @@ static int signal_add(signal_table *t, uint64_t h)
 /* ------------------------------------------------------------------------- */
 /* Reader                                                                     */
 
+/* The input: the file's bytes as they are, or one or more gzip members one after
+ * another (as gzip itself reads them). Our own inflate loop rather than zlib's gzread,
+ * which ignores whatever follows the last member: here anything after it that is not
+ * another member is an error. */
+#define IN_BUF_SIZE (1u << 18)
+typedef struct {
+    int fd;
+    int gzip;          /* 1: gzip members; 0: the bytes as they are */
+    int member_end;    /* the last member ended, its trailer (CRC, length) checked */
+    int eof;           /* read() found the end of the file */
+    int zinit;
+    z_stream zs;       /* next_in/avail_in: the buffered input, in both modes */
+    uint8_t *buf;
+    uint8_t *out;      /* gzip: inflated bytes, out[opos..olen) not yet read */
+    uint32_t opos, olen;
+    int status;        /* gzip: how the inflating behind out[] ended (IN_OK: not yet) */
+    uint64_t raw;      /* bytes read from the file */
+} trace_input;
+
+enum { IN_OK, IN_IO, IN_TRUNCATED, IN_CORRUPT, IN_TRAILING, IN_NOMEM };
+
 struct gd_trace_reader {
-    gzFile gz;
+    trace_input in;
     char *path;
     uint64_t file_size;     /* compressed bytes of a regular file; 0: unknown (a pipe) */
     uint64_t offset;        /* uncompressed bytes consumed */
@@ -244,31 +267,143 @@ static int rec_error(gd_trace_reader *r, gd_err *err, uint64_t index, uint64_t o
                       offset, what);
 }
 
+/* Keep at least `want` bytes buffered unless the file ends first. */
+static int in_fill(trace_input *in, uint32_t want)
+{
+    while (in->zs.avail_in < want && !in->eof) {
+        if (in->zs.avail_in && in->zs.next_in != in->buf)
+            memmove(in->buf, in->zs.next_in, in->zs.avail_in);
+        in->zs.next_in = in->buf;
+        ssize_t k = read(in->fd, in->buf + in->zs.avail_in, IN_BUF_SIZE - in->zs.avail_in);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return IN_IO;
+        }
+        if (k == 0)
+            in->eof = 1;
+        in->zs.avail_in += (uInt)k;
+        in->raw += (uint64_t)k;
+    }
+    return IN_OK;
+}
+
+/* Inflate into out[] (gzip mode): at least one byte, or the end of the input, or an
+ * error (kept in in->status, returned once out[] is read). */
+static void in_inflate(trace_input *in)
+{
+    in->opos = in->olen = 0;
+    in->zs.next_out = in->out;
+    in->zs.avail_out = IN_BUF_SIZE;
+    while (in->zs.avail_out == IN_BUF_SIZE && in->status == IN_OK) {
+        int rc = in_fill(in, in->member_end ? 2 : 1);
+        if (rc) {
+            in->status = rc;
+            break;
+        }
+        if (in->member_end) {  /* another member, the end of the file, or trailing bytes */
+            if (!in->zs.avail_in) {
+                in->status = -1;  /* the end */
+                break;
+            }
+            if (in->zs.avail_in < 2 || in->zs.next_in[0] != 0x1f || in->zs.next_in[1] != 0x8b) {
+                in->status = IN_TRAILING;
+                break;
+            }
+            if (inflateReset(&in->zs) != Z_OK) {
+                in->status = IN_CORRUPT;
+                break;
+            }
+            in->member_end = 0;
+        }
+        int z = inflate(&in->zs, Z_NO_FLUSH);
+        if (z == Z_STREAM_END)
+            in->member_end = 1;
+        else if (z == Z_MEM_ERROR)
+            in->status = IN_NOMEM;
+        else if (z == Z_BUF_ERROR || (z == Z_OK && !in->zs.avail_in)) {
+            if (!in->zs.avail_in && in->eof)
+                in->status = IN_TRUNCATED;
+        } else if (z != Z_OK)
+            in->status = IN_CORRUPT;
+    }
+    in->olen = IN_BUF_SIZE - in->zs.avail_out;
+}
+
+/* Up to n bytes into dst (*got fewer only where the input ends). */
+static int in_read(trace_input *in, uint8_t *dst, uint32_t n, uint32_t *got)
+{
+    *got = 0;
+    while (*got < n) {
+        const uint8_t *src;
+        uint32_t have;
+        if (in->gzip) {
+            if (in->opos == in->olen) {
+                if (in->status)
+                    return in->status < 0 ? IN_OK : in->status;
+                in_inflate(in);
+                continue;
+            }
+            src = in->out + in->opos;
+            have = in->olen - in->opos;
+        } else {
+            int rc = in_fill(in, 1);
+            if (rc)
+                return rc;
+            if (!in->zs.avail_in)
+                return IN_OK;
+            src = in->zs.next_in;
+            have = in->zs.avail_in;
+        }
+        uint32_t k = n - *got < have ? n - *got : have;
+        memcpy(dst + *got, src, k);
+        *got += k;
+        if (in->gzip) {
+            in->opos += k;
+        } else {
+            in->zs.next_in += k;
+            in->zs.avail_in -= k;
+        }
+    }
+    return IN_OK;
+}
+
 /* Read exactly n bytes. Returns 0, or GD_EFORMAT/GD_EIO with err set. at_boundary:
  * a clean end of input here means "no more records" (returns 1). */
 static int read_exact(gd_trace_reader *r, void *dst, uint32_t n, uint64_t index, uint64_t rec_offset,
                       int at_boundary, gd_err *err)
 {
     uint32_t got = 0;
-    while (got < n) {
-        int k = gzread(r->gz, (char *)dst + got, n - got);
-        if (k <= 0)
-            break;
-        got += (uint32_t)k;
-    }
+    int rc = in_read(&r->in, (uint8_t *)dst, n, &got);
     r->offset += got;
-    if (got == n)
-        return 0;
-    int zerr = Z_OK;
-    const char *zmsg = gzerror(r->gz, &zerr);
-    if (zerr == Z_ERRNO)
+    switch (rc) {
+    case IN_IO:
         return gd_err_set(err, GD_EIO, "%s: record %" PRIu64 " (offset %" PRIu64 "): read error: %s", r->path,
                           index, rec_offset, strerror(errno));
-    if (zerr == Z_BUF_ERROR)
+    case IN_NOMEM:
+        return gd_err_set(err, GD_ENOMEM, "%s: out of memory while decompressing", r->path);
+    case IN_TRUNCATED:
         return rec_error(r, err, index, rec_offset,
                          "the gzip stream is truncated (unexpected end of file after %" PRIu64 " bytes)", r->offset);
-    if (zerr != Z_OK)
-        return rec_error(r, err, index, rec_offset, "corrupt gzip data: %s", zmsg);
+    case IN_CORRUPT:
+        return rec_error(r, err, index, rec_offset, "corrupt gzip data: %s",
+                         r->in.zs.msg ? r->in.zs.msg : "bad member header");
+    case IN_TRAILING: {
+        const uint64_t at = r->in.raw - r->in.zs.avail_in;  /* compressed bytes before them */
+        if (r->file_size > at)
+            return rec_error(r, err, index, rec_offset,
+                             "%" PRIu64 " byte%s follow%s the gzip stream (from byte %" PRIu64 " of the file): "
+                             "not another gzip member; the file was damaged or appended to", r->file_size - at,
+                             r->file_size - at == 1 ? "" : "s", r->file_size - at == 1 ? "s" : "", at);
+        return rec_error(r, err, index, rec_offset,
+                         "bytes follow the gzip stream (from byte %" PRIu64 " of the file): not another gzip "
+                         "member; the file was damaged or appended to", at);
+    }
+    default:
+        break;
+    }
+    if (got == n)
+        return 0;
     if (got == 0 && at_boundary)
         return 1;
     return rec_error(r, err, index, rec_offset,
@@ -316,11 +451,44 @@ static int ensure_buf(gd_trace_reader *r, uint32_t n)
  * would drive a terminal, a NUL that would cut the name short) becomes '?', so that a
  * name cannot forge a line of a report. Bytes that are not UTF-8 are left to the JSON and
  * CSV writers (U+FFFD). */
+/* A name as text: control characters (a line break that would forge a report line, a
+ * terminal escape, a NUL that would cut the name short) and each byte that is not part
+ * of valid UTF-8 become '?', so every output (the text report included) is UTF-8. */
 static void name_text(char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7F)
-            s[i] = '?';
+    for (size_t i = 0; i < n;) {
+        const unsigned char c = (unsigned char)s[i];
+        if (c < 0x80) {
+            if (c < 0x20 || c == 0x7F)
+                s[i] = '?';
+            i++;
+            continue;
+        }
+        char ch[5] = {0};
+        memcpy(ch, s + i, n - i < 4 ? n - i : 4);
+        size_t k = gd_utf8_char_len(ch);
+        if (!k) {
+            s[i++] = '?';
+            continue;
+        }
+        i += k;
+    }
+}
+
+/* A name longer than its field ends in "..." (the cut never leaves half a character). */
+static void name_cut(char *dst, size_t size, const uint8_t *src, size_t n)
+{
+    size_t m = n < size - 1 ? n : size - 1;
+    memcpy(dst, src, m);
+    dst[m] = '\0';
+    if (n > size - 1) {
+        size_t e = m - 3;
+        while (e > 0 && ((unsigned char)dst[e] & 0xC0) == 0x80)  /* not inside a character */
+            e--;
+        memcpy(dst + e, "...", 4);
+        m = e + 3;
+    }
+    name_text(dst, m);
 }
 
 static int parse_header(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t off, gd_err *err)
@@ -360,15 +528,13 @@ static int parse_header(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint
     pos += 2;
     if (len < pos + nl + 2)
         return rec_error(r, err, 0, off, "header: device name of %u bytes runs past the record", nl);
-    memcpy(d->name, p + pos, nl < sizeof d->name - 1 ? nl : sizeof d->name - 1);
-    name_text(d->name, nl < sizeof d->name - 1 ? nl : sizeof d->name - 1);
+    name_cut(d->name, sizeof d->name, p + pos, nl);
     pos += nl;
     uint32_t pl = gd_get16(p + pos);
     pos += 2;
     if (len != pos + pl)
         return rec_error(r, err, 0, off, "header record length %u does not match its contents (%u)", len, pos + pl);
-    memcpy(r->producer, p + pos, pl < sizeof r->producer - 1 ? pl : sizeof r->producer - 1);
-    name_text(r->producer, pl < sizeof r->producer - 1 ? pl : sizeof r->producer - 1);
+    name_cut(r->producer, sizeof r->producer, p + pos, pl);
 
     snprintf(d->origin, sizeof d->origin, "%s: record 0 (offset %" PRIu64 ")", r->path, off);
     if (d->sms > GD_MAX_SMS)
@@ -434,19 +600,38 @@ int gd_trace_open(gd_trace_reader **out, const char *path, gd_err *err)
         return gd_err_set(err, GD_ENOMEM, "out of memory");
     }
     r->max_time_ps = GD_TIME_LIMIT_PS;
-    r->gz = gzopen(path, "rb");
-    if (!r->gz) {
+    r->in.fd = -1;
+    r->in.fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (r->in.fd < 0) {
         int e = errno;
         gd_trace_close_reader(r);
-        return gd_err_set(err, GD_EIO, "%s: cannot open: %s", path, e ? strerror(e) : "out of memory");
+        return gd_err_set(err, GD_EIO, "%s: cannot open: %s", path, strerror(e));
     }
-    gzbuffer(r->gz, 1u << 18);
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+    if (fstat(r->in.fd, &st) == 0 && S_ISREG(st.st_mode))
         r->file_size = (uint64_t)st.st_size;
+    if (!(r->in.buf = malloc(IN_BUF_SIZE))) {
+        gd_trace_close_reader(r);
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    }
+    r->in.zs.next_in = r->in.buf;
+    if (in_fill(&r->in, 2)) {
+        int e = errno;
+        gd_trace_close_reader(r);
+        return gd_err_set(err, GD_EIO, "%s: record 0 (offset 0): read error: %s", path, strerror(e));
+    }
+    if (r->in.zs.avail_in >= 2 && r->in.zs.next_in[0] == 0x1f && r->in.zs.next_in[1] == 0x8b) {
+        r->in.gzip = 1;
+        int z = (r->in.out = malloc(IN_BUF_SIZE)) ? inflateInit2(&r->in.zs, 15 + 16) : Z_MEM_ERROR;  /* gzip only */
+        if (z != Z_OK) {
+            gd_trace_close_reader(r);
+            return gd_err_set(err, GD_ENOMEM, "out of memory");
+        }
+        r->in.zinit = 1;
+    }
 
     uint8_t fh[GD_TRACE_FILE_HEADER_SIZE];
-    int rc = read_exact(r, fh, sizeof fh, 0, 0, 0, err);
+    int rc = read_exact(r, fh, sizeof fh, 0, 0, 1, err);
     if (rc) {
         gd_trace_close_reader(r);
         return rc < 0 ? rc : gd_err_set(err, GD_EFORMAT, "%s: empty file", path);
@@ -515,8 +700,12 @@ void gd_trace_close_reader(gd_trace_reader *r)
 {
     if (!r)
         return;
-    if (r->gz)
-        gzclose(r->gz);
+    if (r->in.zinit)
+        inflateEnd(&r->in.zs);
+    if (r->in.fd >= 0)
+        close(r->in.fd);
+    free(r->in.buf);
+    free(r->in.out);
     for (size_t i = 0; i < r->ndescs; i++) {
         free(r->descs[i]->name);
         free(r->descs[i]);
@@ -544,10 +733,7 @@ double gd_trace_input_fraction(const gd_trace_reader *r)
 {
     if (!r->file_size)
         return -1.0;
-    z_off_t o = gzoffset(r->gz);
-    if (o < 0)
-        return -1.0;
-    double f = (double)o / (double)r->file_size;
+    double f = (double)(r->in.raw - r->in.zs.avail_in) / (double)r->file_size;
     return f > 1.0 ? 1.0 : f;
 }
 uint64_t gd_trace_dispatches_read(const gd_trace_reader *r) { return r->dispatches; }
@@ -1343,6 +1529,12 @@ static int parse_calibration(gd_trace_reader *r, const uint8_t *p, uint32_t len,
         t = nl ? nl + 1 : end;
         if (memchr(buf, '\0', n))
             return rec_error(r, err, idx, off, "calibration record, line %u: a NUL byte", line);
+        if (!nl)
+            return rec_error(r, err, idx, off, "calibration record, line %u: does not end in a line feed (the "
+                             "record was cut short?)", line);
+        if (memchr(buf, '\r', n))
+            return rec_error(r, err, idx, off, "calibration record, line %u: a carriage return (lines end in a "
+                             "line feed alone)", line);
         char *k, *v;
         int kind = gd_config_line(buf, &k, &v);
         if (kind == 0)

@@ -131,6 +131,12 @@ def cases():
     add("end_counts", patched(GOOD, first_of(GOOD, g.REC_END), "<Q", 99), replay, 1, R + ": end record")
     add("after_end", GOOD + raw_record(g.REC_END, struct.pack("<QQ", 4, 1)), replay, 1, R + ".*after the end")
     add("gzip_two_members", gz(GOOD[:100]) + gz(GOOD[100:]), replay, 0, "")  # legal gzip: read as one stream
+    add("gzip_trailing_garbage", gz(GOOD) + b"appended", replay, 1,
+        R + ": 8 bytes follow the gzip stream \\(from byte [0-9]+ of the file\\): not another gzip member")
+    add("gzip_trailing_zeros", gz(GOOD) + b"\0" * 512, replay, 1, R + ": 512 bytes follow the gzip stream")
+    add("gzip_trailing_byte", gz(GOOD) + b"\x1f", replay, 1, R + ": 1 byte follows the gzip stream")
+    add("gzip_bad_crc", gz(GOOD)[:-8] + b"\xde\xad\xbe\xef" + gz(GOOD)[-4:], replay, 1,
+        R + ": corrupt gzip data: incorrect data check")
     add("reserved_type", GOOD[:DISP - 8] + raw_record(7, b"\0" * 16) + GOOD[DISP - 8:], replay, 1,
         R + ".*reserved for a later version")
     add("unknown_type", GOOD[:DISP - 8] + raw_record(99, b"\0" * 16) + GOOD[DISP - 8:], replay, 1,
@@ -249,6 +255,11 @@ def cases():
     w.calibration("tb/bad", {"pp.gap_kernel_kernel_ns": 100})
     w.packets = packets
     add("calibration_late", w.end(), replay, 1, R + ": a calibration record must directly follow the header")
+    for name, text, why in (("calibration_crlf", b"pp.gap_kernel_kernel_ns = 100\r\n", "line 1: a carriage return"),
+                            ("calibration_no_lf", b"pp.gap_kernel_kernel_ns = 100", "line 1: does not end in a line feed")):
+        w = Buf()
+        w.record(g.REC_CALIBRATION, struct.pack("<I", 6) + b"tb/bad" + text)
+        add(name, w.end(), replay, 1, R + ": calibration record, " + why)
     w = Buf()
     w.pipeline(0, 0, "pipeline p\nbuffer b length=0\n")
     add("pipeline_bad_topology", w.end(), replay, 1, R + ": pipeline-launch packet: ")
