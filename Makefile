@@ -173,7 +173,7 @@ FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/tb/fuzz/replay_%)
 $(BUILD)/tb/fuzz/replay_%: tb/fuzz/fuzz_%.c tb/fuzz/driver.c $(LIB_A) cli/compare.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Icli $(CFLAGS) tb/fuzz/fuzz_$*.c tb/fuzz/driver.c $(if $(filter compare,$*),cli/compare.c) \
-	    -o $@ $(LIB_A) $(LIBS)
+	    -o $@ -Wl,-u,sc_main $(LIB_A) $(LIBS)
 
 check: deps
 	@$(MAKE) --no-print-directory all $(TEST_BINS) $(VP_BINS) $(FUZZ_REPLAY) $(BUILD)/gen_config_doc
