@@ -45,7 +45,7 @@ int gd_hist_add(gd_hist *h, uint64_t v)
     if (!h->count || v > h->max)
         h->max = v;
     h->count++;
-    h->sum += (long double)v;
+    h->sum += v;
     return 0;
 }
 

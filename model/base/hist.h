@@ -17,7 +17,7 @@ extern "C" {
 
 typedef struct gd_hist {
     uint64_t count;
-    long double sum;   /* exact for any realistic trace (64-bit mantissa) */
+    unsigned __int128 sum; /* exact: 2^64 values of up to 2^64 - 1 */
     uint64_t min, max;
     uint64_t *buckets; /* GD_HIST_BUCKETS, NULL until the first value */
 } gd_hist;
