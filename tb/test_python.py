@@ -19,7 +19,10 @@ SAMPLE = os.path.join(ROOT, "traces", "sample.gdt.gz")
 
 RUNTIME = {"asan": "libasan.so", "ubsan": "libubsan.so"}.get(os.path.basename(B))
 if RUNTIME and "GDSIM_TEST_PRELOADED" not in os.environ:
-    lib = subprocess.run(["gcc", "-print-file-name=" + RUNTIME], capture_output=True, text=True).stdout.strip()
+    # the sanitizer's runtime first; with it libstdc++, or ASan's __cxa_throw interceptor
+    # finds no real function (Python itself is no C++ program) and aborts at the first throw
+    lib = " ".join(subprocess.run(["g++", "-print-file-name=" + f], capture_output=True, text=True).stdout.strip()
+                   for f in (RUNTIME, "libstdc++.so.6"))
     env = dict(os.environ, LD_PRELOAD=lib, GDSIM_TEST_PRELOADED="1", ASAN_OPTIONS="detect_leaks=0")
     sys.exit(subprocess.run([sys.executable] + sys.argv, env=env).returncode)
 
