@@ -150,7 +150,7 @@ static void progress_cb(void *vctx, const gd_progress *p)
 
 /* SIGINT and SIGTERM during a replay: the handler asks the library to stop (only a
  * flag is set) and gives the signal back its default action, so that a second one ends
- * the program at once. */
+ * the program at once. SIGPIPE is ignored during a replay. */
 static gd_sim *volatile g_replaying;
 static volatile sig_atomic_t g_signal;
 
@@ -171,6 +171,9 @@ static void catch_signals(gd_sim *sim)
     sa.sa_flags = SA_RESETHAND;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* an output on a pipe whose reader has gone fails as a write error, so that the
+     * replay ends as a failed one (its temporary files removed), not killed mid-way */
+    signal(SIGPIPE, SIG_IGN);
 }
 
 static int set_kv(gd_sim *sim, const char *kv, const char *where)

@@ -19,6 +19,7 @@
 #include <string>
 
 #include <systemc>
+#include <unistd.h>
 
 #include "config.h"
 #include "cta_log.h"
@@ -229,29 +230,70 @@ void blank_vcd_date(const char *path)
 // Outputs written under a temporary name (PATH.part) and renamed once the replay has
 // succeeded; removed when it fails, so that no file that looks complete is left.
 struct part_files {
-    std::vector<std::pair<std::string, std::string>> files;  // (temporary, final)
+    struct entry {
+        std::string tmp, final_path;
+        bool copy;  // the final path is written in place (a device, a FIFO, a link): copied there
+    };
+    std::vector<entry> files;
     bool done = false;
     const char *add(const std::string &final_path, const char *suffix)
     {
         if (gd_out_in_place(final_path.c_str()))  // a device, a FIFO, a symbolic link: as it is
             return final_path.c_str();
-        files.emplace_back(final_path + suffix, final_path);
-        return files.back().first.c_str();
+        files.push_back({final_path + suffix, final_path, false});
+        return files.back().tmp.c_str();
+    }
+    // A file whose writer picks its own name (SystemC's VCD writer appends ".vcd"):
+    // written as tmp, renamed to final_path, or copied into it where it is written in
+    // place (the temporary file then lies in TMPDIR, not beside a device).
+    void add_named(const std::string &tmp, const std::string &final_path)
+    {
+        files.push_back({tmp, final_path, gd_out_in_place(final_path.c_str()) != 0});
+    }
+    static int copy_into(const std::string &from, const std::string &to, gd_err *err)
+    {
+        std::FILE *in = std::fopen(from.c_str(), "rb");
+        if (!in)
+            return gd_err_set(err, GD_EIO, "%s: cannot read back %s: %s", to.c_str(), from.c_str(),
+                              std::strerror(errno));
+        std::FILE *out = std::fopen(to.c_str(), "wb");
+        if (!out) {
+            int e = errno;
+            std::fclose(in);
+            return gd_err_set(err, GD_EIO, "%s: cannot open: %s", to.c_str(), std::strerror(e));
+        }
+        char buf[1 << 16];
+        size_t n;
+        bool bad = false;
+        while (!bad && (n = std::fread(buf, 1, sizeof buf, in)) > 0)
+            bad = std::fwrite(buf, 1, n, out) != n;
+        bad = std::ferror(in) || bad;
+        bad = std::fclose(out) != 0 || bad;
+        std::fclose(in);
+        std::remove(from.c_str());
+        return bad ? gd_err_set(err, GD_EIO, "%s: write failed", to.c_str()) : GD_OK;
     }
     int commit(gd_err *err)
     {
         done = true;
-        for (auto &f : files)
-            if (std::rename(f.first.c_str(), f.second.c_str()) != 0)
-                return gd_err_set(err, GD_EIO, "%s: cannot rename %s to it: %s", f.second.c_str(), f.first.c_str(),
-                                  std::strerror(errno));
-        return GD_OK;
+        int rc = GD_OK;
+        for (auto &f : files) {
+            if (rc != GD_OK) {
+                std::remove(f.tmp.c_str());
+            } else if (f.copy) {
+                rc = copy_into(f.tmp, f.final_path, err);
+            } else if (std::rename(f.tmp.c_str(), f.final_path.c_str()) != 0) {
+                rc = gd_err_set(err, GD_EIO, "%s: cannot rename %s to it: %s", f.final_path.c_str(), f.tmp.c_str(),
+                                std::strerror(errno));
+            }
+        }
+        return rc;
     }
     ~part_files()
     {
         if (!done)
             for (auto &f : files)
-                std::remove(f.first.c_str());
+                std::remove(f.tmp.c_str());
     }
 };
 
@@ -278,6 +320,7 @@ void stopped_at(gd_sim *s, const char *path, const gd::progress_meter &m, const 
 int replay(gd_sim *s, const char *path)
 {
     part_files parts;
+    std::string vcd_tmp;  // SystemC's VCD writer adds ".vcd" to it
     gd_trace_reader *reader = nullptr;
     int rc = gd_trace_open(&reader, path, &s->err);
     if (rc)
@@ -304,7 +347,8 @@ int replay(gd_sim *s, const char *path)
                             s->cfg.cwd_gpc_cga_ids, s->cfg.cwd_lake_scan_limit};
     gd_trace_set_cluster_limits(reader, &cl);
     gd_trace_set_rsb(reader, s->cfg.rsb_entries);  // a ref_num beyond the model's buffer is the trace's error
-    gd_trace_set_run_limits(reader, s->cfg.sim_max_sim_time_s, s->cfg.sim_max_ctas);
+    gd_trace_set_run_limits(reader, s->cfg.sim_max_sim_time_s, s->cfg.sim_max_ctas, s->cfg.sim_max_kernel_descriptors,
+                            s->cfg.sim_max_signals);
     gd_trace_set_simd_width(reader, s->cfg.meta_simd_width);  // pipeline topologies are validated with it
     if ((rc = gd_report_init(&s->report, &s->cfg, &s->pool, &s->err)) != GD_OK) {
         gd_trace_close_reader(reader);
@@ -435,8 +479,14 @@ int replay(gd_sim *s, const char *path)
             host->doorbell_out.bind(top->pp.doorbell_in);
             top->pp.space_out.bind(host->space_in);
             if (!s->vcd_path.empty()) {  // SystemC writes NAME.vcd: a temporary name, renamed at the end
-                vcd = sc_core::sc_create_vcd_trace_file((s->vcd_path + ".part").c_str());
-                parts.files.emplace_back(s->vcd_path + ".part.vcd", s->vcd_path);
+                vcd_tmp = s->vcd_path + ".part";
+                if (gd_out_in_place(s->vcd_path.c_str())) {  // not beside a device: in TMPDIR
+                    const char *dir = std::getenv("TMPDIR");
+                    vcd_tmp = std::string(dir && *dir ? dir : "/tmp") + "/gdsim-vcd-" + std::to_string(getpid()) +
+                              "-" + std::to_string((uintptr_t)s);
+                }
+                vcd = sc_core::sc_create_vcd_trace_file(vcd_tmp.c_str());
+                parts.add_named(vcd_tmp + ".vcd", s->vcd_path);
                 vcd->set_time_unit(1, sc_core::SC_PS);
                 top->trace(vcd, s->vcd_queues);
                 waves->trace(vcd);
@@ -512,7 +562,7 @@ int replay(gd_sim *s, const char *path)
         s->err.code == GD_OK)
         gd_err_set(&s->err, GD_EIO, "%s: write failed (meta-scheduler log)", s->meta_log_path.c_str());
     if (!s->vcd_path.empty() && s->err.code == GD_OK)
-        blank_vcd_date((s->vcd_path + ".part.vcd").c_str());
+        blank_vcd_date((vcd_tmp + ".vcd").c_str());
     if (occ_live) {
         int orc = s->err.code == GD_OK ? gd_occ_series_finish(&occ) : GD_OK;
         gd_occ_series_destroy(&occ);

@@ -194,6 +194,23 @@ $G replay "$T/cut.gdt.gz" --quiet --occupancy-csv "$T/f_occ.csv" --timeline "$T/
 grep -q "the gzip stream is truncated" "$T/err" || fail "truncated: $(cat "$T/err")"
 ls "$T" | grep -q "^f_" && fail "a failed replay left outputs: $(ls "$T" | grep '^f_')"
 
+# Outputs written in place: through a symbolic link the link stays and its target gets
+# the output; a write error through one (to /dev/full) is an error and the link stays.
+for o in cta-log occupancy-csv timeline vcd kernels-csv summary-json; do
+    : >"$T/t_$o"
+    ln -s "t_$o" "$T/l_$o"
+    $G replay $S --quiet --$o "$T/l_$o" || fail "--$o through a link"
+    [ -L "$T/l_$o" ] && [ -s "$T/t_$o" ] || fail "--$o through a link: the link was replaced or its target is empty"
+    if [ -c /dev/full ]; then
+        ln -s /dev/full "$T/f_$o"
+        $G replay $S --quiet --$o "$T/f_$o" 2>"$T/err"; [ $? -eq 1 ] || fail "--$o to /dev/full: not an error"
+        grep -q "f_$o.*write failed\|write failed.*f_$o" "$T/err" || fail "--$o to /dev/full: $(cat "$T/err")"
+        [ -L "$T/f_$o" ] || fail "--$o to /dev/full: the link was replaced"
+        rm -f "$T/f_$o"
+    fi
+done
+ls "${TMPDIR:-/tmp}" | grep -q "^gdsim-vcd-" && fail "a temporary VCD was left in ${TMPDIR:-/tmp}"
+
 # Progress when stderr is not a terminal: whole lines, no carriage return or escape.
 $G replay $S --progress --progress-every 0 >/dev/null 2>"$T/prog" || fail "--progress"
 grep -q "^gdsim: 100 % of the trace read, 40 kernels done, 40000 of 40000 CTAs launched, simulated 0.764 ms" "$T/prog" \

@@ -485,6 +485,16 @@ static const key_def KEYS[] = {
      "(2^31-1) x 65535 x 65535 CTAs is legal CUDA but would run for years).",
      "gdsim: 2^32 - 1, a minute or two of replay at full speed (docs/PERFORMANCE.md); a real "
      "training step has tens of millions"},
+    {"sim.max_kernel_descriptors", T_UINT, OFF(sim_max_kernel_descriptors), 0, UINT32_MAX, 0, NULL, "1048576",
+     "The most distinct kernel descriptors a trace may define; 0: no limit. The reader keeps "
+     "every descriptor (about 200 bytes and its name) for the whole replay: a descriptor "
+     "record past the limit is refused where it is read, before memory runs out.",
+     "gdsim: 2^20; a captured training step has hundreds to a few thousand distinct kernels"},
+    {"sim.max_signals", T_UINT, OFF(sim_max_signals), 0, UINT32_MAX, 0, NULL, "16777216",
+     "The most distinct completion-signal handles a trace may use; 0: no limit. Each is kept "
+     "for the whole replay (a table entry and its value in the packet processor): a packet "
+     "naming one past the limit is refused where it is read.",
+     "gdsim: 2^24; a converted capture uses one per queue or per dispatch that is waited on"},
 };
 
 #define NKEYS (sizeof KEYS / sizeof KEYS[0])
@@ -773,7 +783,7 @@ static void accepted_text(char *buf, size_t size, const key_def *d)
         snprintf(buf, size, "one of %s", d->choices);
         break;
     case T_STRING:
-        snprintf(buf, size, "text of at most %zu characters", (size_t)(d->max ? d->max : 64) - 1);
+        snprintf(buf, size, "UTF-8 text of at most %zu bytes, no control characters", (size_t)(d->max ? d->max : 64) - 1);
         break;
     case T_CC:
         snprintf(buf, size, "major.minor, e.g. 8.0");
@@ -834,8 +844,12 @@ static int parse_value(const key_def *d, const char *value, gd_config *cfg, uint
     }
     case T_STRING: {
         const size_t cap = d->max ? d->max : 64;  /* the field's size */
-        if (strlen(value) > cap - 1)
+        const size_t len = strlen(value);
+        if (len > cap - 1 || !gd_utf8_valid(value, len))
             return -1;
+        for (size_t i = 0; i < len; i++)  /* one line of printable text: it goes into the report */
+            if ((unsigned char)value[i] < 0x20 || value[i] == 0x7F)
+                return -1;
         if (cfg)
             snprintf((char *)cfg + d->offset, cap, "%s", value);
         return 0;
@@ -882,9 +896,24 @@ static int parse_value(const key_def *d, const char *value, gd_config *cfg, uint
     return -1;
 }
 
+/* Text from the user as an error message shows it: at most 80 bytes, control
+ * characters and bytes past ASCII as '?' (a message cannot forge lines or drive a
+ * terminal); "..." where it was cut. */
+static const char *shown_text(char out[84], const char *s)
+{
+    snprintf(out, 81, "%s", s ? s : "(null)");
+    for (char *p = out; *p; p++)
+        if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7F)
+            *p = '?';
+    if (s && strlen(s) > 80)
+        strcat(out, "...");
+    return out;
+}
+
 int gd_settings_set(gd_settings *s, const char *key, const char *value, gd_err *err)
 {
     int k = key_index(key);
+    char shown[84];
     if (k < 0) {
         /* Suggest keys sharing the prefix before the first dot. */
         char known[768] = "";
@@ -901,15 +930,16 @@ int gd_settings_set(gd_settings *s, const char *key, const char *value, gd_err *
         }
         if (used)
             return gd_err_set(err, GD_ECONFIG, "unknown configuration key '%s' (keys of that group: %s; "
-                              "`gdsim keys` lists all)", key, known);
-        return gd_err_set(err, GD_ECONFIG, "unknown configuration key '%s' (`gdsim keys` lists all keys)", key);
+                              "`gdsim keys` lists all)", shown_text(shown, key), known);
+        return gd_err_set(err, GD_ECONFIG, "unknown configuration key '%s' (`gdsim keys` lists all keys)",
+                          shown_text(shown, key));
     }
     const key_def *d = &KEYS[k];
     if (!value || parse_value(d, value, NULL, NULL)) {
         char acc[160];
         accepted_text(acc, sizeof acc, d);
-        return gd_err_set(err, GD_ECONFIG, "bad value '%.80s%s' for configuration key '%s': expected %s",
-                          value ? value : "(null)", value && strlen(value) > 80 ? "..." : "", key, acc);
+        return gd_err_set(err, GD_ECONFIG, "bad value '%s' for configuration key '%s': expected %s",
+                          shown_text(shown, value), key, acc);
     }
     char *copy = strdup(value);
     if (!copy)
@@ -1226,6 +1256,11 @@ int gd_config_check_device(const gd_trace_device *dev, char *why, size_t n)
     if (dev->max_threads_per_cta > dev->max_threads_per_sm) {
         snprintf(why, n, "%u threads per CTA but %u per SM: a CTA could never fit", dev->max_threads_per_cta,
                  dev->max_threads_per_sm);
+        return -1;
+    }
+    if (dev->cc_major >= 8 && dev->smem_per_sm < 1024) {  /* the CUDA runtime reserves 1 KB per CTA from 8.0 */
+        snprintf(why, n, "%u bytes of shared memory per SM, less than the 1024 bytes compute capability %u.%u reserves "
+                 "for each CTA: a CTA could never fit", dev->smem_per_sm, dev->cc_major, dev->cc_minor);
         return -1;
     }
     if (dev->cc_major == 0 || dev->cc_major > 99 || dev->cc_minor > 9) {

@@ -124,6 +124,8 @@ typedef struct gd_config {
     char sim_shortcuts[16];                /* "on" | "off" */
     uint32_t sim_max_sim_time_s;           /* the longest simulated time a replay may reach, s */
     uint32_t sim_max_ctas;                 /* the most CTAs a replay may run (0: no limit) */
+    uint32_t sim_max_kernel_descriptors;   /* the most distinct kernel descriptors of a trace (0: no limit) */
+    uint32_t sim_max_signals;              /* the most distinct completion signals of a trace (0: no limit) */
 } gd_config;
 
 /* A trace's calibration record (format 1.9, traces/FORMAT.md): where the launch-gap fit

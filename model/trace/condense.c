@@ -179,8 +179,9 @@ int gd_condense_trace(const char *in, const char *out, const gd_condense_opts *o
                                              rec.pipeline.def->text_len, err);
             break;
         default:
-            rc = gd_err_set(err, GD_EFORMAT, "%s: record %llu: already condensed (record type %u); condense the "
-                            "original trace", in, (unsigned long long)rec.index, rec.type);
+            rc = gd_err_set(err, GD_EFORMAT, "%s: record %llu (offset %llu): already condensed (record type %u); "
+                            "condense the original trace", in, (unsigned long long)rec.index,
+                            (unsigned long long)rec.offset, rec.type);
         }
     }
     if (rc == GD_OK)

@@ -222,6 +222,8 @@ struct gd_trace_reader {
     uint64_t origin_ns;
     gd_time_ps max_time_ps; /* sim.max_sim_time_s: no time the trace gives may pass it */
     uint64_t max_ctas;      /* sim.max_ctas (0: no limit) */
+    uint32_t max_descs;     /* sim.max_kernel_descriptors (0: no limit) */
+    uint32_t max_signals;   /* sim.max_signals (0: no limit) */
     uint64_t ctas;          /* CTAs of the dispatches read so far */
     unsigned minor;         /* the file's format minor version */
     int done;
@@ -746,11 +748,14 @@ void gd_trace_set_limits(gd_trace_reader *r, const gd_sm_limits *sm, const uint3
     memcpy(r->max_grid, max_grid, sizeof r->max_grid);
 }
 
-void gd_trace_set_run_limits(gd_trace_reader *r, uint32_t max_sim_time_s, uint64_t max_ctas)
+void gd_trace_set_run_limits(gd_trace_reader *r, uint32_t max_sim_time_s, uint64_t max_ctas, uint32_t max_descs,
+                             uint32_t max_signals)
 {
     gd_time_ps t = (gd_time_ps)max_sim_time_s * GD_PS_PER_NS * 1000000000u;
     r->max_time_ps = t && t < GD_TIME_LIMIT_PS ? t : GD_TIME_LIMIT_PS;
     r->max_ctas = max_ctas;
+    r->max_descs = max_descs;
+    r->max_signals = max_signals;
 }
 
 uint64_t gd_trace_ctas_read(const gd_trace_reader *r) { return r->ctas; }
@@ -970,6 +975,11 @@ static int parse_kernel(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint
         free(k.name);
         return rc;
     }
+    if (r->max_descs && r->ndescs >= r->max_descs) {
+        free(k.name);
+        return rec_error(r, err, idx, off, "kernel descriptor id %u: more than sim.max_kernel_descriptors (%u) "
+                         "distinct kernel descriptors in one trace", k.id, r->max_descs);
+    }
     gd_kernel_desc *d = malloc(sizeof *d);
     if (!d) {
         free(k.name);
@@ -1064,6 +1074,9 @@ static int note_signal(gd_trace_reader *r, uint64_t handle, uint32_t *num, uint6
     *num = GD_NO_SIGNAL;
     if (!handle)
         return 0;
+    if (r->max_signals && r->signals.count >= r->max_signals && signal_find(&r->signals, handle) == MAP_ABSENT)
+        return rec_error(r, err, idx, off, "completion signal 0x%" PRIx64 ": more than sim.max_signals (%u) distinct "
+                         "completion-signal handles in one trace", handle, r->max_signals);
     if ((*num = signal_note(r, handle)) == GD_NO_SIGNAL)
         return gd_err_set(err, GD_ENOMEM, "out of memory (completion signals, record %" PRIu64 ", offset %" PRIu64 ")",
                           idx, off);

@@ -317,7 +317,8 @@ void gd_trace_set_simd_width(gd_trace_reader *r, uint32_t simd_width);
  * whose submit time (from the first packet's), CTA duration or wait-until time passes
  * the first, or whose dispatch takes the CTAs read past the second, is an error naming
  * it. Without this call: times up to GD_TIME_LIMIT_PS, no CTA limit. */
-void gd_trace_set_run_limits(gd_trace_reader *r, uint32_t max_sim_time_s, uint64_t max_ctas);
+void gd_trace_set_run_limits(gd_trace_reader *r, uint32_t max_sim_time_s, uint64_t max_ctas, uint32_t max_descs,
+                             uint32_t max_signals);
 /* CTAs of the dispatches read so far. */
 uint64_t gd_trace_ctas_read(const gd_trace_reader *r);
 /* The reference state table's entries (rsb.entries; default and most: 8). */

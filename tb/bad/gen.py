@@ -149,6 +149,8 @@ def cases():
     add("header_1m_sms", one(device=dev(sms=1000000, gpcs=[])), replay, 1, R + ": header: 1000000 SMs, more than")
     add("header_2000_gpcs", one(device=dev(sms=2000, gpcs=[1] * 2000)), replay, 1, R + ": header: 2000 GPCs")
     add("header_gpc_65_sms", one(device=dev(sms=65, gpcs=[65])), replay, 1, R + ": header: GPC 0 has 65 SMs")
+    add("header_smem_0", one(device=dev(smem_per_sm=0, smem_per_cta_default=0, smem_per_cta_optin=0)), replay, 1,
+        R + ": header: 0 bytes of shared memory per SM, less than the 1024 bytes compute capability 9.0 reserves")
     add("header_layout_sum", one(device=dev(sms=130)), replay, 1, R + ": header: the GPC layout holds 132 SMs")
     add("header_smem", one(device=dev(smem_per_cta_optin=300000)), replay, 1, R + ": header: shared memory limits")
     add("header_warp_0", one(device=dev(warp_size=0)), replay, 1, R + ": header: device description out of range")
@@ -279,6 +281,23 @@ def cases():
         r"{F}:1: unknown configuration key 'gpu.nonsense'", ext=".cfg")
     add("config_bad_value", b"# a comment\nsm.max_ctas = many\n", "replay traces/sample.gdt.gz --quiet --config {F}", 2,
         r"{F}:2: bad value 'many' for configuration key 'sm.max_ctas'", ext=".cfg")
+    w = Buf()
+    kernel(w, kid=1, name="k1")
+    kernel(w, kid=2, name="k2")
+    w.dispatch(0, 0, 1, (128, 1, 1), (4, 1, 1), 0)
+    add("descriptors_past_limit", w.end(), replay + " --set sim.max_kernel_descriptors=1", 1,
+        R + ": kernel descriptor id 2: more than sim.max_kernel_descriptors \\(1\\)")
+    w = Buf()
+    kernel(w)
+    w.dispatch(0, 0, 1, (128, 1, 1), (4, 1, 1), 0, signal=0x10)
+    w.dispatch(0, 10, 1, (128, 1, 1), (4, 1, 1), 0, signal=0x10)  # the same one again: counted once
+    w.dispatch(0, 20, 1, (128, 1, 1), (4, 1, 1), 0, signal=0x20)
+    add("signals_past_limit", w.end(), replay + " --set sim.max_signals=1", 1,
+        R + ": completion signal 0x20: more than sim.max_signals \\(1\\) distinct")
+    add("config_name_escape", b"gpu.name = a\x1b[2Jb\n", "replay traces/sample.gdt.gz --quiet --config {F}", 2,
+        r"{F}:1: bad value 'a\?\[2Jb' for configuration key 'gpu.name': expected UTF-8 text", ext=".cfg")
+    add("config_name_not_utf8", b"gpu.name = \xff\xfe\n", "replay traces/sample.gdt.gz --quiet --config {F}", 2,
+        r"{F}:1: bad value '\?\?' for configuration key 'gpu.name'", ext=".cfg")
     add("config_long_line", b"sm.max_ctas = " + b"9" * 5000 + b"\n", "replay traces/sample.gdt.gz --quiet --config {F}",
         2, r"{F}:1: longer than 1023 bytes", ext=".cfg")
     # command lines

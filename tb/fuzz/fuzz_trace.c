@@ -1,6 +1,7 @@
 /* fuzz_trace.c - a libFuzzer harness for the trace reader (model/trace/trace.c and
  * what it calls: AQL, condensed and pipeline-launch records, topologies): any bytes,
- * read as an uncompressed trace (zlib reads a file without a gzip header as is), must
+ * read as an uncompressed trace (the reader takes a file without a gzip header as is;
+ * one with it is inflated member by member, nothing may follow the last), must
  * read to the end or fail with GD_EFORMAT naming the file, without a memory error or
  * undefined behaviour; each AQL packet read (dispatch, barrier, condensed) re-encodes to
  * the bytes it was read from. The replay's limits are set as a replay sets them. `make fuzz` builds it with clang
@@ -41,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const int raw = size >= 2 && !(data[0] == 0x1f && data[1] == 0x8b);
     if (rc == GD_OK) {
         gd_trace_set_rsb(r, 8);
-        gd_trace_set_run_limits(r, 86400, UINT32_MAX);  /* the defaults of sim.max_sim_time_s and sim.max_ctas */
+        gd_trace_set_run_limits(r, 86400, UINT32_MAX, 1u << 20, 1u << 24);  /* the defaults of the sim.max_* keys */
         gd_trace_record rec;
         for (uint32_t n = 0; n < 200000 && (rc = gd_trace_next(r, &rec, &err)) == 1; n++) {
             uint8_t pkt[GD_AQL_PACKET_SIZE];
