@@ -1251,6 +1251,73 @@ START_TEST(truncated_gzip)
 }
 END_TEST
 
+/* The gzip stream: several members read as one (gzip's own rule: `cat a.gz b.gz`),
+ * anything else after the last member is an error naming where it starts. The big trace
+ * (over 256 KiB inflated: the reader's buffer refills inside a member) is split in
+ * three members at odd places. */
+static void append_bytes(const char *path, const void *p, size_t n)
+{
+    FILE *f = fopen(path, "ab");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(p, 1, n, f), n);
+    fclose(f);
+}
+
+START_TEST(gzip_members_and_trailing_bytes)
+{
+    char *path = big_trace();
+    gzFile in = gzopen(path, "rb");
+    size_t cap = 4u << 20, len = 0;
+    char *raw = malloc(cap);
+    ck_assert_ptr_nonnull(raw);
+    int k;
+    while ((k = gzread(in, raw + len, (unsigned)(cap - len))) > 0)
+        len += (size_t)k;
+    gzclose(in);
+    ck_assert_uint_gt(len, 300000);
+    const size_t cut[4] = {0, 7, len / 2 + 3, len};
+    for (int i = 0; i < 3; i++) {  /* "ab": gzip appends a new member */
+        gzFile out = gzopen(path, i ? "ab" : "wb");
+        ck_assert_int_eq(gzwrite(out, raw + cut[i], (unsigned)(cut[i + 1] - cut[i])), (int)(cut[i + 1] - cut[i]));
+        ck_assert_int_eq(gzclose(out), Z_OK);
+    }
+    gd_err err;
+    uint64_t n = 0;
+    ck_assert_int_eq(read_all(path, &err, &n), 0);
+    ck_assert_uint_eq(n, 20000);
+    size_t size = 0;
+    char *whole = tb_slurp(path, &size);
+    static const struct {
+        const char *tail;
+        size_t n;
+        const char *what;
+    } T[] = {
+        {"appended", 8, "8 bytes follow the gzip stream"},
+        {"\0\0\0\0", 4, "4 bytes follow the gzip stream"},
+        {"\x1f", 1, "1 byte follows the gzip stream"},
+        {"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x4b", 11, "the gzip stream is truncated"},
+    };
+    char from[64];
+    snprintf(from, sizeof from, "(from byte %zu of the file)", size);
+    for (size_t t = 0; t < sizeof T / sizeof T[0]; t++) {
+        FILE *f = fopen(path, "wb");
+        ck_assert_uint_eq(fwrite(whole, 1, size, f), size);
+        fclose(f);
+        append_bytes(path, T[t].tail, T[t].n);
+        gd_err_clear(&err);
+        ck_assert_int_eq(read_all(path, &err, NULL), GD_EFORMAT);
+        ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, T[t].what) && strstr(err.msg, "record 20003 (offset "),
+                      "tail %zu: %s", t, err.msg);
+        if (t < 3)
+            ck_assert_msg(strstr(err.msg, from) != NULL, "tail %zu: %s", t, err.msg);
+    }
+    free(whole);
+    free(raw);
+    remove(path);
+    free(path);
+}
+END_TEST
+
 START_TEST(bit_flip)
 {
     char *path = big_trace();
@@ -1308,7 +1375,7 @@ START_TEST(mutations)
     ck_assert_int_eq(gd_trace_write_pipeline(w, 2, 60, 1, 0x90, fig1, sizeof fig1 - 1, &err), GD_OK);
     ck_assert_int_eq(gd_trace_finish(w, &err), GD_OK);
     ck_assert_int_eq(read_all(path, &err, NULL), 0);
-    /* the raw bytes (zlib reads a file without a gzip header as is) */
+    /* the raw bytes (the reader takes a file without a gzip header as is) */
     unsigned char raw[8192];
     gzFile gz = gzopen(path, "rb");
     int len = gzread(gz, raw, sizeof raw);
@@ -1458,6 +1525,7 @@ tcase_add_test(tc, signal_numbers);
     tcase_add_test(tc, condensed_round_trip);
     tcase_add_test(tc, big_trace_reads);
     tcase_add_test(tc, truncated_gzip);
+    tcase_add_test(tc, gzip_members_and_trailing_bytes);
     tcase_add_test(tc, bit_flip);
     tcase_add_test(tc, mutations);
     tcase_add_test(tc, missing_file);
