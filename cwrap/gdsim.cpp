@@ -1044,11 +1044,9 @@ int gd_sim_replay_file(gd_sim *sim, const char *trace_path)
             rc = replay(sim, trace_path);
         } catch (...) {
             sim->running = false;
-            if (sim->free_pending) {
-                gd_sim_free(sim);
-                return GD_EINTERRUPTED;
-            }
-            throw;
+            if (!sim->free_pending)
+                throw;
+            rc = GD_EINTERRUPTED;
         }
         sim->running = false;
         if (sim->free_pending) {  // gd_sim_free was called from the progress callback

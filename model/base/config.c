@@ -1087,6 +1087,13 @@ static uint32_t nvidia_cta_cap(uint32_t major, uint32_t minor)
     return 32;
 }
 
+/* Shared memory the CUDA runtime reserves for each CTA (CUDA C++ Programming Guide:
+ * 1 KiB from compute capability 8.0); none on other vendors' devices (warp size 64). */
+static uint32_t trace_cta_reserve(const gd_trace_device *dev)
+{
+    return dev->warp_size == 32 && dev->cc_major >= 8 ? 1024u : 0u;
+}
+
 static void set_trace_val(preset_choice *c, const char *key, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -1176,7 +1183,7 @@ static int choose_preset(preset_choice *c, const gd_settings *s, const gd_trace_
     if (dev->warp_size == 32) {
         set_trace_val(c, "sm.max_ctas", "%u", nvidia_cta_cap(dev->cc_major, dev->cc_minor));
         set_trace_val(c, "sm.smem_alloc_unit", "%u", dev->cc_major >= 8 ? 128u : 256u);
-        set_trace_val(c, "sm.smem_reserved_per_cta", "%u", dev->cc_major >= 8 ? 1024u : 0u);
+        set_trace_val(c, "sm.smem_reserved_per_cta", "%u", trace_cta_reserve(dev));
     }
     return GD_OK;
 }
@@ -1258,9 +1265,10 @@ int gd_config_check_device(const gd_trace_device *dev, char *why, size_t n)
                  dev->max_threads_per_sm);
         return -1;
     }
-    if (dev->cc_major >= 8 && dev->smem_per_sm < 1024) {  /* the CUDA runtime reserves 1 KB per CTA from 8.0 */
-        snprintf(why, n, "%u bytes of shared memory per SM, less than the 1024 bytes compute capability %u.%u reserves "
-                 "for each CTA: a CTA could never fit", dev->smem_per_sm, dev->cc_major, dev->cc_minor);
+    if (dev->smem_per_sm < trace_cta_reserve(dev)) {
+        snprintf(why, n, "%u bytes of shared memory per SM, less than the %u bytes compute capability %u.%u reserves "
+                 "for each CTA: a CTA could never fit", dev->smem_per_sm, trace_cta_reserve(dev), dev->cc_major,
+                 dev->cc_minor);
         return -1;
     }
     if (dev->cc_major == 0 || dev->cc_major > 99 || dev->cc_minor > 9) {

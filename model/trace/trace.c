@@ -204,10 +204,11 @@ typedef struct {
     uint8_t *out;      /* gzip: inflated bytes, out[opos..olen) not yet read */
     uint32_t opos, olen;
     int status;        /* gzip: how the inflating behind out[] ended (IN_OK: not yet) */
+    int read_errno;    /* the errno of a failed read() (IN_IO), reported once out[] is read */
     uint64_t raw;      /* bytes read from the file */
 } trace_input;
 
-enum { IN_OK, IN_IO, IN_TRUNCATED, IN_CORRUPT, IN_TRAILING, IN_NOMEM };
+enum { IN_END = -1, IN_OK, IN_IO, IN_TRUNCATED, IN_CORRUPT, IN_TRAILING, IN_NOMEM };
 
 struct gd_trace_reader {
     trace_input in;
@@ -280,6 +281,7 @@ static int in_fill(trace_input *in, uint32_t want)
         if (k < 0) {
             if (errno == EINTR)
                 continue;
+            in->read_errno = errno;
             return IN_IO;
         }
         if (k == 0)
@@ -305,7 +307,7 @@ static void in_inflate(trace_input *in)
         }
         if (in->member_end) {  /* another member, the end of the file, or trailing bytes */
             if (!in->zs.avail_in) {
-                in->status = -1;  /* the end */
+                in->status = IN_END;
                 break;
             }
             if (in->zs.avail_in < 2 || in->zs.next_in[0] != 0x1f || in->zs.next_in[1] != 0x8b) {
@@ -342,7 +344,7 @@ static int in_read(trace_input *in, uint8_t *dst, uint32_t n, uint32_t *got)
         if (in->gzip) {
             if (in->opos == in->olen) {
                 if (in->status)
-                    return in->status < 0 ? IN_OK : in->status;
+                    return in->status == IN_END ? IN_OK : in->status;
                 in_inflate(in);
                 continue;
             }
@@ -381,7 +383,7 @@ static int read_exact(gd_trace_reader *r, void *dst, uint32_t n, uint64_t index,
     switch (rc) {
     case IN_IO:
         return gd_err_set(err, GD_EIO, "%s: record %" PRIu64 " (offset %" PRIu64 "): read error: %s", r->path,
-                          index, rec_offset, strerror(errno));
+                          index, rec_offset, strerror(r->in.read_errno));
     case IN_NOMEM:
         return gd_err_set(err, GD_ENOMEM, "%s: out of memory while decompressing", r->path);
     case IN_TRUNCATED:
@@ -618,7 +620,7 @@ int gd_trace_open(gd_trace_reader **out, const char *path, gd_err *err)
     }
     r->in.zs.next_in = r->in.buf;
     if (in_fill(&r->in, 2)) {
-        int e = errno;
+        int e = r->in.read_errno;
         gd_trace_close_reader(r);
         return gd_err_set(err, GD_EIO, "%s: record 0 (offset 0): read error: %s", path, strerror(e));
     }
