@@ -1,6 +1,7 @@
 /* test_calendar.c - the two calendars (model/base/heap.c, model/base/calendar.c) give their
  * entries back in (time, key) order, against a sorted reference, for random
- * interleavings of pushes and pops, with streams in and out of time order. */
+ * interleavings of pushes and pops, with streams in and out of time order; the
+ * entries due by a time (gd_cal_due) against the same reference. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,26 @@ static uint64_t rng(uint64_t *s)
 {
     *s = *s * 6364136223846793005ull + 1442695040888963407ull;
     return *s >> 33;
+}
+
+/* gd_cal_due(c, t): the items of live (sorted) with time <= t, in any order. */
+static void check_due(const gd_calendar *c, const item *live, size_t nlive, uint64_t t)
+{
+    enum { MAX = 64 };
+    gd_cal_item out[MAX];
+    size_t want = 0;
+    while (want < nlive && live[want].time <= t)
+        want++;
+    const uint32_t n = gd_cal_due(c, t, out, MAX);
+    ck_assert_uint_eq(n, want);
+    for (uint32_t i = 0; i < n && i < MAX; i++) {
+        ck_assert_uint_le(out[i].time, t);
+        size_t j = 0;
+        while (j < want && live[j].key != out[i].key)
+            j++;
+        ck_assert_msg(j < want, "an entry due by %llu that is not live", (unsigned long long)t);
+        ck_assert_uint_eq(live[j].time, out[i].time);
+    }
 }
 
 /* Push n items, popping now and then; every pop must return the smallest item
@@ -63,6 +84,7 @@ static void run(int mode, uint64_t seed, int streams, int disorder)
                 ck_assert_uint_eq(gd_heap_top(&h)->key, want->key);
                 gd_heap_pop(&h);
             } else {
+                check_due(&c, live, nlive, want->time + rng(&seed) % 40);
                 ck_assert_uint_eq(gd_cal_top(&c)->time, want->time);
                 ck_assert_uint_eq(gd_cal_top(&c)->key, want->key);
                 gd_cal_pop(&c);
@@ -79,6 +101,7 @@ static void run(int mode, uint64_t seed, int streams, int disorder)
             gd_heap_pop(&h);
         } else {
             ck_assert_uint_eq(gd_cal_top(&c)->key, live[i].key);
+            check_due(&c, live + i, nlive - i, live[i].time + i % 7);
             gd_cal_pop(&c);
         }
     }

@@ -96,3 +96,20 @@ void gd_cal_pop(gd_calendar *c)
     else
         c->min = 0;
 }
+
+uint32_t gd_cal_due(const gd_calendar *c, uint64_t t, gd_cal_item *out, uint32_t max)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->n; i++) {
+        const gd_cal_fifo *f = &c->fifos[i];
+        for (uint32_t j = 0; j < f->count; j++) {
+            const gd_cal_item *x = &f->items[(f->head + j) & (f->cap - 1)];
+            if (x->time > t)
+                break;  /* a FIFO is in time order */
+            if (n < max)
+                out[n] = *x;
+            n++;
+        }
+    }
+    return n;
+}

@@ -44,6 +44,9 @@ static inline const gd_cal_item *gd_cal_top(const gd_calendar *c)
 }
 static inline uint64_t gd_cal_top_time(const gd_calendar *c) { return c->size ? gd_cal_top(c)->time : UINT64_MAX; }
 void gd_cal_pop(gd_calendar *c);
+/* The entries whose time is at most t, without popping: how many there are, and up
+ * to max of them in out (FIFO by FIFO, each in time order). */
+uint32_t gd_cal_due(const gd_calendar *c, uint64_t t, gd_cal_item *out, uint32_t max);
 
 #ifdef __cplusplus
 }

@@ -34,6 +34,10 @@ constexpr op_code gpc_fits = op_code_of('c', 'w', 8);    // GPU2GPC -> GPC2SM: h
 constexpr op_code gpc_fragment = op_code_of('c', 'w', 9);  // GPU2GPC -> GPC2SM: a CTA of this cost waits
     // for contiguous room that the counted rules would find (sm.alloc=contiguous), or stops waiting: the
     // GPC integrates what the fragmentation strands
+constexpr op_code gpc_refill = op_code_of('c', 'w', 10);  // GPU2GPC -> GPC2SM: the CTAs due to retire by
+    // the annotated time retire, and as many CTAs of the selected kernel start on the same SMs at `at`
+    // (a full GPU refilling the slots they leave, gpu2gpc.hpp); with check set, only whether the GPC can
+    // (each of them counted, placed evenly, of the kernel's cost; nothing else due by `at`) and how many
 }  // namespace op
 
 struct dispatch_body { gd_kernel_run *run; bool accepted; };
@@ -77,6 +81,19 @@ struct gpc_launch_body {
     uint32_t max_free; gd_time_ps next_retire;  // result, as for gpc_step
 };
 struct gpc_wait_body { gd_time_ps at; bool waiting; };
+struct gpc_refill_body {
+    gd_time_ps t;                    // == sc_time_stamp() + delay: the step, when the CTAs retire
+    gd_time_ps at;                   // when the new CTAs start (as gpc_launch_body)
+    gd_kernel_run *run;              // the selected kernel and its CTA cost
+    const gd_cta_cost *cost;
+    bool check;                      // only answer ok and ctas; nothing changes
+    bool ok;                         // result of a check: the GPC can
+    uint64_t ctas;                   // result of a check: the CTAs that retire (and start)
+    gd_time_ps end;                  // results, as gpc_launch_body
+    uint32_t launched;
+    uint64_t warp_ps;
+    uint32_t max_free; gd_time_ps next_retire;
+};
 // counted: by the counted rules alone (gd_sm_res_count_slots), as sm.alloc=count would see it
 struct gpc_fits_body { const gd_cta_cost *cost; uint32_t max_free; bool counted = false; };
 struct gpc_fragment_body { gd_time_ps at; const gd_cta_cost *cost; };  // cost null: the wait ended

@@ -65,6 +65,10 @@ void gpc2sm::b_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
 
 bool gpc2sm::transport(op_code code, void *body, sc_core::sc_time &delay)
 {
+    if (code == op::gpc_refill) {  // most operations on a full GPU
+        refill(static_cast<gpc_refill_body *>(body));
+        return true;
+    }
     // operations that read the SMs' resources see them with every retired CTA's given back
     if (code != op::gpc_launch && code != op::gpc_step && code != op::gpc_wait && code != op::gpc_query)
         release_held();
@@ -239,6 +243,8 @@ uint64_t gpc2sm::retire(gd_time_ps t)
         do {  // the records that retire together
             cta &c = ctas_[idx];
             const uint32_t next = c.next;
+            if (c.pend_n)
+                count_pending(c);
             if (c.own_alloc) {
                 release_held();  // the SM's free slots are recounted from its resources
                 gd_gpc_release(&trk_, (uint32_t)__builtin_ctzll(c.sms), c.cost, &c.alloc);
@@ -286,6 +292,9 @@ uint32_t gpc2sm::take_record(const gd_cta_cost *cost, uint64_t sms, uint32_t cou
     c.next = none;
     c.own_alloc = own_alloc;
     c.even = false;
+    c.refill = false;
+    c.pend_n = 0;
+    c.pend_wd = 0;
     return idx;
 }
 
@@ -326,6 +335,8 @@ void gpc2sm::close_chain()
         return;
     if (gd_cal_push(&calendar_, chain_run_, chain_end_, (seq_++ << 16) | chain_head_))
         throw std::bad_alloc();
+    ctas_[chain_head_].refill = false;  // unless launch_mask says so
+    last_head_ = chain_head_;
     chain_head_ = chain_tail_ = none;
 }
 
@@ -376,6 +387,8 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
     b->launched = 0;
     b->warp_ps = 0;
     const uint64_t base = b->run->ctas_launched;  // the kernel's CTAs launched before this mask
+    const uint64_t seq0 = seq_;
+    bool refillable = false;
     if (group_ && place_.empty()) {
         if (__builtin_expect(direct_.empty(), 0))
             ask_direct(delay);
@@ -476,6 +489,9 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
         }
         for (uint32_t r = 0; r < nodd; r++)
             book(odd[r], b->run, odd_end[r]);
+        refillable = counters_only && !nodd && !b->cga && nrec;
+        for (uint32_t r = 0; r < nrec && refillable; r++)
+            refillable = ctas_[recs[r]].even;
     } else {
         release_held();  // the placement reads the SMs' resources
         const uint32_t nsub = trk_.res[0].nsub < GD_MAX_SUBPARTITIONS ? trk_.res[0].nsub : GD_MAX_SUBPARTITIONS;
@@ -506,6 +522,8 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
         }
     }
     close_chain();
+    if (refillable && seq_ == seq0 + 1)  // one calendar entry of even records
+        ctas_[last_head_].refill = true;
     launched_ += b->launched;
     uint64_t resident = launched_ - retired_;
     if (resident > peak_resident_)
@@ -518,6 +536,88 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
         cgas_++;
         releases_.push({b->end + flush_ps_, id});
     }
+    if (waiting_)
+        wait_free_ = free_total();
+    b->max_free = trk_.max_free;
+    b->next_retire = next_retire();
+}
+
+// A full GPU refills the slots that retiring CTAs leave (gpu2gpc.hpp): the CTAs due by
+// b->t retire and as many CTAs of b->run start at b->at on the same SMs. That is what
+// retire(b->t) and a launch_mask of the lake's share would do: with no free slot on the
+// GPU before, the lake gives each SM the free slots its retired CTAs leave (counted
+// slots of one cost add up), which a launch_mask takes back from the held records (or
+// places evenly again: the same resources). So the records stay where they are, in one
+// chain with the new end, and count the new CTAs for their SMs (the SMs' counters get
+// them when the records retire: they are read once the replay is done).
+void gpc2sm::refill(gpc_refill_body *b)
+{
+    if (b->check) {
+        // each entry due by t is a chain of even, counted records of the kernel's cost,
+        // which a launch_mask of counters only would start again (what is due after t,
+        // by `at`, retires as launch_mask's retire(at) would retire it)
+        enum { max_due = 16 };
+        gd_cal_item due[max_due];
+        const uint32_t n = gd_cal_due(&calendar_, b->t, due, max_due);
+        b->ok = n && n <= max_due && group_ && place_.empty() && all_direct_ && !direct_.empty() &&
+                !b->run->has_insn && !rasterize_ && !watch_ && !frag_cost_ &&
+                gd_gpc_release_counted(&trk_, b->cost) && (releases_.empty() || releases_.top().first > b->at);
+        b->ctas = 0;
+        for (uint32_t i = 0; i < n && b->ok; i++) {
+            const cta &h = ctas_[due[i].key & 0xffff];
+            b->ok = h.refill && gd_cta_cost_equal(h.cost, b->cost);
+            for (uint32_t idx = due[i].key & 0xffff; idx != none && b->ok; idx = ctas_[idx].next)
+                b->ctas += (uint64_t)ctas_[idx].count * gd_popcount64(ctas_[idx].sms);
+        }
+        return;
+    }
+    // retire(t): the chains' CTAs (their free slots and resources stay where they are)
+    account_wait(b->t);
+    uint32_t head = none, tail = none;
+    uint64_t n = 0;
+    while (gd_cal_size(&calendar_) && gd_cal_top(&calendar_)->time <= b->t) {
+        const uint32_t first = (uint32_t)(gd_cal_top(&calendar_)->key & 0xffff);
+        gd_cal_pop(&calendar_);
+        if (head == none)
+            head = first;
+        else
+            ctas_[tail].next = first;
+        for (tail = first;; tail = ctas_[tail].next) {
+            n += (uint64_t)ctas_[tail].count * gd_popcount64(ctas_[tail].sms);
+            if (ctas_[tail].next == none)
+                break;
+        }
+    }
+    retired_ += n;
+    if (waiting_)
+        wait_free_ = free_total();
+    // launch_mask at `at`: its retire(at) retires what else ends by then (the counted free
+    // slots of an SM add up, so it finds them as it would with these CTAs placed again)
+    const gd_time_ps at = b->at;
+    if ((gd_cal_size(&calendar_) && gd_cal_top(&calendar_)->time <= at) || !releases_.empty())
+        retire(at);
+    else
+        account_wait(at);  // all that retire(at) would do
+    const gd_time_ps end = at + gd_cta_exec_time(b->run, at);
+    const uint64_t wd = (uint64_t)b->cost->warps * (end - at);
+    for (uint32_t idx = head; idx != none; idx = ctas_[idx].next) {
+        cta &c = ctas_[idx];
+        c.cost = b->cost;
+        if (c.pend_n == UINT32_MAX)
+            count_pending(c);
+        c.pend_n++;  // counted on its SMs when it retires (count_pending)
+        c.pend_wd += wd;
+    }
+    if (gd_cal_push(&calendar_, b->run, end, (seq_++ << 16) | head))
+        throw std::bad_alloc();
+    ctas_[head].refill = true;
+    b->end = end;
+    b->launched = (uint32_t)n;
+    b->warp_ps = wd * n;
+    launched_ += n;
+    uint64_t resident = launched_ - retired_;
+    if (resident > peak_resident_)
+        peak_resident_ = resident;
     if (waiting_)
         wait_free_ = free_total();
     b->max_free = trk_.max_free;

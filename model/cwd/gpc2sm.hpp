@@ -59,7 +59,20 @@ private:
         bool even;                // placed by gd_gpc_place_mask: the same registers on each sub-partition
         gd_cta_alloc alloc;       // own_alloc: the CTA's allocation
         uint16_t sub_warps[GD_MAX_SUBPARTITIONS];  // warps per register sub-partition, all count CTAs of one SM
+        bool refill;              // a chain's first record: every record of the chain is even, counted
+                                  // CTAs of one cost (op::gpc_refill may start them again as they are)
+        // Refills not yet counted on the SMs (the counters are read once the replay is done):
+        // how many, and the sum of their warps x time per CTA. Counted when the record retires.
+        uint32_t pend_n;
+        uint64_t pend_wd;
     };
+    void count_pending(cta &c)
+    {
+        for (uint64_t m = c.sms; m; m &= m - 1)
+            direct_[__builtin_ctzll(m)].counters->add_sum((uint64_t)c.count * c.pend_n, c.count * c.pend_wd);
+        c.pend_n = 0;
+        c.pend_wd = 0;
+    }
     static constexpr uint32_t none = UINT32_MAX;
     uint32_t take_record(const gd_cta_cost *cost, uint64_t sms, uint32_t count, bool own_alloc);
     void launched_on(gpc_launch_body *b, uint32_t sm, uint32_t count, gd_time_ps end, uint64_t base);
@@ -77,6 +90,7 @@ private:
     void step(gpc_step_body *b, sc_core::sc_time &delay);
     uint64_t retire(gd_time_ps t);                       // CTA-complete messages and CGA releases due by t
     [[gnu::noinline]] void launch_mask(gpc_launch_body *b, sc_core::sc_time &delay);  // out of line: the transport switch stays small
+    [[gnu::noinline]] void refill(gpc_refill_body *b);   // op::gpc_refill
     void account_wait(gd_time_ps t);                     // stranded free slots while a CGA waits
     void account_fragment(gd_time_ps t);                 // stranded by fragmentation while a CTA waits
     void measure_fragment();
@@ -114,6 +128,7 @@ private:
     void release_held(uint64_t sms);  // those on any SM of sms
     void release_held() { if (!held_.empty()) release_held(~0ull); }
     uint64_t seq_ = 0;
+    uint32_t last_head_ = none;   // the first record of the last chain closed
     channel ch_;
     // Each SM's direct interface (sm_msg.hpp), asked for at the first CTA start: CTAs
     // that need only the SM's counters start without a transaction.

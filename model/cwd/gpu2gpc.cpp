@@ -698,9 +698,83 @@ void gpu2gpc::complete_launch(gd_time_ps now, gd_time_ps t)
     select_head(now, t);
 }
 
+// A refill (docs/MODEL.md *Refills*): the head kernel is a plain grid and no GPC has a
+// free slot for it. Its step at t retires what is due by t, and the lake then sees on
+// each SM exactly the free slots those CTAs leave; with at least that many CTAs left it
+// fills them all (water line 0): each GPC that retires CTAs gets a mask starting as many
+// on the same SMs, which the GPC's held records (or an even placement, the same
+// resources) take. When every GPC that retires can say so (op::gpc_refill: only
+// counted, evenly placed CTAs of the kernel's cost are due, nothing else by the masks'
+// start), that is what each does, without the lake and the placement: the same masks,
+// counts, times and statistics. False, with nothing changed, otherwise.
+bool gpu2gpc::refill_step(gd_time_ps now, gd_time_ps t)
+{
+    gd_kernel_run *k = head_;
+    if (view_.top || k->split_left || !shortcuts_ || select_ || channels_ || contiguous_ ||
+        gd_cluster_is_cga(&k->cluster))
+        return false;
+    const uint64_t left = k->ctas - k->ctas_launched;
+    if (left <= 1)
+        return false;  // one CTA goes by the best GPC, not the lake
+    std::vector<uint32_t> &gs = refill_gpcs_;
+    gs.clear();
+    for (uint32_t g = 0; g < ngpc_; g++)
+        if (view_.retire[g] <= t)
+            gs.push_back(g);
+    if (gs.empty())
+        return false;
+    const uint32_t masks = (uint32_t)gs.size();
+    const gd_time_ps at = t + finder_ps_ + query_ps_ + mask_ps_ * masks + broadcast_ps_ + select_ps_;
+    gpc_refill_body b{};
+    b.t = t;
+    b.at = at;
+    b.run = k;
+    b.cost = cost_of(k);
+    b.check = true;
+    sc_core::sc_time d = ps_time(t - now);
+    uint64_t ctas = 0;
+    for (uint32_t g : gs) {
+        gpc_call(g, op::gpc_refill, &b, d);
+        if (!b.ok)
+            return false;
+        ctas += b.ctas;
+    }
+    if (ctas > left)
+        return false;  // the lake places fewer
+    // As cga_step: each of these GPCs was stepped (its CTAs retired), then got its mask.
+    steps_ += masks;
+    set_waiting(now, t, false);
+    b.check = false;
+    for (uint32_t g : gs) {
+        gpc_call(g, op::gpc_refill, &b, d);
+        set_gpc_state(g, b.max_free, b.next_retire);
+        k->ctas_launched += b.launched;
+        ctas_launched_ += b.launched;
+        if (b.end > k->end)
+            k->end = b.end;
+        k->warp_ps += b.warp_ps;
+        masks_++;
+    }
+    if (!k->launching) {
+        k->first_cta = at;
+        k->launching = 1;
+    }
+    k->last_cta = at;
+    refills_++;
+    steps_cga_++;
+    stalled_ = false;
+    finder_total_ += finder_cycles_;
+    frontend_cycles_ += finder_cycles_ + query_cycles_ + (uint64_t)mask_cycles_ * masks + broadcast_cycles_;
+    next_step_ = at;
+    complete_launch(now, t);
+    return true;
+}
+
 void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
 {
     step_t_ = t;
+    if (refill_step(now, t))
+        return;
     // Every GPC first retires what ended by t (and takes back the ids of GPC-CGAs
     // flushed by then): the query model then holds the GPCs' state at t.
     for (uint32_t g = 0; g < ngpc_; g++) {
@@ -716,7 +790,11 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
     const uint32_t per_cga = (uint32_t)c.dim[0] * c.dim[1] * c.dim[2];
     uint32_t masks = 0;
     gd_time_ps at = 0;
-    if (!gd_cluster_is_cga(&c)) {
+    if (!gd_cluster_is_cga(&c) && !select_ && lake_known_ && !view_.top) {
+        // A plain grid and no GPC with a free slot for it (the view holds each GPC's most
+        // free slots): the lake places nothing.
+        masks = 0;
+    } else if (!gd_cluster_is_cga(&c)) {
         // A plain grid: fill the GPU's lake with as many of its CTAs as there are free
         // slots, all SMs at once (seed 003 [0145]-[0157], [0161]).
         uint32_t off = 0;

@@ -118,6 +118,7 @@ private:
     void launch_mask(gd_time_ps now, gd_time_ps at, uint32_t g, const uint32_t *take, bool cga,
                      uint32_t level = 0, uint32_t extra = 0);
     void complete_launch(gd_time_ps now, gd_time_ps t);
+    bool refill_step(gd_time_ps now, gd_time_ps t);  // a full GPU's step, if it refills (docs/MODEL.md)
     void set_waiting(gd_time_ps now, gd_time_ps t, bool waiting);
     gd_time_ps launch_ready() const;
     void admit(gd_time_ps now, gd_time_ps t);  // cwd.admission=channels: the step's kernel
@@ -181,6 +182,8 @@ private:
     std::vector<uint32_t> part_gpc_, part_take_; // a GPU-CGA's parts
     std::vector<uint32_t> cga_scratch_;          // gd_gpu_cga_place's snapshot (grown once)
     gpc_launch_body launch_body_;
+    std::vector<uint32_t> refill_gpcs_;      // a refill step's GPCs
+    uint64_t refills_ = 0;                   // steps made as refills (the simulator's own work, not reported)
     uint64_t steps_cga_ = 0, failed_steps_ = 0, masks_ = 0, frontend_cycles_ = 0;
     const uint32_t cta_launch_cycles_, query_cycles_, mask_cycles_, broadcast_cycles_;
 

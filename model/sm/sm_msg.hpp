@@ -38,6 +38,12 @@ struct sm_counters {
         ctas += count;
         warp_ps += wd * count;
     }
+    // count CTAs whose warps x time add up to warp_sum
+    void add_sum(uint64_t count, uint64_t warp_sum)
+    {
+        ctas += count;
+        warp_ps += warp_sum;
+    }
 };
 
 // The SM's direct interface, granted once in answer to op::sm_direct (the body: an
