@@ -467,9 +467,10 @@ static const key_def KEYS[] = {
     {"sim.shortcuts", T_ENUM, OFF(sim_shortcuts), 0, 0, 0, "on|off", "on",
      "Simulation technique, not a model number. on: a GPC's CTA retirement and the next CTA "
      "launch share one step when nothing else happens at that time, retirements nothing "
-     "depends on (no kernel waits to launch) are handed to the GPCs later, and on a full GPU "
-     "the CTAs that retire are replaced by as many of the next CTAs on the same SMs without "
-     "the lake (a refill, docs/MODEL.md); off: every retirement is a step of its own and "
+     "depends on (no kernel waits to launch) are handed to the GPCs later, and when the only "
+     "free slots are those that retired CTAs of the kernel's cost left, they take as many of its "
+     "next CTAs on the same SMs without the lake (a refill, docs/MODEL.md); off: every "
+     "retirement is a step of its own and "
      "every step goes through the lake. Results are identical (tb/test_replay.c compares the "
      "two on random traces); off is slower and serves to check that.",
      "gdsim"},

@@ -52,6 +52,7 @@ struct gpc_step_body {
     bool launched;                       // a CTA was launched ...
     uint32_t sm; gd_time_ps end;         // ... on this SM of the GPC, ending then
     uint32_t max_free; gd_time_ps next_retire;
+    bool free_held;                      // result: the GPC's free slots are all its held records' (op::gpc_refill)
 };
 struct gpc_query_body {
     uint32_t ctas; gd_cga_mode mode; bool cga;  // one GPC-CGA of this many CTAs; cga: takes an id
@@ -79,6 +80,7 @@ struct gpc_launch_body {
     uint32_t launched;               // result: CTAs launched
     uint64_t warp_ps;                // result: sum over them of warps x residency (ps)
     uint32_t max_free; gd_time_ps next_retire;  // result, as for gpc_step
+    bool free_held;                             // result, as for gpc_step
 };
 struct gpc_wait_body { gd_time_ps at; bool waiting; };
 struct gpc_refill_body {
@@ -93,6 +95,7 @@ struct gpc_refill_body {
     uint32_t launched;
     uint64_t warp_ps;
     uint32_t max_free; gd_time_ps next_retire;
+    bool free_held;
 };
 // counted: by the counted rules alone (gd_sm_res_count_slots), as sm.alloc=count would see it
 struct gpc_fits_body { const gd_cta_cost *cost; uint32_t max_free; bool counted = false; };

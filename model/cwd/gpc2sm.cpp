@@ -254,6 +254,7 @@ uint64_t gpc2sm::retire(gd_time_ps t)
                 gd_gpc_release_levels(&trk_, c.sms, c.count);  // the resources when needed
                 n += (uint64_t)c.count * gd_popcount64(c.sms);
                 held_.push_back(idx);
+                held_ctas_ += ctas_in(c);
             } else {
                 if (!gd_gpc_release_counted(&trk_, c.cost))
                     release_held();  // the SMs' free slots are recounted from their resources
@@ -304,6 +305,7 @@ void gpc2sm::release_held(uint64_t sms)
     for (size_t i = 0; i < held_.size(); i++) {
         cta &c = ctas_[held_[i]];
         if (c.sms & sms) {
+            held_ctas_ -= ctas_in(c);
             gd_gpc_release_held(&trk_, c.sms, c.cost, c.count, c.sub_warps);
             free_.push_back(held_[i]);
         } else {
@@ -412,6 +414,7 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
                 h++;
             if (h < held_.size()) {
                 const uint32_t idx = held_[h];
+                held_ctas_ -= ctas_in(ctas_[idx]);
                 held_[h] = held_.back();
                 held_.pop_back();
                 gd_gpc_place_levels(&trk_, same, k);
@@ -540,28 +543,32 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
         wait_free_ = free_total();
     b->max_free = trk_.max_free;
     b->next_retire = next_retire();
+    b->free_held = free_held();
 }
 
-// A full GPU refills the slots that retiring CTAs leave (gpu2gpc.hpp): the CTAs due by
-// b->t retire and as many CTAs of b->run start at b->at on the same SMs. That is what
-// retire(b->t) and a launch_mask of the lake's share would do: with no free slot on the
-// GPU before, the lake gives each SM the free slots its retired CTAs leave (counted
-// slots of one cost add up), which a launch_mask takes back from the held records (or
-// places evenly again: the same resources). So the records stay where they are, in one
-// chain with the new end, and count the new CTAs for their SMs (the SMs' counters get
-// them when the records retire: they are read once the replay is done).
+// A GPU whose free slots are those its retired CTAs left refills them (gpu2gpc.hpp): the
+// CTAs due by b->t retire and as many CTAs of b->run as they and the held records
+// (retired earlier) leave start at b->at on the same SMs. That is what retire(b->t) and
+// a launch_mask of the lake's share would do: the lake gives each SM the free slots its
+// retired CTAs leave (counted slots of one cost add up), which a launch_mask takes back
+// from the held records (or places evenly again: the same resources). So the records
+// stay where they are (the held ones are placed again as they are), in one chain with
+// the new end, and count the new CTAs for their SMs (the SMs' counters get them when the
+// records retire: they are read once the replay is done).
 void gpc2sm::refill(gpc_refill_body *b)
 {
     if (b->check) {
         // each entry due by t is a chain of even, counted records of the kernel's cost,
         // which a launch_mask of counters only would start again (what is due after t,
-        // by `at`, retires as launch_mask's retire(at) would retire it)
+        // by `at`, retires as launch_mask's retire(at) would retire it), and the GPC's
+        // free slots are those of its held records (retired, of the selected cost: each
+        // has its free slots back, no placement came on its SMs since)
         enum { max_due = 16 };
         gd_cal_item due[max_due];
         const uint32_t n = gd_cal_due(&calendar_, b->t, due, max_due);
-        b->ok = n && n <= max_due && group_ && place_.empty() && all_direct_ && !direct_.empty() &&
-                !b->run->has_insn && !rasterize_ && !watch_ && !frag_cost_ &&
-                gd_gpc_release_counted(&trk_, b->cost) && (releases_.empty() || releases_.top().first > b->at);
+        b->ok = n <= max_due && group_ && place_.empty() && all_direct_ && !direct_.empty() && !b->run->has_insn &&
+                !rasterize_ && !watch_ && !frag_cost_ && gd_gpc_release_counted(&trk_, b->cost) &&
+                (releases_.empty() || releases_.top().first > b->at);
         b->ctas = 0;
         for (uint32_t i = 0; i < n && b->ok; i++) {
             const cta &h = ctas_[due[i].key & 0xffff];
@@ -569,6 +576,9 @@ void gpc2sm::refill(gpc_refill_body *b)
             for (uint32_t idx = due[i].key & 0xffff; idx != none && b->ok; idx = ctas_[idx].next)
                 b->ctas += (uint64_t)ctas_[idx].count * gd_popcount64(ctas_[idx].sms);
         }
+        // (held records are of the selected cost: selecting another gives them back)
+        b->ok = b->ok && free_held() && b->ctas + held_ctas_;
+        b->ctas += held_ctas_;
         return;
     }
     // retire(t): the chains' CTAs (their free slots and resources stay where they are)
@@ -591,6 +601,22 @@ void gpc2sm::refill(gpc_refill_body *b)
     retired_ += n;
     if (waiting_)
         wait_free_ = free_total();
+    // the held records are placed again as they are (the lake gives their SMs their free
+    // slots; a launch_mask takes them back, or places evenly again: the same resources)
+    uint64_t launched = n;
+    for (const uint32_t idx : held_) {
+        cta &c = ctas_[idx];
+        gd_gpc_place_levels(&trk_, c.sms, c.count);
+        launched += (uint64_t)c.count * gd_popcount64(c.sms);
+        c.next = none;
+        if (head == none)
+            head = idx;
+        else
+            ctas_[tail].next = idx;
+        tail = idx;
+    }
+    held_.clear();
+    held_ctas_ = 0;
     // launch_mask at `at`: its retire(at) retires what else ends by then (the counted free
     // slots of an SM add up, so it finds them as it would with these CTAs placed again)
     const gd_time_ps at = b->at;
@@ -612,9 +638,9 @@ void gpc2sm::refill(gpc_refill_body *b)
         throw std::bad_alloc();
     ctas_[head].refill = true;
     b->end = end;
-    b->launched = (uint32_t)n;
-    b->warp_ps = wd * n;
-    launched_ += n;
+    b->launched = (uint32_t)launched;
+    b->warp_ps = wd * launched;
+    launched_ += launched;
     uint64_t resident = launched_ - retired_;
     if (resident > peak_resident_)
         peak_resident_ = resident;
@@ -622,6 +648,7 @@ void gpc2sm::refill(gpc_refill_body *b)
         wait_free_ = free_total();
     b->max_free = trk_.max_free;
     b->next_retire = next_retire();
+    b->free_held = free_held();
 }
 
 // count CTAs of b's mask started on SM sm and end at end: counted, and their ids
@@ -705,6 +732,7 @@ void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
     }
     b->max_free = trk_.max_free;
     b->next_retire = next_retire();
+    b->free_held = free_held();
 }
 
 }  // namespace gd

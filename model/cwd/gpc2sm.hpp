@@ -125,6 +125,9 @@ private:
     // same SMs takes them back as they are (gd_gpc_place_levels); anything that reads
     // the resources first gives them back (release_held).
     std::vector<uint32_t> held_;
+    uint64_t held_ctas_ = 0;          // their CTAs
+    static uint64_t ctas_in(const cta &c) { return (uint64_t)c.count * gd_popcount64(c.sms); }
+    bool free_held() const { return trk_.free_total == held_ctas_; }  // every free slot is a held record's
     void release_held(uint64_t sms);  // those on any SM of sms
     void release_held() { if (!held_.empty()) release_held(~0ull); }
     uint64_t seq_ = 0;

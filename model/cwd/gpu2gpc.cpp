@@ -182,6 +182,7 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
     gpc_start_.resize(ngpc_ + 1);
     lake_.resize(ngpc_);
     lake_extra_.resize(ngpc_);
+    free_held_.assign(ngpc_, 0);
     gpc_speed_.resize(ngpc_);
     gpc_query_.resize(ngpc_);
     gpc_shadow_.resize(ngpc_);
@@ -475,6 +476,7 @@ void gpu2gpc::select_head(gd_time_ps now, gd_time_ps t)
         if (view_.retire[g] <= t) {
             step(now, t, g, nullptr, false, 0, 0);
             set_gpc_state(g, body_.max_free, body_.next_retire);
+            free_held_[g] = body_.free_held;
         }
     }
     reselect(now, t);
@@ -656,6 +658,7 @@ void gpu2gpc::launch_mask(gd_time_ps now, gd_time_ps at, uint32_t g, const uint3
     sc_core::sc_time d = ps_time(at - now);
     gpc_call(g, op::gpc_launch, &b, d);
     set_gpc_state(g, b.max_free, b.next_retire);
+    free_held_[g] = b.free_held;
     if (!b.launched)
         return;
     if (!k->launching) {
@@ -698,40 +701,43 @@ void gpu2gpc::complete_launch(gd_time_ps now, gd_time_ps t)
     select_head(now, t);
 }
 
-// A refill (docs/MODEL.md *Refills*): the head kernel is a plain grid and no GPC has a
-// free slot for it. Its step at t retires what is due by t, and the lake then sees on
+// A refill (docs/MODEL.md *Refills*): the head kernel is a plain grid, and the GPU's free
+// slots for it are those that CTAs of its cost left when they retired (held by their
+// GPCs) or leave now. Its step at t retires what is due by t, and the lake then sees on
 // each SM exactly the free slots those CTAs leave; with at least that many CTAs left it
-// fills them all (water line 0): each GPC that retires CTAs gets a mask starting as many
+// fills them all (water line 0): each GPC with free slots gets a mask starting as many
 // on the same SMs, which the GPC's held records (or an even placement, the same
-// resources) take. When every GPC that retires can say so (op::gpc_refill: only
-// counted, evenly placed CTAs of the kernel's cost are due, nothing else by the masks'
-// start), that is what each does, without the lake and the placement: the same masks,
-// counts, times and statistics. False, with nothing changed, otherwise.
+// resources) take. When every such GPC can say so (op::gpc_refill: only counted, evenly
+// placed CTAs of the kernel's cost are due or held, nothing else is free, nothing else
+// due by the masks' start), that is what each does, without the lake and the placement:
+// the same masks, counts, times and statistics. False, with nothing changed, otherwise.
 bool gpu2gpc::refill_step(gd_time_ps now, gd_time_ps t)
 {
     gd_kernel_run *k = head_;
-    if (view_.top || k->split_left || !shortcuts_ || select_ || channels_ || contiguous_ ||
-        gd_cluster_is_cga(&k->cluster))
+    if (k->split_left || !shortcuts_ || select_ || channels_ || contiguous_ || gd_cluster_is_cga(&k->cluster))
         return false;
     const uint64_t left = k->ctas - k->ctas_launched;
     if (left <= 1)
         return false;  // one CTA goes by the best GPC, not the lake
-    std::vector<uint32_t> &gs = refill_gpcs_;
-    gs.clear();
-    for (uint32_t g = 0; g < ngpc_; g++)
-        if (view_.retire[g] <= t)
-            gs.push_back(g);
-    if (gs.empty())
-        return false;
-    const uint32_t masks = (uint32_t)gs.size();
-    const gd_time_ps at = t + finder_ps_ + query_ps_ + mask_ps_ * masks + broadcast_ps_ + select_ps_;
     gpc_refill_body b{};
     b.t = t;
-    b.at = at;
     b.run = k;
     b.cost = cost_of(k);
     b.check = true;
     sc_core::sc_time d = ps_time(t - now);
+    std::vector<uint32_t> &gs = refill_gpcs_;
+    gs.clear();
+    for (uint32_t g = 0; g < ngpc_; g++) {
+        if (view_.max_free[g] && !free_held_[g])
+            return false;  // room that no retired CTA left (its last answer; the check is exact)
+        if (view_.retire[g] <= t || view_.max_free[g])  // the GPCs the lake gives CTAs
+            gs.push_back(g);
+    }
+    if (gs.empty())
+        return false;
+    const uint32_t masks = (uint32_t)gs.size();
+    const gd_time_ps at = t + finder_ps_ + query_ps_ + mask_ps_ * masks + broadcast_ps_ + select_ps_;
+    b.at = at;
     uint64_t ctas = 0;
     for (uint32_t g : gs) {
         gpc_call(g, op::gpc_refill, &b, d);
@@ -741,13 +747,15 @@ bool gpu2gpc::refill_step(gd_time_ps now, gd_time_ps t)
     }
     if (ctas > left)
         return false;  // the lake places fewer
-    // As cga_step: each of these GPCs was stepped (its CTAs retired), then got its mask.
-    steps_ += masks;
+    // As cga_step: the GPCs with CTAs due were stepped (they retired), then each got its mask.
+    for (uint32_t g : gs)
+        steps_ += view_.retire[g] <= t;
     set_waiting(now, t, false);
     b.check = false;
     for (uint32_t g : gs) {
         gpc_call(g, op::gpc_refill, &b, d);
         set_gpc_state(g, b.max_free, b.next_retire);
+        free_held_[g] = b.free_held;
         k->ctas_launched += b.launched;
         ctas_launched_ += b.launched;
         if (b.end > k->end)
@@ -781,6 +789,7 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
         if (view_.retire[g] <= t) {
             step(now, t, g, nullptr, false, 0, 0);
             set_gpc_state(g, body_.max_free, body_.next_retire);
+            free_held_[g] = body_.free_held;
         }
     }
     if (channels_)

@@ -183,6 +183,7 @@ private:
     std::vector<uint32_t> cga_scratch_;          // gd_gpu_cga_place's snapshot (grown once)
     gpc_launch_body launch_body_;
     std::vector<uint32_t> refill_gpcs_;      // a refill step's GPCs
+    std::vector<uint8_t> free_held_;         // per GPC: its last answer's free_held (a refill's prefilter)
     uint64_t refills_ = 0;                   // steps made as refills (the simulator's own work, not reported)
     uint64_t steps_cga_ = 0, failed_steps_ = 0, masks_ = 0, frontend_cycles_ = 0;
     const uint32_t cta_launch_cycles_, query_cycles_, mask_cycles_, broadcast_cycles_;
