@@ -35,9 +35,10 @@ constexpr op_code gpc_fragment = op_code_of('c', 'w', 9);  // GPU2GPC -> GPC2SM:
     // for contiguous room that the counted rules would find (sm.alloc=contiguous), or stops waiting: the
     // GPC integrates what the fragmentation strands
 constexpr op_code gpc_refill = op_code_of('c', 'w', 10);  // GPU2GPC -> GPC2SM: the CTAs due to retire by
-    // the annotated time retire, and as many CTAs of the selected kernel start on the same SMs at `at`
-    // (a full GPU refilling the slots they leave, gpu2gpc.hpp); with check set, only whether the GPC can
-    // (each of them counted, placed evenly, of the kernel's cost; nothing else due by `at`) and how many
+    // the annotated time retire, and as many CTAs of the selected kernel as they and the held records
+    // leave start on the same SMs at `at` (what retires after the annotated time, by `at`, retires as a
+    // mask's own retirement would; gpu2gpc.hpp); with check set, only whether the GPC can (all that is
+    // due is counted, placed evenly, of the kernel's cost; every free slot is a held record's) and how many
 }  // namespace op
 
 struct dispatch_body { gd_kernel_run *run; bool accepted; };

@@ -252,14 +252,14 @@ uint64_t gpc2sm::retire(gd_time_ps t)
                 free_.push_back(idx);
             } else if (c.even && gd_gpc_release_counted(&trk_, c.cost)) {
                 gd_gpc_release_levels(&trk_, c.sms, c.count);  // the resources when needed
-                n += (uint64_t)c.count * gd_popcount64(c.sms);
+                n += ctas_in(c);
                 held_.push_back(idx);
                 held_ctas_ += ctas_in(c);
             } else {
                 if (!gd_gpc_release_counted(&trk_, c.cost))
                     release_held();  // the SMs' free slots are recounted from their resources
                 gd_gpc_release_mask(&trk_, c.sms, c.cost, c.count, c.sub_warps);
-                n += (uint64_t)c.count * gd_popcount64(c.sms);
+                n += ctas_in(c);
                 free_.push_back(idx);
             }
             idx = next;
@@ -574,7 +574,7 @@ void gpc2sm::refill(gpc_refill_body *b)
             const cta &h = ctas_[due[i].key & 0xffff];
             b->ok = h.refill && gd_cta_cost_equal(h.cost, b->cost);
             for (uint32_t idx = due[i].key & 0xffff; idx != none && b->ok; idx = ctas_[idx].next)
-                b->ctas += (uint64_t)ctas_[idx].count * gd_popcount64(ctas_[idx].sms);
+                b->ctas += ctas_in(ctas_[idx]);
         }
         // (held records are of the selected cost: selecting another gives them back)
         b->ok = b->ok && free_held() && b->ctas + held_ctas_;
@@ -593,7 +593,7 @@ void gpc2sm::refill(gpc_refill_body *b)
         else
             ctas_[tail].next = first;
         for (tail = first;; tail = ctas_[tail].next) {
-            n += (uint64_t)ctas_[tail].count * gd_popcount64(ctas_[tail].sms);
+            n += ctas_in(ctas_[tail]);
             if (ctas_[tail].next == none)
                 break;
         }
@@ -607,7 +607,7 @@ void gpc2sm::refill(gpc_refill_body *b)
     for (const uint32_t idx : held_) {
         cta &c = ctas_[idx];
         gd_gpc_place_levels(&trk_, c.sms, c.count);
-        launched += (uint64_t)c.count * gd_popcount64(c.sms);
+        launched += ctas_in(c);
         c.next = none;
         if (head == none)
             head = idx;

@@ -66,6 +66,7 @@ private:
         uint32_t pend_n;
         uint64_t pend_wd;
     };
+    static uint64_t ctas_in(const cta &c) { return (uint64_t)c.count * gd_popcount64(c.sms); }
     void count_pending(cta &c)
     {
         for (uint64_t m = c.sms; m; m &= m - 1)
@@ -126,7 +127,6 @@ private:
     // the resources first gives them back (release_held).
     std::vector<uint32_t> held_;
     uint64_t held_ctas_ = 0;          // their CTAs
-    static uint64_t ctas_in(const cta &c) { return (uint64_t)c.count * gd_popcount64(c.sms); }
     bool free_held() const { return trk_.free_total == held_ctas_; }  // every free slot is a held record's
     void release_held(uint64_t sms);  // those on any SM of sms
     void release_held() { if (!held_.empty()) release_held(~0ull); }

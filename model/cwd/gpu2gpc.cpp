@@ -475,8 +475,7 @@ void gpu2gpc::select_head(gd_time_ps now, gd_time_ps t)
     for (uint32_t g = 0; g < ngpc_; g++) {
         if (view_.retire[g] <= t) {
             step(now, t, g, nullptr, false, 0, 0);
-            set_gpc_state(g, body_.max_free, body_.next_retire);
-            free_held_[g] = body_.free_held;
+            set_gpc_state(g, body_);
         }
     }
     reselect(now, t);
@@ -562,7 +561,7 @@ void gpu2gpc::advance(gd_time_ps now, gd_time_ps limit, bool inclusive)
             if (fuse)
                 beat = gd_gpc_view_best(&view_, g);
             step(now, t, g, fuse, true, beat == UINT32_MAX ? 0 : view_.max_free[beat], beat);
-            set_gpc_state(g, body_.max_free, body_.next_retire);
+            set_gpc_state(g, body_);
             if (body_.launched)
                 launched(now, t, body_.end);
         } else if (tc == t) {
@@ -570,7 +569,7 @@ void gpu2gpc::advance(gd_time_ps now, gd_time_ps limit, bool inclusive)
         } else {
             uint32_t bg = best_gpc_;
             step(now, t, bg, head_, false, 0, 0);
-            set_gpc_state(bg, body_.max_free, body_.next_retire);
+            set_gpc_state(bg, body_);
             if (!body_.launched)
                 SC_REPORT_ERROR("gdsim/gpu2gpc", "a GPC with free slots refused a CTA launch");
             launched(now, t, body_.end);
@@ -657,8 +656,7 @@ void gpu2gpc::launch_mask(gd_time_ps now, gd_time_ps at, uint32_t g, const uint3
     b.cga_seq = k->cgas_launched;
     sc_core::sc_time d = ps_time(at - now);
     gpc_call(g, op::gpc_launch, &b, d);
-    set_gpc_state(g, b.max_free, b.next_retire);
-    free_held_[g] = b.free_held;
+    set_gpc_state(g, b);
     if (!b.launched)
         return;
     if (!k->launching) {
@@ -754,8 +752,7 @@ bool gpu2gpc::refill_step(gd_time_ps now, gd_time_ps t)
     b.check = false;
     for (uint32_t g : gs) {
         gpc_call(g, op::gpc_refill, &b, d);
-        set_gpc_state(g, b.max_free, b.next_retire);
-        free_held_[g] = b.free_held;
+        set_gpc_state(g, b);
         k->ctas_launched += b.launched;
         ctas_launched_ += b.launched;
         if (b.end > k->end)
@@ -768,7 +765,6 @@ bool gpu2gpc::refill_step(gd_time_ps now, gd_time_ps t)
         k->launching = 1;
     }
     k->last_cta = at;
-    refills_++;
     steps_cga_++;
     stalled_ = false;
     finder_total_ += finder_cycles_;
@@ -788,8 +784,7 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
     for (uint32_t g = 0; g < ngpc_; g++) {
         if (view_.retire[g] <= t) {
             step(now, t, g, nullptr, false, 0, 0);
-            set_gpc_state(g, body_.max_free, body_.next_retire);
-            free_held_[g] = body_.free_held;
+            set_gpc_state(g, body_);
         }
     }
     if (channels_)
@@ -1048,7 +1043,7 @@ void gpu2gpc::flush()
         b.gpc = g;
         sc_core::sc_time d = sc_core::SC_ZERO_TIME;
         gpc_call(g, op::gpc_step, &b, d);
-        set_gpc_state(g, b.max_free, b.next_retire);
+        set_gpc_state(g, b);
     }
 }
 

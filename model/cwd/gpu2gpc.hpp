@@ -118,7 +118,7 @@ private:
     void launch_mask(gd_time_ps now, gd_time_ps at, uint32_t g, const uint32_t *take, bool cga,
                      uint32_t level = 0, uint32_t extra = 0);
     void complete_launch(gd_time_ps now, gd_time_ps t);
-    bool refill_step(gd_time_ps now, gd_time_ps t);  // a full GPU's step, if it refills (docs/MODEL.md)
+    bool refill_step(gd_time_ps now, gd_time_ps t);  // the step as a refill, if it is one (docs/MODEL.md)
     void set_waiting(gd_time_ps now, gd_time_ps t, bool waiting);
     gd_time_ps launch_ready() const;
     void admit(gd_time_ps now, gd_time_ps t);  // cwd.admission=channels: the step's kernel
@@ -126,6 +126,12 @@ private:
     gd_time_ps retire_time() const;
     gd_time_ps completion_time() const { return completions_.empty() ? GD_TIME_NEVER : completions_.top().end; }
     void set_gpc_state(uint32_t g, uint32_t max_free, gd_time_ps next_retire);
+    template <class Answer>  // what a GPC's operation answers about it (gpc_step, gpc_launch, gpc_refill)
+    void set_gpc_state(uint32_t g, const Answer &a)
+    {
+        set_gpc_state(g, a.max_free, a.next_retire);
+        free_held_[g] = a.free_held;
+    }
     gd_time_ps next_event() const;
     void step(gd_time_ps now, gd_time_ps t, uint32_t g, gd_kernel_run *launch, bool conditional,
               uint32_t beat_free, uint32_t beat_gpc);
@@ -184,7 +190,6 @@ private:
     gpc_launch_body launch_body_;
     std::vector<uint32_t> refill_gpcs_;      // a refill step's GPCs
     std::vector<uint8_t> free_held_;         // per GPC: its last answer's free_held (a refill's prefilter)
-    uint64_t refills_ = 0;                   // steps made as refills (the simulator's own work, not reported)
     uint64_t steps_cga_ = 0, failed_steps_ = 0, masks_ = 0, frontend_cycles_ = 0;
     const uint32_t cta_launch_cycles_, query_cycles_, mask_cycles_, broadcast_cycles_;
 

@@ -33,11 +33,7 @@ struct sm_counters {
     uint64_t ctas = 0;     // CTAs run
     uint64_t warp_ps = 0;  // resident warps integrated over time
     // count CTAs start, each holding wd warps x time
-    void add(uint64_t count, uint64_t wd)
-    {
-        ctas += count;
-        warp_ps += wd * count;
-    }
+    void add(uint64_t count, uint64_t wd) { add_sum(count, wd * count); }
     // count CTAs whose warps x time add up to warp_sum
     void add_sum(uint64_t count, uint64_t warp_sum)
     {
