@@ -484,6 +484,32 @@ START_TEST(cga_clusters_launch_whole)
 }
 END_TEST
 
+/* Two CGAs of 4 big CTAs on one gpc_local_cga_id: the first fills both SMs (1320 to
+ * 2320), so the second's step at 1320 fails with no free slot anywhere (the GPCs learn
+ * of that wait only when their state next changes: nothing is stranded yet). At 2320
+ * the CTAs retire, but the id is back only at 2420: the step fails again and the 4 free
+ * slots are stranded for 100 ns (400 slot x ns), with shortcuts and without. */
+START_TEST(cga_wait_from_a_full_gpu_strands_what_retires)
+{
+    for (int shortcuts = 0; shortcuts < 2; shortcuts++) {
+        char *path;
+        gd_trace_writer *w = new_trace(&path);
+        add_cluster(w, 1000, 8, 4, 0);
+        ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+        gd_sim *sim = cga_gpu("1");
+        ck_assert_int_eq(gd_sim_set(sim, "sim.shortcuts", shortcuts ? "on" : "off"), GD_OK);
+        char *csv = replay_csv(sim, path);
+        ck_assert_uint_eq(stat_value(sim, "gpu2gpc", "failed_steps"), 2);
+        ck_assert_uint_eq(stat_value(sim, "gpc2sm_0", "stranded_slot_ns"), 400);
+        ck_assert_uint_eq(stat_value(sim, "gpc2sm_0", "cgas_launched"), 2);
+        free(csv);
+        gd_sim_free(sim);
+        remove(path);
+        free(path);
+    }
+}
+END_TEST
+
 /* Seed 001's multi-channel admission (cwd.admission=channels, on the cga distributor):
  * a long kernel L (10 CTAs of 768 threads = 24 warps: 2 per SM, so its first wave of 4
  * fills both SMs' CTA room for it) on queue 0, submitted at 1000, and a short kernel S
@@ -1138,6 +1164,7 @@ int main(void)
     tcase_add_test(tc, wait_until_holds_ctas);
     tcase_add_test(tc, cga_plain_grid_fills_the_lake);
     tcase_add_test(tc, cga_clusters_launch_whole);
+    tcase_add_test(tc, cga_wait_from_a_full_gpu_strands_what_retires);
     tcase_add_test(tc, condensed_packet_timeline);
     tcase_add_test(tc, rsb_entries_bound_ref_num);
     tcase_add_test(tc, channels_admit_beside);

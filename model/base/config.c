@@ -469,9 +469,10 @@ static const key_def KEYS[] = {
      "launch share one step when nothing else happens at that time, retirements nothing "
      "depends on (no kernel waits to launch) are handed to the GPCs later, and when the only "
      "free slots are those that retired CTAs of the kernel's cost left, they take as many of its "
-     "next CTAs on the same SMs without the lake (a refill, docs/MODEL.md); off: every "
-     "retirement is a step of its own and "
-     "every step goes through the lake. Results are identical (tb/test_replay.c compares the "
+     "next CTAs on the same SMs without the lake (a refill, docs/MODEL.md), and a wait for room "
+     "that begins while no GPC has a free slot is told to the GPCs only once one may change; "
+     "off: every retirement is a step of its own, "
+     "every step goes through the lake and every wait is told when it begins. Results are identical (tb/test_replay.c compares the "
      "two on random traces); off is slower and serves to check that.",
      "gdsim"},
     {"sim.max_sim_time_s", T_UINT, OFF(sim_max_sim_time_s), 1, GD_TIME_LIMIT_S, 0, NULL, "86400",

@@ -630,10 +630,36 @@ void gpu2gpc::set_waiting(gd_time_ps now, gd_time_ps t, bool waiting)
     if (waiting_ == waiting)
         return;
     waiting_ = waiting;
-    gpc_wait_body b{t, waiting};
+    if (wait_told_late_) {  // !waiting: it ended before any GPC changed (and stranded nothing)
+        wait_told_late_ = false;
+        return;
+    }
+    if (waiting && shortcuts_ && !view_.top) {  // no GPC has a free slot: nothing is stranded yet
+        wait_told_late_ = true;
+        wait_since_ = t;
+        return;
+    }
     sc_core::sc_time d = ps_time(t - now);
+    tell_waiting(t, d, waiting);
+}
+
+void gpu2gpc::tell_waiting(gd_time_ps t, sc_core::sc_time &d, bool waiting)
+{
+    if (!gpc_direct_asked_)
+        ask_gpc_direct();
+    gpc_wait_body b{t, waiting};
     for (uint32_t g = 0; g < ngpc_; g++)
-        gpc_call(g, op::gpc_wait, &b, d);
+        gpc_ch_.call(*gpc_out[g], gpc_direct_[g], op::gpc_wait, &b, d);
+}
+
+// The GPCs learn of the wait that began at wait_since_ before an operation that may
+// change them: they account it from then as if told then (their free slots stayed 0).
+void gpu2gpc::tell_waiting_late()
+{
+    wait_told_late_ = false;
+    const gd_time_ps sc = now_ps();
+    sc_core::sc_time d = ps_time(wait_since_ > sc ? wait_since_ - sc : 0);
+    tell_waiting(wait_since_, d, true);
 }
 
 // One SM mask to GPC g: its CTAs start at `at`.

@@ -165,6 +165,8 @@ private:
     {
         if (__builtin_expect(!gpc_direct_asked_, 0))
             ask_gpc_direct();
+        if (__builtin_expect(wait_told_late_, 0) && code != op::gpc_refill)
+            tell_waiting_late();
         gpc_ch_.call(*gpc_out[g], gpc_direct_[g], code, body, delay);
     }
     void ask_gpc_direct();
@@ -175,7 +177,15 @@ private:
     gd_time_ps next_step_ = 0;               // the front end is free from here
     gd_time_ps step_t_ = 0;                  // the time of the step being made
     bool stalled_ = false;                   // the last step found no room for the head kernel
-    bool waiting_ = false;                   // the GPCs were told a CGA waits
+    bool waiting_ = false;                   // the GPCs were told a CGA waits (or will be: wait_told_late_)
+    // A wait that begins while no GPC has a free slot for the head kernel strands nothing
+    // until some GPC's state changes, which only an operation of ours does: the GPCs are
+    // told of it (at its time) just before the next operation that is not a refill's, and
+    // not at all if it ends first (sim.shortcuts; docs/MODEL.md *Refills*).
+    bool wait_told_late_ = false;
+    gd_time_ps wait_since_ = 0;
+    void tell_waiting(gd_time_ps t, sc_core::sc_time &d, bool waiting);
+    void tell_waiting_late();
     std::vector<uint32_t> all_free_, all_take_;  // per SM of the GPU, for the module selector
     std::vector<uint32_t> lake_extra_;           // per GPC: its CTAs at the lake's water line
     std::vector<uint32_t> gpc_start_;            // per GPC: its first SM in all_free_ (and the end)
