@@ -1,7 +1,8 @@
 /* test_calendar.c - the two calendars (model/base/heap.c, model/base/calendar.c) give their
  * entries back in (time, key) order, against a sorted reference, for random
  * interleavings of pushes and pops, with streams in and out of time order; the
- * entries due by a time (gd_cal_due) against the same reference. */
+ * entries due by a time (gd_cal_due) and the time of the second entry
+ * (gd_cal_second_time) against the same reference. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,8 @@ static void check_due(const gd_calendar *c, const item *live, size_t nlive, uint
         want++;
     const uint32_t n = gd_cal_due(c, t, out, MAX);
     ck_assert_uint_eq(n, want);
+    /* and the entry after the smallest */
+    ck_assert_uint_eq(gd_cal_second_time(c), (nlive > 1 ? live[1].time : UINT64_MAX));
     for (uint32_t i = 0; i < n && i < MAX; i++) {
         ck_assert_uint_le(out[i].time, t);
         size_t j = 0;

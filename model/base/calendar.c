@@ -113,3 +113,15 @@ uint32_t gd_cal_due(const gd_calendar *c, uint64_t t, gd_cal_item *out, uint32_t
     }
     return n;
 }
+
+uint64_t gd_cal_second_time(const gd_calendar *c)
+{
+    if (c->size < 2)
+        return UINT64_MAX;
+    const gd_cal_fifo *m = &c->fifos[c->min];
+    const gd_cal_item *best = m->count > 1 ? &m->items[(m->head + 1) & (m->cap - 1)] : NULL;
+    for (uint32_t i = 0; i < c->n; i++)
+        if (i != c->min && (!best || before(head_of(&c->fifos[i]), best)))
+            best = head_of(&c->fifos[i]);
+    return best->time;
+}

@@ -47,6 +47,8 @@ void gd_cal_pop(gd_calendar *c);
 /* The entries whose time is at most t, without popping: how many there are, and up
  * to max of them in out (FIFO by FIFO, each in time order). */
 uint32_t gd_cal_due(const gd_calendar *c, uint64_t t, gd_cal_item *out, uint32_t max);
+/* The time of the entry that follows the smallest (UINT64_MAX with fewer than two). */
+uint64_t gd_cal_second_time(const gd_calendar *c);
 
 #ifdef __cplusplus
 }

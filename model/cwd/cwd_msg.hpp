@@ -42,6 +42,16 @@ constexpr op_code gpc_refill = op_code_of('c', 'w', 10);  // GPU2GPC -> GPC2SM: 
 }  // namespace op
 
 struct dispatch_body { gd_kernel_run *run; bool accepted; };
+// What a GPC's answer tells of a refill at a later step (op::gpc_refill's check, answered
+// ahead while nothing else changes the GPC): GPU2GPC decides the common cases from it and
+// asks the GPC only when more than one calendar entry would be due.
+struct gpc_refill_hint {
+    bool ready;           // counters only, even records, nothing placed or watched: a refill is possible
+    uint64_t first_ctas;  // CTAs of the earliest calendar entry if a refill can take them back, else 0
+    gd_time_ps second;    // the time of the entry after it (GD_TIME_NEVER: none)
+    gd_time_ps release;   // the earliest GPC-CGA id release (GD_TIME_NEVER: none)
+    uint64_t held_ctas;   // the CTAs of the held records
+};
 struct gpc_select_body { const gd_cta_cost *cost; uint32_t max_free; };
 struct gpc_step_body {
     gd_time_ps at;                       // == sc_time_stamp() + delay (UINT64_MAX with no
@@ -54,6 +64,7 @@ struct gpc_step_body {
     uint32_t sm; gd_time_ps end;         // ... on this SM of the GPC, ending then
     uint32_t max_free; gd_time_ps next_retire;
     bool free_held;                      // result: the GPC's free slots are all its held records' (op::gpc_refill)
+    gpc_refill_hint hint;                // result
 };
 struct gpc_query_body {
     uint32_t ctas; gd_cga_mode mode; bool cga;  // one GPC-CGA of this many CTAs; cga: takes an id
@@ -82,6 +93,7 @@ struct gpc_launch_body {
     uint64_t warp_ps;                // result: sum over them of warps x residency (ps)
     uint32_t max_free; gd_time_ps next_retire;  // result, as for gpc_step
     bool free_held;                             // result, as for gpc_step
+    gpc_refill_hint hint;                       // result, as for gpc_step
 };
 struct gpc_wait_body { gd_time_ps at; bool waiting; };
 struct gpc_refill_body {
@@ -97,6 +109,7 @@ struct gpc_refill_body {
     uint64_t warp_ps;
     uint32_t max_free; gd_time_ps next_retire;
     bool free_held;
+    gpc_refill_hint hint;
 };
 // counted: by the counted rules alone (gd_sm_res_count_slots), as sm.alloc=count would see it
 struct gpc_fits_body { const gd_cta_cost *cost; uint32_t max_free; bool counted = false; };

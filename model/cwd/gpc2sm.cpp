@@ -226,6 +226,23 @@ gd_time_ps gpc2sm::next_retire() const
     return t;
 }
 
+// op::gpc_refill's check answered ahead (cwd_msg.hpp): what it would find for the
+// selected cost as long as nothing changes the GPC.
+inline void gpc2sm::hint(gpc_refill_hint &h) const
+{
+    h.ready = refill_ready_ && !frag_cost_;
+    h.held_ctas = held_ctas_;
+    h.release = releases_.empty() ? GD_TIME_NEVER : releases_.top().first;
+    h.first_ctas = 0;
+    h.second = GD_TIME_NEVER;
+    if (!h.ready || !gd_cal_size(&calendar_))
+        return;
+    const cta &c = ctas_[gd_cal_top(&calendar_)->key & 0xffff];
+    if (c.refill && gd_cta_cost_equal(c.cost, &trk_.cost))
+        h.first_ctas = c.chain_ctas;
+    h.second = gd_cal_second_time(&calendar_);
+}
+
 // CTA-complete messages due by t give the resources back. A retirement may be handed
 // over after its time while no launch decision depends on it (gpu2gpc.hpp); it only
 // frees resources, so it references the kernel's descriptor, never the kernel's run
@@ -525,8 +542,10 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
         }
     }
     close_chain();
-    if (refillable && seq_ == seq0 + 1)  // one calendar entry of even records
+    if (refillable && seq_ == seq0 + 1) {  // one calendar entry of even records
         ctas_[last_head_].refill = true;
+        ctas_[last_head_].chain_ctas = b->launched;
+    }
     launched_ += b->launched;
     uint64_t resident = launched_ - retired_;
     if (resident > peak_resident_)
@@ -541,9 +560,7 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
     }
     if (waiting_)
         wait_free_ = free_total();
-    b->max_free = trk_.max_free;
-    b->next_retire = next_retire();
-    b->free_held = free_held();
+    answer(b);
 }
 
 // A GPU whose free slots are those its retired CTAs left refills them (gpu2gpc.hpp): the
@@ -587,6 +604,8 @@ void gpc2sm::refill(gpc_refill_body *b)
     uint64_t n = 0;
     while (gd_cal_size(&calendar_) && gd_cal_top(&calendar_)->time <= b->t) {
         const uint32_t first = (uint32_t)(gd_cal_top(&calendar_)->key & 0xffff);
+        if (!ctas_[first].refill || !gd_cta_cost_equal(ctas_[first].cost, b->cost))
+            SC_REPORT_ERROR("gdsim/gpc2sm", "internal: a refill of CTAs that a refill cannot take back");
         gd_cal_pop(&calendar_);
         if (head == none)
             head = first;
@@ -637,6 +656,7 @@ void gpc2sm::refill(gpc_refill_body *b)
     if (gd_cal_push(&calendar_, b->run, end, (seq_++ << 16) | head))
         throw std::bad_alloc();
     ctas_[head].refill = true;
+    ctas_[head].chain_ctas = launched;
     b->end = end;
     b->launched = (uint32_t)launched;
     b->warp_ps = wd * launched;
@@ -646,9 +666,7 @@ void gpc2sm::refill(gpc_refill_body *b)
         peak_resident_ = resident;
     if (waiting_)
         wait_free_ = free_total();
-    b->max_free = trk_.max_free;
-    b->next_retire = next_retire();
-    b->free_held = free_held();
+    answer(b);
 }
 
 // count CTAs of b's mask started on SM sm and end at end: counted, and their ids
@@ -692,6 +710,9 @@ void gpc2sm::ask_direct(sc_core::sc_time &delay)
             direct_[i] = d;  // otherwise (an SM that offers none) every start is a transaction
     }
     all_direct_ = std::none_of(direct_.begin(), direct_.end(), [](const sm_direct &d) { return d.slow; });
+    // (the selected cost is any: a refill's is the selected one)
+    refill_ready_ = group_ && place_.empty() && all_direct_ && !direct_.empty() && !rasterize_ && !watch_ &&
+                    gd_gpc_release_counted(&trk_, &trk_.cost);
 }
 
 void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
@@ -730,9 +751,7 @@ void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
         b->sm = sm;
         b->end = sb.end;
     }
-    b->max_free = trk_.max_free;
-    b->next_retire = next_retire();
-    b->free_held = free_held();
+    answer(b);
 }
 
 }  // namespace gd

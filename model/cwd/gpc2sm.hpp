@@ -61,6 +61,7 @@ private:
         uint16_t sub_warps[GD_MAX_SUBPARTITIONS];  // warps per register sub-partition, all count CTAs of one SM
         bool refill;              // a chain's first record: every record of the chain is even, counted
                                   // CTAs of one cost (op::gpc_refill may start them again as they are)
+        uint64_t chain_ctas;      // ... and then the chain's CTAs
         // Refills not yet counted on the SMs (the counters are read once the replay is done):
         // how many, and the sum of their warps x time per CTA. Counted when the record retires.
         uint32_t pend_n;
@@ -101,6 +102,15 @@ private:
     void note_cta(uint32_t sm, const gd_kernel_run *k, uint64_t unit, uint32_t cga_cta_id, gd_time_ps at,
                   gd_time_ps end);
     gd_time_ps next_retire() const;
+    void hint(gpc_refill_hint &h) const;
+    template <class Answer>  // what an operation answers about the GPC (gpc_step, gpc_launch, gpc_refill)
+    void answer(Answer *b) const
+    {
+        b->max_free = trk_.max_free;
+        b->next_retire = next_retire();
+        b->free_held = free_held();
+        hint(b->hint);
+    }
     uint32_t free_total() const;
 
     alignas(64) gd_gpc_tracker trk_;  // each SM's gd_sm_res in one cache line
@@ -145,6 +155,7 @@ private:
     }
     void ask_direct(sc_core::sc_time &delay);
     bool all_direct_ = false;  // every SM granted the interface and needs nothing else
+    bool refill_ready_ = false;  // ... and nothing that a refill cannot do is asked of the GPC (hint)
     uint64_t launched_ = 0, retired_ = 0, peak_resident_ = 0;
     // cwd.policy=cga: GPC-CGA bookkeeping (seed 003 [0211], [0227], [0231]-[0233])
     const uint32_t sms_per_tpc_, scan_limit_;

@@ -183,6 +183,8 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
     lake_.resize(ngpc_);
     lake_extra_.resize(ngpc_);
     free_held_.assign(ngpc_, 0);
+    hint_.assign(ngpc_, gpc_refill_hint{});
+    hint_known_.assign(ngpc_, 0);
     gpc_speed_.resize(ngpc_);
     gpc_query_.resize(ngpc_);
     gpc_shadow_.resize(ngpc_);
@@ -762,12 +764,30 @@ bool gpu2gpc::refill_step(gd_time_ps now, gd_time_ps t)
     const uint32_t masks = (uint32_t)gs.size();
     const gd_time_ps at = t + finder_ps_ + query_ps_ + mask_ps_ * masks + broadcast_ps_ + select_ps_;
     b.at = at;
+    // Each GPC's last answer says what its check would (its hint; nothing changed it since),
+    // unless more than one of its calendar entries is due: then it is asked.
     uint64_t ctas = 0;
+    bool ask = !have_selected_ || !gd_cta_cost_equal(b.cost, &selected_) || k->has_insn;
     for (uint32_t g : gs) {
-        gpc_call(g, op::gpc_refill, &b, d);
-        if (!b.ok)
+        const gpc_refill_hint &h = hint_[g];
+        const bool due = view_.retire[g] <= t;
+        if (ask || !hint_known_[g] || (due && h.second <= t)) {
+            ask = true;
+            break;
+        }
+        const uint64_t n = (due ? h.first_ctas : 0) + h.held_ctas;
+        if (!h.ready || h.release <= at || !free_held_[g] || (due && !h.first_ctas) || !n)
             return false;
-        ctas += b.ctas;
+        ctas += n;
+    }
+    if (ask) {
+        ctas = 0;
+        for (uint32_t g : gs) {
+            gpc_call(g, op::gpc_refill, &b, d);
+            if (!b.ok)
+                return false;
+            ctas += b.ctas;
+        }
     }
     if (ctas > left)
         return false;  // the lake places fewer

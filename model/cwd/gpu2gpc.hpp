@@ -131,6 +131,8 @@ private:
     {
         set_gpc_state(g, a.max_free, a.next_retire);
         free_held_[g] = a.free_held;
+        hint_[g] = a.hint;
+        hint_known_[g] = 1;
     }
     gd_time_ps next_event() const;
     void step(gd_time_ps now, gd_time_ps t, uint32_t g, gd_kernel_run *launch, bool conditional,
@@ -167,6 +169,8 @@ private:
             ask_gpc_direct();
         if (__builtin_expect(wait_told_late_, 0) && code != op::gpc_refill)
             tell_waiting_late();
+        if (code != op::gpc_refill)  // (a refill answers with a new hint; a check changes nothing)
+            hint_known_[g] = 0;
         gpc_ch_.call(*gpc_out[g], gpc_direct_[g], code, body, delay);
     }
     void ask_gpc_direct();
@@ -200,6 +204,9 @@ private:
     gpc_launch_body launch_body_;
     std::vector<uint32_t> refill_gpcs_;      // a refill step's GPCs
     std::vector<uint8_t> free_held_;         // per GPC: its last answer's free_held (a refill's prefilter)
+    // per GPC: its last answer's refill hint, and whether it still holds (no other operation since)
+    std::vector<gpc_refill_hint> hint_;
+    std::vector<uint8_t> hint_known_;
     uint64_t steps_cga_ = 0, failed_steps_ = 0, masks_ = 0, frontend_cycles_ = 0;
     const uint32_t cta_launch_cycles_, query_cycles_, mask_cycles_, broadcast_cycles_;
 
