@@ -29,7 +29,7 @@ void gd_cal_free(gd_calendar *c)
     memset(c, 0, sizeof *c);
 }
 
-int gd_cal_push(gd_calendar *c, const void *stream, uint64_t time, uint64_t key)
+int gd_cal_push_any(gd_calendar *c, const void *stream, uint64_t time, uint64_t key)
 {
     gd_cal_fifo *f = NULL;
     gd_cal_item x = {time, key};
@@ -78,7 +78,7 @@ int gd_cal_push(gd_calendar *c, const void *stream, uint64_t time, uint64_t key)
     return 0;
 }
 
-void gd_cal_pop(gd_calendar *c)
+void gd_cal_pop_any(gd_calendar *c)
 {
     gd_cal_fifo *f = &c->fifos[c->min];
     f->head = (f->head + 1) & (f->cap - 1);

@@ -34,7 +34,23 @@ typedef struct gd_calendar {
 void gd_cal_init(gd_calendar *c);
 void gd_cal_free(gd_calendar *c);
 /* Returns 0, or -1 when out of memory. */
-int gd_cal_push(gd_calendar *c, const void *stream, uint64_t time, uint64_t key);
+int gd_cal_push_any(gd_calendar *c, const void *stream, uint64_t time, uint64_t key);
+static inline int gd_cal_push(gd_calendar *c, const void *stream, uint64_t time, uint64_t key)
+{
+    if (c->size == 0 && c->cap && c->fifos[0].cap) {  /* empty (often, one entry at a time): the first FIFO */
+        gd_cal_fifo *f = &c->fifos[0];
+        f->stream = stream;
+        f->head = 0;
+        f->count = 1;
+        f->items[0].time = time;
+        f->items[0].key = key;
+        c->n = 1;
+        c->min = 0;
+        c->size = 1;
+        return 0;
+    }
+    return gd_cal_push_any(c, stream, time, key);
+}
 static inline uint64_t gd_cal_size(const gd_calendar *c) { return c->size; }
 /* The smallest entry; the calendar must not be empty. */
 static inline const gd_cal_item *gd_cal_top(const gd_calendar *c)
@@ -43,7 +59,20 @@ static inline const gd_cal_item *gd_cal_top(const gd_calendar *c)
     return &f->items[f->head];
 }
 static inline uint64_t gd_cal_top_time(const gd_calendar *c) { return c->size ? gd_cal_top(c)->time : UINT64_MAX; }
-void gd_cal_pop(gd_calendar *c);
+void gd_cal_pop_any(gd_calendar *c);
+static inline void gd_cal_pop(gd_calendar *c)
+{
+    if (c->n == 1) {  /* one FIFO: no other to compare */
+        gd_cal_fifo *f = &c->fifos[0];
+        f->head = (f->head + 1) & (f->cap - 1);
+        f->count--;
+        c->size--;
+        if (!f->count)
+            c->n = 0;
+        return;
+    }
+    gd_cal_pop_any(c);
+}
 /* The entries whose time is at most t, without popping: how many there are, and up
  * to max of them in out (FIFO by FIFO, each in time order). */
 uint32_t gd_cal_due(const gd_calendar *c, uint64_t t, gd_cal_item *out, uint32_t max);

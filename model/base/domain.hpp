@@ -86,8 +86,10 @@ public:
     // The simulation stops (sc_stop): no further wake-up runs.
     void stop() { stopped_ = true; }
     // A replay's guards: no wake-up later than max_ps runs (the domain stops SystemC and
-    // time_limit_hit() says so; sim.max_sim_time_s), and poll(ctx, t) is asked before each
-    // wake-up whether to go on (false: stop likewise, for an interrupt or a timeout).
+    // time_limit_hit() says so; sim.max_sim_time_s), and poll(ctx, t) is asked before the
+    // first wake-up and then before every poll_every-th whether to go on (false: stop
+    // likewise, for an interrupt or a timeout; a wake-up or step costs about a
+    // microsecond or less, so an interrupt still stops the replay at once).
     void set_time_limit(gd_time_ps max_ps) { max_ps_ = max_ps; }
     void set_poll(bool (*poll)(void *ctx, gd_time_ps t), void *ctx)
     {
@@ -106,9 +108,12 @@ public:
             halt();
             return false;
         }
-        if (poll_ && !poll_(poll_ctx_, t)) {
-            halt();
-            return false;
+        if (poll_ && !--poll_in_) {
+            poll_in_ = poll_every;
+            if (!poll_(poll_ctx_, t)) {
+                halt();
+                return false;
+            }
         }
         return !stopped_;
     }
@@ -143,6 +148,8 @@ private:
     bool running_ = false, stopped_ = false, lockstep_ = false, limit_hit_ = false;
     gd_time_ps max_ps_ = GD_TIME_NEVER, limit_at_ = 0, reached_ = 0;
     bool (*poll_)(void *, gd_time_ps) = nullptr;
+    enum { poll_every = 16 };
+    unsigned poll_in_ = 1;  // guards until the next poll
     void *poll_ctx_ = nullptr;
     void halt();  // stopped by a guard
     gd_time_ps local_ = 0, last_ = 0, sc_now_ = 0;
