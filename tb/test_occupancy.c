@@ -558,6 +558,50 @@ START_TEST(gpc_view_orders)
 }
 END_TEST
 
+/* The earliest and second-earliest retirement over up to GD_MAX_GPCS GPCs after batches
+ * of 1 to n changes (the heap settles them one by one or rebuilds itself): the same
+ * answers as a scan of every GPC, ties to the lower index. */
+static uint32_t first_by_scan(const uint64_t *r, uint32_t n, uint32_t except)
+{
+    uint32_t best = UINT32_MAX;
+    for (uint32_t g = 0; g < n; g++)
+        if (g != except && (best == UINT32_MAX || r[g] < r[best]))
+            best = g;
+    return best;
+}
+
+START_TEST(gpc_view_retire_batches)
+{
+    static gd_gpc_view v;
+    static uint64_t r[GD_MAX_GPCS];
+    const uint32_t sizes[] = {1, 2, 5, 6, 8, 64, 300, GD_MAX_GPCS};
+    uint64_t x = 2463534242ull;  /* xorshift64 */
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        const uint32_t n = sizes[s];
+        gd_gpc_view_init(&v, n);
+        for (uint32_t g = 0; g < n; g++)
+            r[g] = UINT64_MAX;
+        for (int i = 0; i < 4000; i++) {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            const uint32_t batch = 1 + (uint32_t)(x % ((x >> 8) % 4 ? 4 : n));  /* few, or up to all */
+            for (uint32_t b = 0; b < batch; b++) {
+                x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+                const uint32_t g = (uint32_t)((x >> 3) % n);
+                r[g] = (x >> 40) % 8 ? (x >> 20) % 50 : UINT64_MAX;  /* many ties, some never */
+                gd_gpc_view_set_retire(&v, g, r[g]);
+            }
+            const uint32_t f = first_by_scan(r, n, UINT32_MAX);
+            ck_assert_uint_eq(gd_gpc_view_first(&v), f);
+            uint32_t g2;
+            const uint64_t t2 = gd_gpc_view_second(&v, &g2);
+            const uint32_t s2 = first_by_scan(r, n, f);
+            ck_assert_uint_eq(g2, s2);
+            ck_assert_uint_eq(t2, s2 == UINT32_MAX ? UINT64_MAX : r[s2]);
+        }
+    }
+}
+END_TEST
+
 /* The best GPC over up to GD_MAX_GPCS GPCs (the per-level sets): the same answer as a
  * scan of every GPC, after each of 20,000 random changes of one GPC's free slots. */
 static uint32_t best_by_scan(const uint32_t *f, uint32_t n, uint32_t except)
@@ -662,6 +706,7 @@ int main(void)
     tcase_add_test(tr, mask_take_and_give_equal_per_sm);
     tcase_add_test(tr, mask_release_in_halves);
     tcase_add_test(tr, gpc_view_orders);
+    tcase_add_test(tr, gpc_view_retire_batches);
     tcase_add_test(tr, gpc_view_best_many_gpcs);
     tcase_add_test(tr, occupancy_series_by_hand);
     suite_add_tcase(s, tr);

@@ -362,16 +362,27 @@ void gd_gpc_view_init(gd_gpc_view *v, uint32_t n)
         v->heap[g] = g;
         v->pos[g] = g;
     }
+    v->first = n ? 0 : UINT32_MAX;  /* all never, ties to the lower index */
+    v->second = n > 1 ? 1 : UINT32_MAX;
 }
 
 void gd_gpc_view_set_retire(gd_gpc_view *v, uint32_t g, uint64_t t)
 {
-    v->retire[g] = t;
-    uint32_t i = v->pos[g];
-    while (i && view_before(v, v->heap[i], v->heap[(i - 1) / 2])) {
-        view_swap(v, i, (i - 1) / 2);
-        i = (i - 1) / 2;
+    if (v->n <= GD_VIEW_SCAN) {  /* found by a scan when asked for */
+        v->retire[g] = t;
+        v->ndirty = 1;
+        return;
     }
+    if (!v->is_dirty[g]) {
+        v->is_dirty[g] = 1;
+        v->dirty_was[v->ndirty] = v->retire[g];
+        v->dirty[v->ndirty++] = g;
+    }
+    v->retire[g] = t;
+}
+
+static void view_sift_down(gd_gpc_view *v, uint32_t i)
+{
     for (;;) {
         uint32_t c = 2 * i + 1;
         if (c >= v->n)
@@ -385,14 +396,70 @@ void gd_gpc_view_set_retire(gd_gpc_view *v, uint32_t g, uint64_t t)
     }
 }
 
-uint64_t gd_gpc_view_second(const gd_gpc_view *v, uint32_t *gpc)
+/* GPC g's retire changed in a heap that is valid for every other GPC: sift it. */
+static void view_fix(gd_gpc_view *v, uint32_t g)
 {
-    uint32_t best = UINT32_MAX;
-    for (uint32_t c = 1; c <= 2 && c < v->n; c++)
-        if (best == UINT32_MAX || view_before(v, v->heap[c], best))
-            best = v->heap[c];
-    *gpc = best;
-    return best == UINT32_MAX ? UINT64_MAX : v->retire[best];
+    uint32_t i = v->pos[g];
+    while (i && view_before(v, v->heap[i], v->heap[(i - 1) / 2])) {
+        view_swap(v, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+    view_sift_down(v, i);
+}
+
+/* The heap after the retirements that changed since it was settled: each changed GPC
+ * sifted in turn (the others back at the retire they had, so that the heap is valid but
+ * for the one being sifted), or, when many changed, the heap rebuilt bottom-up (O(n)).
+ * Any heap of the total order (retire, index) has the same earliest, and the same
+ * second (a child of the root), so how it was built changes nothing. */
+void gd_gpc_view_settle(gd_gpc_view *v)
+{
+    if (v->n <= GD_VIEW_SCAN) {
+        uint32_t a = UINT32_MAX, b = UINT32_MAX;
+        for (uint32_t g = 0; g < v->n; g++) {
+            if (a == UINT32_MAX || v->retire[g] < v->retire[a]) {
+                b = a;
+                a = g;
+            } else if (b == UINT32_MAX || v->retire[g] < v->retire[b]) {
+                b = g;
+            }
+        }
+        v->first = a;
+        v->second = b;
+        v->ndirty = 0;
+        return;
+    }
+    if (v->ndirty > 2 && v->ndirty >= v->n / 8) {
+        for (uint32_t i = v->n / 2; i-- > 0;)
+            view_sift_down(v, i);
+    } else {
+        for (uint32_t d = 0; d < v->ndirty; d++) {  /* back to the settled heap's state */
+            const uint32_t g = v->dirty[d];
+            const uint64_t now = v->retire[g];
+            v->retire[g] = v->dirty_was[d];
+            v->dirty_was[d] = now;
+        }
+        for (uint32_t d = 0; d < v->ndirty; d++) {  /* then one change at a time */
+            v->retire[v->dirty[d]] = v->dirty_was[d];
+            view_fix(v, v->dirty[d]);
+        }
+    }
+    for (uint32_t d = 0; d < v->ndirty; d++)
+        v->is_dirty[v->dirty[d]] = 0;
+    v->ndirty = 0;
+    v->first = v->heap[0];
+    v->second = UINT32_MAX;
+    for (uint32_t c = 1; c <= 2 && c < v->n; c++)  /* the second is a child of the root */
+        if (v->second == UINT32_MAX || view_before(v, v->heap[c], v->second))
+            v->second = v->heap[c];
+}
+
+uint64_t gd_gpc_view_second(gd_gpc_view *v, uint32_t *gpc)
+{
+    if (v->ndirty)
+        gd_gpc_view_settle(v);
+    *gpc = v->second;
+    return v->second == UINT32_MAX ? UINT64_MAX : v->retire[v->second];
 }
 
 uint32_t gd_gpc_view_best(const gd_gpc_view *v, uint32_t except)

@@ -53,17 +53,25 @@ static inline int gd_cta_cost_equal(const gd_cta_cost *a, const gd_cta_cost *b)
     return a->warps == b->warps && a->regs_per_warp == b->regs_per_warp && a->smem == b->smem;
 }
 
-/* GPU2GPC bookkeeping over the GPCs: an indexed min-heap of each GPC's next
- * retirement time (ties: lower GPC first), so the earliest and the second earliest
- * are at hand, and the GPCs by their most free slots for the head kernel (a set per
+/* GPU2GPC bookkeeping over the GPCs: each GPC's next retirement time, its earliest
+ * and second earliest (ties: lower GPC first) found when asked for after changes, by a
+ * scan of up to GD_VIEW_SCAN GPCs or an indexed min-heap of more, and the GPCs by their most free slots for the head kernel (a set per
  * level, as a GPC keeps its SMs), so the best GPC costs O(levels it skips + words),
  * not O(GPCs). */
+#define GD_VIEW_SCAN 16
 typedef struct gd_gpc_view {
     uint32_t n;
     uint64_t retire[GD_MAX_GPCS];   /* next retirement per GPC (UINT64_MAX: none) */
     uint32_t max_free[GD_MAX_GPCS]; /* per GPC, for the head kernel (< GD_MAX_FREE_LEVELS) */
-    uint32_t heap[GD_MAX_GPCS];     /* GPC indices, heap-ordered by (retire, index) */
+    uint32_t heap[GD_MAX_GPCS];     /* GPC indices, heap-ordered by (retire, index) once settled */
     uint32_t pos[GD_MAX_GPCS];      /* position of each GPC in heap */
+    /* GPCs whose retire changed since the heap was last settled (a launch step changes
+     * many: they are sifted, or the heap rebuilt, once, when the earliest is asked for) */
+    uint32_t ndirty;
+    uint32_t dirty[GD_MAX_GPCS];
+    uint64_t dirty_was[GD_MAX_GPCS];  /* the retire each had in the settled heap */
+    uint8_t is_dirty[GD_MAX_GPCS];
+    uint32_t first, second;           /* once settled: the earliest and the next (UINT32_MAX: none) */
     uint32_t top;                   /* the highest level with a GPC (0: no GPC has a free slot) */
     uint32_t count[GD_MAX_FREE_LEVELS];              /* GPCs per level (level 0 not kept) */
     uint64_t at[GD_MAX_FREE_LEVELS][GD_GPC_WORDS];   /* bit g % 64 of word g / 64: max_free[g] == level */
@@ -93,11 +101,17 @@ static inline void gd_gpc_view_set_free(gd_gpc_view *v, uint32_t g, uint32_t f)
     while (v->top && !v->count[v->top])
         v->top--;
 }
-/* The GPC with the earliest next retirement. */
-static inline uint32_t gd_gpc_view_first(const gd_gpc_view *v) { return v->heap[0]; }
+void gd_gpc_view_settle(gd_gpc_view *v);
+/* The GPC with the earliest next retirement (the lowest index on a tie). */
+static inline uint32_t gd_gpc_view_first(gd_gpc_view *v)
+{
+    if (v->ndirty)
+        gd_gpc_view_settle(v);
+    return v->first;
+}
 /* The earliest next retirement among the GPCs other than gd_gpc_view_first (and
  * which GPC; UINT32_MAX if there is no other GPC). */
-uint64_t gd_gpc_view_second(const gd_gpc_view *v, uint32_t *gpc);
+uint64_t gd_gpc_view_second(gd_gpc_view *v, uint32_t *gpc);
 /* The GPC with the most free slots, lowest index on a tie, ignoring `except`
  * (pass UINT32_MAX to ignore none); UINT32_MAX if none has a free slot. */
 uint32_t gd_gpc_view_best(const gd_gpc_view *v, uint32_t except);

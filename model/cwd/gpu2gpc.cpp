@@ -183,6 +183,7 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
     lake_.resize(ngpc_);
     lake_extra_.resize(ngpc_);
     free_held_.assign(ngpc_, 0);
+    refill_gpcs_.assign(ngpc_, 0);
     hint_.assign(ngpc_, gpc_refill_hint{});
     hint_known_.assign(ngpc_, 0);
     gpc_speed_.resize(ngpc_);
@@ -745,30 +746,34 @@ bool gpu2gpc::refill_step(gd_time_ps now, gd_time_ps t)
     const uint64_t left = k->ctas - k->ctas_launched;
     if (left <= 1)
         return false;  // one CTA goes by the best GPC, not the lake
-    gpc_refill_body b{};
+    gpc_refill_body b;
     b.t = t;
     b.run = k;
     b.cost = cost_of(k);
     b.check = true;
     sc_core::sc_time d = ps_time(t - now);
-    std::vector<uint32_t> &gs = refill_gpcs_;
-    gs.clear();
+    // the GPCs the lake gives CTAs: those with free slots or CTAs due
+    uint32_t *const gs = refill_gpcs_.data(), masks = 0;
+    const uint8_t *const held = free_held_.data();
     for (uint32_t g = 0; g < ngpc_; g++) {
-        if (view_.max_free[g] && !free_held_[g])
-            return false;  // room that no retired CTA left (its last answer; the check is exact)
-        if (view_.retire[g] <= t || view_.max_free[g])  // the GPCs the lake gives CTAs
-            gs.push_back(g);
+        if (view_.max_free[g]) {
+            if (!held[g])
+                return false;  // room that no retired CTA left (its last answer; the check is exact)
+            gs[masks++] = g;
+        } else if (view_.retire[g] <= t) {
+            gs[masks++] = g;
+        }
     }
-    if (gs.empty())
+    if (!masks)
         return false;
-    const uint32_t masks = (uint32_t)gs.size();
     const gd_time_ps at = t + finder_ps_ + query_ps_ + mask_ps_ * masks + broadcast_ps_ + select_ps_;
     b.at = at;
     // Each GPC's last answer says what its check would (its hint; nothing changed it since),
     // unless more than one of its calendar entries is due: then it is asked.
     uint64_t ctas = 0;
     bool ask = !have_selected_ || !gd_cta_cost_equal(b.cost, &selected_) || k->has_insn;
-    for (uint32_t g : gs) {
+    for (uint32_t i = 0; i < masks; i++) {
+        const uint32_t g = gs[i];
         const gpc_refill_hint &h = hint_[g];
         const bool due = view_.retire[g] <= t;
         if (ask || !hint_known_[g] || (due && h.second <= t)) {
@@ -782,8 +787,8 @@ bool gpu2gpc::refill_step(gd_time_ps now, gd_time_ps t)
     }
     if (ask) {
         ctas = 0;
-        for (uint32_t g : gs) {
-            gpc_call(g, op::gpc_refill, &b, d);
+        for (uint32_t i = 0; i < masks; i++) {
+            gpc_call(gs[i], op::gpc_refill, &b, d);
             if (!b.ok)
                 return false;
             ctas += b.ctas;
@@ -792,11 +797,12 @@ bool gpu2gpc::refill_step(gd_time_ps now, gd_time_ps t)
     if (ctas > left)
         return false;  // the lake places fewer
     // As cga_step: the GPCs with CTAs due were stepped (they retired), then each got its mask.
-    for (uint32_t g : gs)
-        steps_ += view_.retire[g] <= t;
+    for (uint32_t i = 0; i < masks; i++)
+        steps_ += view_.retire[gs[i]] <= t;
     set_waiting(now, t, false);
     b.check = false;
-    for (uint32_t g : gs) {
+    for (uint32_t i = 0; i < masks; i++) {
+        const uint32_t g = gs[i];
         gpc_call(g, op::gpc_refill, &b, d);
         set_gpc_state(g, b);
         k->ctas_launched += b.launched;
@@ -820,9 +826,24 @@ bool gpu2gpc::refill_step(gd_time_ps now, gd_time_ps t)
     return true;
 }
 
+// Nothing fits: the CGA waits for CTAs to complete; the speculation changed nothing.
+void gpu2gpc::step_failed(gd_time_ps now, gd_time_ps t)
+{
+    failed_steps_++;
+    stalled_ = true;
+    set_waiting(now, t, true);
+}
+
 void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
 {
     step_t_ = t;
+    if (!view_.top && lake_known_ && !select_ && !channels_ && view_.retire[gd_gpc_view_first(&view_)] > t &&
+        !gd_cluster_is_cga(&head_->cluster)) {
+        // A plain grid, no free slot for it in any GPC and nothing due: the step below
+        // would retire nothing and place nothing (on a full GPU, the step after a refill)
+        step_failed(now, t);
+        return;
+    }
     if (refill_step(now, t))
         return;
     // Every GPC first retires what ended by t (and takes back the ids of GPC-CGAs
@@ -979,10 +1000,7 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
         }
     }
     if (!masks) {
-        // Nothing fits: the CGA waits for CTAs to complete; the speculation changed nothing.
-        failed_steps_++;
-        stalled_ = true;
-        set_waiting(now, t, true);
+        step_failed(now, t);
         return;
     }
     steps_cga_++;
