@@ -114,7 +114,7 @@ uint32_t gd_cal_due(const gd_calendar *c, uint64_t t, gd_cal_item *out, uint32_t
     return n;
 }
 
-uint64_t gd_cal_second_time(const gd_calendar *c)
+uint64_t gd_cal_second_time_any(const gd_calendar *c)
 {
     if (c->size < 2)
         return UINT64_MAX;

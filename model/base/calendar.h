@@ -49,6 +49,19 @@ static inline int gd_cal_push(gd_calendar *c, const void *stream, uint64_t time,
         c->size = 1;
         return 0;
     }
+    if (c->n) {  /* the newest FIFO is this stream's and the entry goes last: append (its head stays) */
+        gd_cal_fifo *f = &c->fifos[c->n - 1];
+        const gd_cal_item *tail = &f->items[(f->head + f->count - 1) & (f->cap - 1)];
+        if (f->stream == stream && f->count < f->cap &&
+            (time > tail->time || (time == tail->time && key >= tail->key))) {
+            gd_cal_item *x = &f->items[(f->head + f->count) & (f->cap - 1)];
+            x->time = time;
+            x->key = key;
+            f->count++;
+            c->size++;
+            return 0;
+        }
+    }
     return gd_cal_push_any(c, stream, time, key);
 }
 static inline uint64_t gd_cal_size(const gd_calendar *c) { return c->size; }
@@ -77,7 +90,17 @@ static inline void gd_cal_pop(gd_calendar *c)
  * to max of them in out (FIFO by FIFO, each in time order). */
 uint32_t gd_cal_due(const gd_calendar *c, uint64_t t, gd_cal_item *out, uint32_t max);
 /* The time of the entry that follows the smallest (UINT64_MAX with fewer than two). */
-uint64_t gd_cal_second_time(const gd_calendar *c);
+uint64_t gd_cal_second_time_any(const gd_calendar *c);
+static inline uint64_t gd_cal_second_time(const gd_calendar *c)
+{
+    if (c->size < 2)
+        return UINT64_MAX;
+    if (c->n == 1) {  /* one FIFO: its second entry */
+        const gd_cal_fifo *f = &c->fifos[0];
+        return f->items[(f->head + 1) & (f->cap - 1)].time;
+    }
+    return gd_cal_second_time_any(c);
+}
 
 #ifdef __cplusplus
 }
