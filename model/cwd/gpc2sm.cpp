@@ -230,7 +230,7 @@ gd_time_ps gpc2sm::next_retire() const
 // selected cost as long as nothing changes the GPC.
 inline void gpc2sm::hint(gpc_refill_hint &h) const
 {
-    h.ready = refill_ready_ && !frag_cost_;
+    h.ready = can_refill();
     h.held_ctas = held_ctas_;
     h.release = releases_.empty() ? GD_TIME_NEVER : releases_.top().first;
     h.first_ctas = 0;
@@ -583,8 +583,7 @@ void gpc2sm::refill(gpc_refill_body *b)
         enum { max_due = 16 };
         gd_cal_item due[max_due];
         const uint32_t n = gd_cal_due(&calendar_, b->t, due, max_due);
-        b->ok = n <= max_due && group_ && place_.empty() && all_direct_ && !direct_.empty() && !b->run->has_insn &&
-                !rasterize_ && !watch_ && !frag_cost_ && gd_gpc_release_counted(&trk_, b->cost) &&
+        b->ok = n <= max_due && can_refill() && !b->run->has_insn && gd_cta_cost_equal(b->cost, &trk_.cost) &&
                 (releases_.empty() || releases_.top().first > b->at);
         b->ctas = 0;
         for (uint32_t i = 0; i < n && b->ok; i++) {

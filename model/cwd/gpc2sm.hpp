@@ -155,7 +155,8 @@ private:
     }
     void ask_direct(sc_core::sc_time &delay);
     bool all_direct_ = false;  // every SM granted the interface and needs nothing else
-    bool refill_ready_ = false;  // ... and nothing that a refill cannot do is asked of the GPC (hint)
+    bool refill_ready_ = false;  // ... and nothing that a refill cannot do is asked of the GPC
+    bool can_refill() const { return refill_ready_ && !frag_cost_; }  // (nor is a CTA waiting for contiguous room)
     uint64_t launched_ = 0, retired_ = 0, peak_resident_ = 0;
     // cwd.policy=cga: GPC-CGA bookkeeping (seed 003 [0211], [0227], [0231]-[0233])
     const uint32_t sms_per_tpc_, scan_limit_;

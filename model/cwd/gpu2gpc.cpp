@@ -646,6 +646,8 @@ void gpu2gpc::set_waiting(gd_time_ps now, gd_time_ps t, bool waiting)
     tell_waiting(t, d, waiting);
 }
 
+// Not through gpc_call: a wait changes nothing a hint says, and is itself what a late
+// wait becomes.
 void gpu2gpc::tell_waiting(gd_time_ps t, sc_core::sc_time &d, bool waiting)
 {
     if (!gpc_direct_asked_)
@@ -781,7 +783,7 @@ bool gpu2gpc::refill_step(gd_time_ps now, gd_time_ps t)
             break;
         }
         const uint64_t n = (due ? h.first_ctas : 0) + h.held_ctas;
-        if (!h.ready || h.release <= at || !free_held_[g] || (due && !h.first_ctas) || !n)
+        if (!h.ready || h.release <= at || !held[g] || (due && !h.first_ctas) || !n)
             return false;
         ctas += n;
     }

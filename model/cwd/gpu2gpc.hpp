@@ -118,8 +118,8 @@ private:
     void launch_mask(gd_time_ps now, gd_time_ps at, uint32_t g, const uint32_t *take, bool cga,
                      uint32_t level = 0, uint32_t extra = 0);
     void complete_launch(gd_time_ps now, gd_time_ps t);
-    bool refill_step(gd_time_ps now, gd_time_ps t);
-    void step_failed(gd_time_ps now, gd_time_ps t);  // the step as a refill, if it is one (docs/MODEL.md)
+    bool refill_step(gd_time_ps now, gd_time_ps t);  // the step as a refill, if it is one (docs/MODEL.md)
+    void step_failed(gd_time_ps now, gd_time_ps t);  // it found no room: the kernel waits
     void set_waiting(gd_time_ps now, gd_time_ps t, bool waiting);
     gd_time_ps launch_ready() const;
     void admit(gd_time_ps now, gd_time_ps t);  // cwd.admission=channels: the step's kernel
@@ -154,7 +154,7 @@ private:
 
     std::deque<gd_kernel_run *> launch_q_;   // kernels with CTAs left to launch; front = head
     gd_kernel_run *head_ = nullptr;          // launch_q_.front(), or null
-    mutable gd_gpc_view view_;                       // per GPC: free slots for the head kernel, next retirement
+    mutable gd_gpc_view view_;  // per GPC: free slots for the head kernel, next retirement (settled when read)
     uint32_t best_gpc_ = UINT32_MAX;         // GPC with the most free slots, kept up to date
     gd_time_ps t_cur_ = 0;                   // time of the last event processed
     gd_time_ps next_launch_ = 0;             // the launch rate allows the next CTA from here
