@@ -192,6 +192,31 @@ START_TEST(lake_share_groups)
 }
 END_TEST
 
+/* The SMs at the water line that take one more are the first `extra` in SM order,
+ * however many of the line's SMs that is (all of them, a few, all but a few). */
+START_TEST(lake_share_extras_lowest_first)
+{
+    for (int trial = 0; trial < 4000; trial++) {
+        uint64_t m = 0;
+        const uint32_t bits = rnd(65);
+        for (uint32_t i = 0; i < bits; i++)
+            m |= 1ull << rnd(64);
+        const uint32_t n = (uint32_t)__builtin_popcountll(m), e = rnd(n + 2);
+        uint64_t ref = 0, left = m;
+        for (uint32_t i = 0; i < e && left; i++, left &= left - 1)
+            ref |= left & -left;
+        uint64_t lv[2] = {0, m};  /* every SM of m has one free slot; line 1 */
+        gd_lake_group g[64];
+        const uint32_t ng = gd_lake_gpc_groups(lv, 1, 1, e, g);
+        ck_assert_uint_eq(ng, ref != 0);
+        if (ng) {
+            ck_assert_uint_eq(g[0].sms, ref);
+            ck_assert_uint_eq(g[0].count, 1);
+        }
+    }
+}
+END_TEST
+
 /* An idle GPC with room for k CTAs per SM: CTAs per SM differ by at most one. */
 START_TEST(idle_gpc_spreads_evenly)
 {
@@ -422,6 +447,7 @@ int main(void)
     tcase_add_test(tc, fill_the_lake_random);
     tcase_add_test(tc, fill_the_lake_from_levels);
     tcase_add_test(tc, lake_share_groups);
+    tcase_add_test(tc, lake_share_extras_lowest_first);
     tcase_add_test(tc, idle_gpc_spreads_evenly);
     tcase_add_test(tc, multicast_whole_tpcs_first);
     tcase_add_test(tc, gpc_choice_fig28);

@@ -194,8 +194,17 @@ uint32_t gd_lake_gpc_groups(const uint64_t *level_masks, uint32_t max_free, uint
         uint64_t line = 0;
         for (uint32_t f = level; f <= top; f++)
             line |= level_masks[f];
-        for (; line && extra; line &= line - 1, extra--)
-            ext |= line & -line;
+        const uint32_t n = gd_popcount64(line);
+        if (extra >= n) {
+            ext = line;  /* all of them (the common case) */
+        } else if (extra <= n / 2) {
+            for (; extra; line &= line - 1, extra--)
+                ext |= line & -line;
+        } else {         /* all but the last n - extra */
+            ext = line;
+            for (uint32_t drop = n - extra; drop; drop--)
+                ext &= ~(1ull << (63 - __builtin_clzll(ext)));
+        }
     }
     /* by count: an SM with f free slots takes f - level, or one more */
     uint64_t by[GD_LAKE_MAX_COUNTS];
