@@ -260,19 +260,21 @@ uint64_t gpc2sm::retire(gd_time_ps t)
         do {  // the records that retire together
             cta &c = ctas_[idx];
             const uint32_t next = c.next;
-            if (c.pend_n)
-                count_pending(c);
             if (c.own_alloc) {
+                if (c.pend_n)
+                    count_pending(c);
                 release_held();  // the SM's free slots are recounted from its resources
                 gd_gpc_release(&trk_, (uint32_t)__builtin_ctzll(c.sms), c.cost, &c.alloc);
                 n++;
                 free_.push_back(idx);
             } else if (c.even && gd_gpc_release_counted(&trk_, c.cost)) {
                 gd_gpc_release_levels(&trk_, c.sms, c.count);  // the resources when needed
-                n += ctas_in(c);
+                n += ctas_in(c);  // (its CTAs counted on its SMs when it is given up)
                 held_.push_back(idx);
                 held_ctas_ += ctas_in(c);
             } else {
+                if (c.pend_n)
+                    count_pending(c);
                 if (!gd_gpc_release_counted(&trk_, c.cost))
                     release_held();  // the SMs' free slots are recounted from their resources
                 gd_gpc_release_mask(&trk_, c.sms, c.cost, c.count, c.sub_warps);
@@ -322,6 +324,8 @@ void gpc2sm::release_held(uint64_t sms)
     for (size_t i = 0; i < held_.size(); i++) {
         cta &c = ctas_[held_[i]];
         if (c.sms & sms) {
+            if (c.pend_n)
+                count_pending(c);
             held_ctas_ -= ctas_in(c);
             gd_gpc_release_held(&trk_, c.sms, c.cost, c.count, c.sub_warps);
             free_.push_back(held_[i]);
@@ -436,6 +440,8 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
                 held_.pop_back();
                 gd_gpc_place_levels(&trk_, same, k);
                 cta &c = ctas_[idx];
+                if (!counters_only && c.pend_n)
+                    count_pending(c);  // its SMs may leave it (an SM model's own end)
                 c.cost = b->cost;
                 c.next = none;
                 recs[nrec++] = idx;
@@ -470,13 +476,16 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
         uint32_t odd[GD_MAX_SMS_PER_GPC], nodd = 0;
         gd_time_ps odd_end[GD_MAX_SMS_PER_GPC];
         if (counters_only) {
+            // counted on the records' SMs when the records are given up (count_pending)
             const uint64_t wd = (uint64_t)b->cost->warps * (expect - t);
             uint64_t launched = 0;
-            for (uint32_t g = 0; g < ngrp; g++) {
-                const uint32_t k = grp[g].count;
-                for (uint64_t m = grp[g].sms; m; m &= m - 1)
-                    direct_[__builtin_ctzll(m)].counters->add(k, wd);
-                launched += (uint64_t)k * gd_popcount64(grp[g].sms);
+            for (uint32_t r = 0; r < nrec; r++) {
+                cta &c = ctas_[recs[r]];
+                if (__builtin_expect(c.pend_n == UINT32_MAX, 0))
+                    count_pending(c);
+                c.pend_n++;
+                c.pend_wd += wd;
+                launched += ctas_in(c);
             }
             b->launched += launched;
             b->warp_ps += wd * launched;
@@ -571,7 +580,7 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
 // from the held records (or places evenly again: the same resources). So the records
 // stay where they are (the held ones are placed again as they are), in one chain with
 // the new end, and count the new CTAs for their SMs (the SMs' counters get them when the
-// records retire: they are read once the replay is done).
+// records are given up, as a launch_mask of counters only does: count_pending).
 void gpc2sm::refill(gpc_refill_body *b)
 {
     if (b->check) {
@@ -649,7 +658,7 @@ void gpc2sm::refill(gpc_refill_body *b)
         c.cost = b->cost;
         if (c.pend_n == UINT32_MAX)
             count_pending(c);
-        c.pend_n++;  // counted on its SMs when it retires (count_pending)
+        c.pend_n++;  // counted on its SMs when the record is given up (count_pending)
         c.pend_wd += wd;
     }
     if (gd_cal_push(&calendar_, b->run, end, (seq_++ << 16) | head))
@@ -719,6 +728,10 @@ void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
     const gd_time_ps t = b->at;  // == sc_time_stamp() + delay
     // 1. CTA-complete messages (and GPC-CGA releases) due by t.
     b->retired = retire(t);
+    if (t == GD_TIME_NEVER)  // the end-of-run flush: the held records' CTAs are counted on their SMs
+        for (const uint32_t idx : held_)
+            if (ctas_[idx].pend_n)
+                count_pending(ctas_[idx]);
     // 2. Launch one CTA of the selected kernel on the SM with the most free slots.
     b->launched = false;
     uint32_t mf = trk_.max_free;

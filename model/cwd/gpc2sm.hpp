@@ -62,8 +62,11 @@ private:
         bool refill;              // a chain's first record: every record of the chain is even, counted
                                   // CTAs of one cost (op::gpc_refill may start them again as they are)
         uint64_t chain_ctas;      // ... and then the chain's CTAs
-        // Refills not yet counted on the SMs (the counters are read once the replay is done):
-        // how many, and the sum of their warps x time per CTA. Counted when the record retires.
+        // Starts by masks of counters only and refills not yet counted on the SMs (the
+        // counters are read once the replay is done): how many, and the sum of their warps x
+        // time per CTA. Counted when the record is given up (count_pending: it retires and
+        // frees its resources, a held record is released, the end-of-run flush) or before a
+        // start that may change its SMs.
         uint32_t pend_n;
         uint64_t pend_wd;
     };

@@ -1099,9 +1099,8 @@ void gpu2gpc::ask_gpc_direct()
 
 void gpu2gpc::flush()
 {
-    for (uint32_t g = 0; g < ngpc_; g++) {
-        if (view_.retire[g] == GD_TIME_NEVER)
-            continue;
+    for (uint32_t g = 0; g < ngpc_; g++) {  // every GPC: one with nothing due still counts its held CTAs
+        const bool due = view_.retire[g] != GD_TIME_NEVER;
         gpc_step_body &b = body_;
         b.at = GD_TIME_NEVER;  // no launch: nothing happens at this time, all is retired
         b.launch = nullptr;
@@ -1109,7 +1108,8 @@ void gpu2gpc::flush()
         b.gpc = g;
         sc_core::sc_time d = sc_core::SC_ZERO_TIME;
         gpc_call(g, op::gpc_step, &b, d);
-        set_gpc_state(g, b);
+        if (due)
+            set_gpc_state(g, b);
     }
 }
 

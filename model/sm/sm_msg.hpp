@@ -45,7 +45,7 @@ struct sm_counters {
 // The SM's direct interface, granted once in answer to op::sm_direct (the body: an
 // sm_direct the SM fills), as a TLM-2.0 target grants direct memory access: the
 // counters every CTA start updates. A distributor holding it starts the CTAs that need
-// nothing else (sm_direct_launch, or sm_counters::add for many SMs at once) without a
+// nothing else (sm_direct_launch, or sm_counters::add_sum for many CTAs at once) without a
 // transaction, and sends the others (power accounting, sub-partitions) as sm_launch.
 // The SM's own sm_launch uses the same functions, so both paths give the same counts.
 struct sm_direct {
