@@ -30,16 +30,17 @@ struct gd_sm_place;
 typedef struct gd_gpc_tracker {
     gd_sm_res res[GD_MAX_SMS_PER_GPC];          /* first: where the tracker is 64-byte aligned (gpc2sm.hpp),
                                                    every SM's entry is one cache line */
-    uint32_t nsm;
-    gd_cta_cost cost;                           /* the kernel free slots are counted for */
-    uint32_t selected;                          /* 1 once gd_gpc_select has counted for cost */
+    /* what every launch or retirement of counts reads or moves (one cache line there) */
     uint32_t max_free;                          /* most free slots of any SM */
-    uint32_t free_slots[GD_MAX_SMS_PER_GPC];    /* per SM, but for the SMs of `stale` (gd_gpc_sync) */
     uint32_t free_total;                        /* the sum of the SMs' free slots */
-    uint64_t level[GD_MAX_FREE_LEVELS];         /* bit i: SM i has exactly this many free slots */
     uint64_t stale;                             /* SMs whose free_slots entry is out of date: a mask's
                                                    placement or release moves its SMs' level bits only */
     uint64_t nonempty[(GD_MAX_FREE_LEVELS + 63) / 64];  /* bit f: level[f] has an SM */
+    uint32_t nsm;
+    uint32_t selected;                          /* 1 once gd_gpc_select has counted for cost */
+    gd_cta_cost cost;                           /* the kernel free slots are counted for */
+    uint32_t free_slots[GD_MAX_SMS_PER_GPC];    /* per SM, but for the SMs of `stale` (gd_gpc_sync) */
+    uint64_t level[GD_MAX_FREE_LEVELS];         /* bit i: SM i has exactly this many free slots */
 } gd_gpc_tracker;
 
 /* Bring every SM's free_slots entry up to date (from the level masks), before

@@ -10,10 +10,11 @@ namespace gd {
 gpc2sm::gpc2sm(sc_core::sc_module_name name, uint32_t gpc, uint32_t first_sm, uint32_t nsm, const gd_config &cfg,
                gd_stats *stats, gd_cta_log *cta_log, launch_watcher *watch)
     : sc_module(name), cwd_in("cwd_in"), group_(std::string(cfg.gpc2sm_group_ctas) == "on"),
+      rasterize_(cta_log || std::string(cfg.cwd_raster_check) == "on"), watch_(watch),
       sms_per_tpc_(cfg.sms_per_tpc), scan_limit_(cfg.cwd_lake_scan_limit),
       flush_ps_(gd_cycles_to_ps(cfg.cwd_cga_flush_cycles, cfg.clock_mhz)), cgas_left_(nsm * cfg.cwd_gpc_cgas_per_sm),
-      gpc_(gpc), first_sm_(first_sm), log_(cta_log), watch_(watch), check_(std::string(cfg.cwd_raster_check) == "on"),
-      rasterize_(cta_log || check_), raster_(nsm)
+      gpc_(gpc), first_sm_(first_sm), log_(cta_log), check_(std::string(cfg.cwd_raster_check) == "on"),
+      raster_(nsm)
 {
     gd_cga_ids_init(&ids_, cfg.cwd_gpc_cga_ids);
     cwd_in.bind(*this);
@@ -264,7 +265,7 @@ uint64_t gpc2sm::retire(gd_time_ps t)
                 if (c.pend_n)
                     count_pending(c);
                 release_held();  // the SM's free slots are recounted from its resources
-                gd_gpc_release(&trk_, (uint32_t)__builtin_ctzll(c.sms), c.cost, &c.alloc);
+                gd_gpc_release(&trk_, (uint32_t)__builtin_ctzll(c.sms), c.cost, &alloc_[idx]);
                 n++;
                 free_.push_back(idx);
             } else if (c.even && gd_gpc_release_counted(&trk_, c.cost)) {
@@ -533,9 +534,9 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
                 uint32_t idx = take_record(b->cost, 1ull << i, 1, true);
                 cta &c = ctas_[idx];
                 std::memset(c.sub_warps, 0, sizeof c.sub_warps);
-                gd_gpc_place_on(&trk_, i, &c.alloc);
+                gd_gpc_place_on(&trk_, i, &alloc_[idx]);
                 for (uint32_t s = 0; s < nsub; s++)
-                    c.sub_warps[s] = c.alloc.warps_in_sub[s];
+                    c.sub_warps[s] = alloc_[idx].warps_in_sub[s];
                 sm_launch_body sb{t, b->run, c.cost, 0, c.sub_warps, 1};
                 start_on(i, sb, delay);
                 if (group_) {
@@ -705,6 +706,7 @@ void gpc2sm::grow_records()
     if (n <= old)
         SC_REPORT_FATAL("gdsim/gpc2sm", "internal: more CTA records than the GPC's CTA slots");
     ctas_.resize(n);
+    alloc_.resize(n);
     for (size_t i = n; i-- > old;)
         free_.push_back((uint32_t)i);
 }
@@ -740,10 +742,10 @@ void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
         release_held();  // the placement reads the SMs' resources
         uint32_t idx = take_record(&b->launch->desc->occ.cost, 0, 1, true);
         cta &c = ctas_[idx];
-        const uint32_t sm = gd_gpc_place(&trk_, &c.alloc);
+        const uint32_t sm = gd_gpc_place(&trk_, &alloc_[idx]);
         c.sms = 1ull << sm;
         for (uint32_t s = 0; s < GD_MAX_SUBPARTITIONS; s++)
-            c.sub_warps[s] = c.alloc.warps_in_sub[s];
+            c.sub_warps[s] = alloc_[idx].warps_in_sub[s];
         sm_launch_body sb{t, b->launch, c.cost, 0, c.sub_warps, 1};
         start_on(sm, sb, delay);
         if (gd_cal_push(&calendar_, b->launch, sb.end, (seq_++ << 16) | idx))

@@ -51,25 +51,27 @@ private:
     // SM i), whose registers went to the same sub-partitions on each, chained (next) to
     // the records that retire with it in one calendar entry. Under gpc2sm.group_ctas=off
     // or with placement state, one CTA on one SM with its own allocation (own_alloc).
-    struct cta {
+    // A record fills one cache line (a GPU of thousands of SMs touches one per GPC and
+    // operation); a CTA with its own allocation keeps it in alloc_ at the same index.
+    struct alignas(64) cta {
         const gd_cta_cost *cost;  // the kernel descriptor's (lives for the whole replay)
         uint64_t sms;
-        uint32_t count, next;
-        bool own_alloc;
-        bool even;                // placed by gd_gpc_place_mask: the same registers on each sub-partition
-        gd_cta_alloc alloc;       // own_alloc: the CTA's allocation
-        uint16_t sub_warps[GD_MAX_SUBPARTITIONS];  // warps per register sub-partition, all count CTAs of one SM
-        bool refill;              // a chain's first record: every record of the chain is even, counted
-                                  // CTAs of one cost (op::gpc_refill may start them again as they are)
-        uint64_t chain_ctas;      // ... and then the chain's CTAs
+        uint64_t chain_ctas;      // a refill chain's first record (refill): the chain's CTAs
         // Starts by masks of counters only and refills not yet counted on the SMs (the
         // counters are read once the replay is done): how many, and the sum of their warps x
         // time per CTA. Counted when the record is given up (count_pending: it retires and
         // frees its resources, a held record is released, the end-of-run flush) or before a
         // start that may change its SMs.
-        uint32_t pend_n;
         uint64_t pend_wd;
+        uint32_t pend_n;
+        uint32_t count, next;
+        bool own_alloc;           // a CTA with its own allocation (alloc_)
+        bool even;                // placed by gd_gpc_place_mask: the same registers on each sub-partition
+        bool refill;              // a chain's first record: every record of the chain is even, counted
+                                  // CTAs of one cost (op::gpc_refill may start them again as they are)
+        uint16_t sub_warps[GD_MAX_SUBPARTITIONS];  // warps per register sub-partition, all count CTAs of one SM
     };
+    static_assert(sizeof(cta) == 64, "a CTA record is one cache line");
     static uint64_t ctas_in(const cta &c) { return (uint64_t)c.count * gd_popcount64(c.sms); }
     void count_pending(cta &c)
     {
@@ -117,22 +119,11 @@ private:
     uint32_t free_total() const;
 
     alignas(64) gd_gpc_tracker trk_;  // each SM's gd_sm_res in one cache line
-    gd_alloc_cfg alloc_cfg_;             // sm.alloc, sm.wave_placement, the block finder
-    std::vector<gd_sm_place> place_;     // per SM, when placed (gd_alloc_cfg_placed)
-    // sm.alloc=contiguous: while a CTA (of frag_cost_) waits for contiguous room, the SMs where
-    // the counted rules fit it strand their free slots and units
-    const gd_cta_cost *frag_cost_ = nullptr;
-    gd_time_ps frag_t_ = 0;
-    uint64_t frag_slots_ = 0, frag_reg_units_ = 0, frag_smem_units_ = 0;   // now
-    uint64_t frag_slot_ns_ = 0, frag_reg_unit_ns_ = 0, frag_smem_unit_ns_ = 0, frag_rem_ps_[3] = {0, 0, 0};
-    gd_calendar calendar_;        // CTA-complete messages: (end time, seq << 16 | first record's index)
+
+    // What every retirement, launch and refill reads or writes, side by side (a few cache
+    // lines: a GPU of thousands of SMs finds few of its GPCs in the cache).
+    alignas(64) gd_calendar calendar_;  // CTA-complete messages: (end time, seq << 16 | first record's index)
     std::vector<cta> ctas_;       // records of resident CTAs, indexed by the calendar key's low bits
-    uint32_t records_max_;        // at most one per CTA slot
-    void grow_records();
-    const bool group_;            // gpc2sm.group_ctas=on
-    uint32_t chain_head_ = none, chain_tail_ = none;
-    const gd_kernel_run *chain_run_ = nullptr;
-    gd_time_ps chain_end_ = 0;
     std::vector<uint32_t> free_;  // unused indices of ctas_
     // Records whose CTAs retired and gave their free slots back (gd_gpc_release_levels)
     // while the SMs' resource counts still hold them: a launch of the same CTAs on the
@@ -140,15 +131,41 @@ private:
     // the resources first gives them back (release_held).
     std::vector<uint32_t> held_;
     uint64_t held_ctas_ = 0;          // their CTAs
-    bool free_held() const { return trk_.free_total == held_ctas_; }  // every free slot is a held record's
-    void release_held(uint64_t sms);  // those on any SM of sms
-    void release_held() { if (!held_.empty()) release_held(~0ull); }
     uint64_t seq_ = 0;
+    uint64_t launched_ = 0, retired_ = 0, peak_resident_ = 0;
+    const gd_kernel_run *chain_run_ = nullptr;
+    gd_time_ps chain_end_ = 0;
+    uint32_t chain_head_ = none, chain_tail_ = none;
     uint32_t last_head_ = none;   // the first record of the last chain closed
-    channel ch_;
+    const bool group_;            // gpc2sm.group_ctas=on
+    const bool rasterize_;        // CTA ids are rasterized (a CTA log, cwd.raster_check)
+    bool all_direct_ = false;     // every SM granted the interface and needs nothing else
+    bool refill_ready_ = false;   // ... and nothing that a refill cannot do is asked of the GPC
+    bool waiting_ = false;        // a CGA waits for room (account_wait)
+    gd_time_ps wait_t_ = 0;
+    uint64_t wait_free_ = 0;
+    // sm.alloc=contiguous: while a CTA (of frag_cost_) waits for contiguous room, the SMs where
+    // the counted rules fit it strand their free slots and units
+    const gd_cta_cost *frag_cost_ = nullptr;
     // Each SM's direct interface (sm_msg.hpp), asked for at the first CTA start: CTAs
     // that need only the SM's counters start without a transaction.
     std::vector<sm_direct> direct_;
+    std::vector<gd_sm_place> place_;     // per SM, when placed (gd_alloc_cfg_placed)
+    std::priority_queue<std::pair<gd_time_ps, uint32_t>, std::vector<std::pair<gd_time_ps, uint32_t>>,
+                        std::greater<std::pair<gd_time_ps, uint32_t>>> releases_;  // GPC-CGAs: (flush done, id)
+    launch_watcher *watch_;
+
+    std::vector<gd_cta_alloc> alloc_;  // beside ctas_: a record's own allocation (own_alloc)
+    uint32_t records_max_;        // at most one per CTA slot
+    void grow_records();
+    gd_alloc_cfg alloc_cfg_;             // sm.alloc, sm.wave_placement, the block finder
+    gd_time_ps frag_t_ = 0;
+    uint64_t frag_slots_ = 0, frag_reg_units_ = 0, frag_smem_units_ = 0;   // now
+    uint64_t frag_slot_ns_ = 0, frag_reg_unit_ns_ = 0, frag_smem_unit_ns_ = 0, frag_rem_ps_[3] = {0, 0, 0};
+    bool free_held() const { return trk_.free_total == held_ctas_; }  // every free slot is a held record's
+    void release_held(uint64_t sms);  // those on any SM of sms
+    void release_held() { if (!held_.empty()) release_held(~0ull); }
+    channel ch_;
     void start_on(uint32_t sm, sm_launch_body &sb, sc_core::sc_time &delay)
     {
         if (__builtin_expect(direct_.empty(), 0))
@@ -157,20 +174,12 @@ private:
             ch_.call(*sm_out[sm], op::sm_launch, &sb, delay);
     }
     void ask_direct(sc_core::sc_time &delay);
-    bool all_direct_ = false;  // every SM granted the interface and needs nothing else
-    bool refill_ready_ = false;  // ... and nothing that a refill cannot do is asked of the GPC
     bool can_refill() const { return refill_ready_ && !frag_cost_; }  // (nor is a CTA waiting for contiguous room)
-    uint64_t launched_ = 0, retired_ = 0, peak_resident_ = 0;
     // cwd.policy=cga: GPC-CGA bookkeeping (seed 003 [0211], [0227], [0231]-[0233])
     const uint32_t sms_per_tpc_, scan_limit_;
     const gd_time_ps flush_ps_;
     uint32_t cgas_left_;                                  // GPC-CGAs it may still take
     gd_cga_ids ids_;                                      // gpc_local_cga_id free list
-    std::priority_queue<std::pair<gd_time_ps, uint32_t>, std::vector<std::pair<gd_time_ps, uint32_t>>,
-                        std::greater<std::pair<gd_time_ps, uint32_t>>> releases_;  // (flush done, id)
-    bool waiting_ = false;
-    gd_time_ps wait_t_ = 0;
-    uint64_t wait_free_ = 0;
     uint64_t cgas_ = 0, failed_queries_ = 0, stranded_slot_ns_ = 0, stranded_rem_ps_ = 0;
     // CTA ids: per SM, the kernel it last rasterized for, its position and launch count
     struct sm_raster {
@@ -180,8 +189,7 @@ private:
     };
     const uint32_t gpc_, first_sm_;
     gd_cta_log *log_;
-    launch_watcher *watch_;
-    const bool check_, rasterize_;
+    const bool check_;
     std::vector<sm_raster> raster_;
 };
 
