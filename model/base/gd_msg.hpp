@@ -45,6 +45,8 @@ struct msg : tlm::tlm_extension<msg> {
 // an operation the target refuses.
 struct direct_if {
     virtual bool transport(op_code code, void *body, sc_core::sc_time &delay) = 0;
+    // A hint: transport will soon be called (the target may start loading its state).
+    virtual void prefetch() const {}
   protected:
     ~direct_if() = default;
 };

@@ -94,6 +94,15 @@ private:
     }
     // every operation, from b_transport or the direct transport it grants (op::direct)
     bool transport(op_code code, void *body, sc_core::sc_time &delay) override;
+    void prefetch() const override
+    {
+        const char *h = reinterpret_cast<const char *>(&calendar_);
+        __builtin_prefetch(h);
+        __builtin_prefetch(h + 64);
+        __builtin_prefetch(h + 128);
+        __builtin_prefetch(h + 192);
+        __builtin_prefetch(&trk_.max_free);
+    }
     void step(gpc_step_body *b, sc_core::sc_time &delay);
     uint64_t retire(gd_time_ps t);                       // CTA-complete messages and CGA releases due by t
     [[gnu::noinline]] void launch_mask(gpc_launch_body *b, sc_core::sc_time &delay);  // out of line: the transport switch stays small

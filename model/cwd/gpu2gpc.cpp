@@ -477,6 +477,7 @@ void gpu2gpc::select_head(gd_time_ps now, gd_time_ps t)
         return;
     for (uint32_t g = 0; g < ngpc_; g++) {
         if (view_.retire[g] <= t) {
+            gpc_prefetch(g + 1);
             step(now, t, g, nullptr, false, 0, 0);
             set_gpc_state(g, body_);
         }
@@ -852,6 +853,7 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
     // flushed by then): the query model then holds the GPCs' state at t.
     for (uint32_t g = 0; g < ngpc_; g++) {
         if (view_.retire[g] <= t) {
+            gpc_prefetch(g + 1);
             step(now, t, g, nullptr, false, 0, 0);
             set_gpc_state(g, body_);
         }
@@ -932,6 +934,7 @@ void gpu2gpc::cga_step(gd_time_ps now, gd_time_ps t)
         for (uint32_t w = 0; w < words; w++)
             for (uint64_t m = receive[w]; m; m &= m - 1) {
                 uint32_t g = w * 64 + (uint32_t)__builtin_ctzll(m);
+                gpc_prefetch(g + 1);
                 if (select_)
                     launch_mask(now, at, g, all_take_.data() + start[g], false);
                 else

@@ -175,6 +175,11 @@ private:
         gpc_ch_.call(*gpc_out[g], gpc_direct_[g], code, body, delay);
     }
     void ask_gpc_direct();
+    void gpc_prefetch(uint32_t g) const
+    {
+        if (g < ngpc_ && gpc_direct_asked_ && gpc_direct_[g])
+            gpc_direct_[g]->prefetch();
+    }
     channel gpc_ch_;
     link done_ch_;
 
