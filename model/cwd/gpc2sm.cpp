@@ -620,22 +620,19 @@ void gpc2sm::refill(gpc_refill_body *b)
             head = first;
         else
             ctas_[tail].next = first;
-        for (tail = first;; tail = ctas_[tail].next) {
-            n += ctas_in(ctas_[tail]);
-            if (ctas_[tail].next == none)
-                break;
-        }
+        n += ctas_[first].chain_ctas;  // (a refill chain's first record counts them)
+        for (tail = first; ctas_[tail].next != none;)
+            tail = ctas_[tail].next;
     }
     retired_ += n;
     if (waiting_)
         wait_free_ = free_total();
     // the held records are placed again as they are (the lake gives their SMs their free
     // slots; a launch_mask takes them back, or places evenly again: the same resources)
-    uint64_t launched = n;
+    const uint64_t launched = n + held_ctas_;
     for (const uint32_t idx : held_) {
         cta &c = ctas_[idx];
         gd_gpc_place_levels(&trk_, c.sms, c.count);
-        launched += ctas_in(c);
         c.next = none;
         if (head == none)
             head = idx;
