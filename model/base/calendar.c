@@ -19,14 +19,20 @@ static void find_min(gd_calendar *c)
     c->min = m;
 }
 
-void gd_cal_init(gd_calendar *c) { memset(c, 0, sizeof *c); }
+void gd_cal_init(gd_calendar *c)
+{
+    memset(c, 0, sizeof *c);
+    c->fifos = &c->first;
+    c->cap = 1;
+}
 
 void gd_cal_free(gd_calendar *c)
 {
     for (uint32_t i = 0; i < c->cap; i++)
         free(c->fifos[i].items);
-    free(c->fifos);
-    memset(c, 0, sizeof *c);
+    if (c->fifos != &c->first)
+        free(c->fifos);
+    gd_cal_init(c);
 }
 
 int gd_cal_push_any(gd_calendar *c, const void *stream, uint64_t time, uint64_t key)
@@ -45,10 +51,15 @@ int gd_cal_push_any(gd_calendar *c, const void *stream, uint64_t time, uint64_t 
     }
     if (!f) {
         if (c->n == c->cap) {
-            uint32_t ncap = c->cap ? c->cap * 2 : 8;
-            gd_cal_fifo *nf = realloc(c->fifos, ncap * sizeof *nf);
+            const int own = c->fifos == &c->first;  /* the calendar's own FIFO moves to the array */
+            uint32_t ncap = own || !c->cap ? 8 : c->cap * 2;
+            gd_cal_fifo *nf = own ? malloc(ncap * sizeof *nf) : realloc(c->fifos, ncap * sizeof *nf);
             if (!nf)
                 return -1;
+            if (own) {
+                nf[0] = c->first;
+                memset(&c->first, 0, sizeof c->first);
+            }
             memset(nf + c->cap, 0, (ncap - c->cap) * sizeof *nf);
             c->fifos = nf;
             c->cap = ncap;

@@ -24,11 +24,15 @@ typedef struct gd_cal_fifo {
     uint32_t head, count, cap;
 } gd_cal_fifo;
 
+/* The FIFOs start in the calendar itself (one; most calendars never hold more), so
+ * its first entry is two dependent loads away, not three: a calendar is not to be
+ * copied or moved once initialized. */
 typedef struct gd_calendar {
-    gd_cal_fifo *fifos;
+    gd_cal_fifo *fifos;  /* &first, or an array of cap FIFOs */
     uint32_t n, cap;
     uint32_t min;      /* index of the FIFO with the smallest head (valid when n > 0) */
     uint64_t size;     /* entries held */
+    gd_cal_fifo first;
 } gd_calendar;
 
 void gd_cal_init(gd_calendar *c);
