@@ -341,7 +341,7 @@ void gpu2gpc::admit(gd_time_ps now, gd_time_ps t)
 bool gpu2gpc::fits(gd_time_ps now, gd_time_ps t, gd_kernel_run *k)
 {
     if (k == head_)
-        return best_gpc_ != UINT32_MAX;
+        return best_gpc() != UINT32_MAX;
     gpc_fits_body fb{cost_of(k), 0};
     sc_core::sc_time d = ps_time(t - now);
     for (uint32_t g = 0; g < ngpc_; g++) {
@@ -367,6 +367,7 @@ void gpu2gpc::reselect(gd_time_ps now, gd_time_ps t)
         have_selected_ = true;
     }
     best_gpc_ = gd_gpc_view_best(&view_, UINT32_MAX);
+    best_stale_ = false;
 }
 
 // sm.alloc=contiguous, after every event: does the head kernel's next CTA wait for room
@@ -390,7 +391,7 @@ void gpu2gpc::fragment_close(gd_time_ps now, gd_time_ps t)
 
 void gpu2gpc::fragment_update(gd_time_ps now, gd_time_ps t)
 {
-    const bool wait = head_ && (cga_ ? stalled_ : best_gpc_ == UINT32_MAX);
+    const bool wait = head_ && (cga_ ? stalled_ : best_gpc() == UINT32_MAX);
     if (frag_head_ && (!wait || frag_head_ != head_))
         fragment_close(now, t);
     if (wait && view_.retire[gd_gpc_view_first(&view_)] == GD_TIME_NEVER) {
@@ -432,7 +433,7 @@ gd_time_ps gpu2gpc::launch_ready() const
 
 gd_time_ps gpu2gpc::launch_time() const
 {
-    if (!head_ || best_gpc_ == UINT32_MAX)
+    if (!head_ || best_gpc() == UINT32_MAX)
         return GD_TIME_NEVER;  // nothing to launch, or no free slot anywhere: wait for a retirement
     return launch_ready();
 }
@@ -448,9 +449,10 @@ void gpu2gpc::set_gpc_state(uint32_t g, uint32_t max_free, gd_time_ps next_retir
 {
     uint32_t old_free = view_.max_free[g];
     gd_gpc_view_set_free(&view_, g, max_free);
-    if (best_gpc_ == g) {
-        if (max_free < old_free)
-            best_gpc_ = gd_gpc_view_best(&view_, UINT32_MAX);
+    if (best_stale_) {
+        // found again when asked for
+    } else if (best_gpc_ == g) {
+        best_stale_ = max_free < old_free;
     } else if (max_free && (best_gpc_ == UINT32_MAX || max_free > view_.max_free[best_gpc_] ||
                             (max_free == view_.max_free[best_gpc_] && g < best_gpc_))) {
         best_gpc_ = g;
@@ -571,7 +573,7 @@ void gpu2gpc::advance(gd_time_ps now, gd_time_ps limit, bool inclusive)
         } else if (tc == t) {
             out_t = kernel_completes(t);
         } else {
-            uint32_t bg = best_gpc_;
+            uint32_t bg = best_gpc();
             step(now, t, bg, head_, false, 0, 0);
             set_gpc_state(bg, body_);
             if (!body_.launched)

@@ -155,7 +155,18 @@ private:
     std::deque<gd_kernel_run *> launch_q_;   // kernels with CTAs left to launch; front = head
     gd_kernel_run *head_ = nullptr;          // launch_q_.front(), or null
     mutable gd_gpc_view view_;  // per GPC: free slots for the head kernel, next retirement (settled when read)
-    uint32_t best_gpc_ = UINT32_MAX;         // GPC with the most free slots, kept up to date
+    // The GPC with the most free slots (gd_gpc_view_best), kept up to date, or found again
+    // when next asked for once it lost slots (a lake's masks take them from GPC after GPC)
+    mutable uint32_t best_gpc_ = UINT32_MAX;
+    mutable bool best_stale_ = false;
+    uint32_t best_gpc() const
+    {
+        if (best_stale_) {
+            best_gpc_ = gd_gpc_view_best(&view_, UINT32_MAX);
+            best_stale_ = false;
+        }
+        return best_gpc_;
+    }
     gd_time_ps t_cur_ = 0;                   // time of the last event processed
     gd_time_ps next_launch_ = 0;             // the launch rate allows the next CTA from here
     std::priority_queue<completion, std::vector<completion>, std::greater<completion>> completions_;
