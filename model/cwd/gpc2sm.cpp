@@ -262,8 +262,7 @@ uint64_t gpc2sm::retire(gd_time_ps t)
             cta &c = ctas_[idx];
             const uint32_t next = c.next;
             if (c.own_alloc) {
-                if (c.pend_n)
-                    count_pending(c);
+                count_pending(c);
                 release_held();  // the SM's free slots are recounted from its resources
                 gd_gpc_release(&trk_, (uint32_t)__builtin_ctzll(c.sms), c.cost, &alloc_[idx]);
                 n++;
@@ -274,8 +273,7 @@ uint64_t gpc2sm::retire(gd_time_ps t)
                 held_.push_back(idx);
                 held_ctas_ += ctas_in(c);
             } else {
-                if (c.pend_n)
-                    count_pending(c);
+                count_pending(c);
                 if (!gd_gpc_release_counted(&trk_, c.cost))
                     release_held();  // the SMs' free slots are recounted from their resources
                 gd_gpc_release_mask(&trk_, c.sms, c.cost, c.count, c.sub_warps);
@@ -325,8 +323,7 @@ void gpc2sm::release_held(uint64_t sms)
     for (size_t i = 0; i < held_.size(); i++) {
         cta &c = ctas_[held_[i]];
         if (c.sms & sms) {
-            if (c.pend_n)
-                count_pending(c);
+            count_pending(c);
             held_ctas_ -= ctas_in(c);
             gd_gpc_release_held(&trk_, c.sms, c.cost, c.count, c.sub_warps);
             free_.push_back(held_[i]);
@@ -441,7 +438,7 @@ void gpc2sm::launch_mask(gpc_launch_body *b, sc_core::sc_time &delay)
                 held_.pop_back();
                 gd_gpc_place_levels(&trk_, same, k);
                 cta &c = ctas_[idx];
-                if (!counters_only && c.pend_n)
+                if (!counters_only)
                     count_pending(c);  // its SMs may leave it (an SM model's own end)
                 c.cost = b->cost;
                 c.next = none;
@@ -729,8 +726,7 @@ void gpc2sm::step(gpc_step_body *b, sc_core::sc_time &delay)
     b->retired = retire(t);
     if (t == GD_TIME_NEVER)  // the end-of-run flush: the held records' CTAs are counted on their SMs
         for (const uint32_t idx : held_)
-            if (ctas_[idx].pend_n)
-                count_pending(ctas_[idx]);
+            count_pending(ctas_[idx]);
     // 2. Launch one CTA of the selected kernel on the SM with the most free slots.
     b->launched = false;
     uint32_t mf = trk_.max_free;

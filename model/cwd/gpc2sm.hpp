@@ -73,8 +73,10 @@ private:
     };
     static_assert(sizeof(cta) == 64, "a CTA record is one cache line");
     static uint64_t ctas_in(const cta &c) { return (uint64_t)c.count * gd_popcount64(c.sms); }
-    void count_pending(cta &c)
+    void count_pending(cta &c)  // (nothing when none is pending)
     {
+        if (!c.pend_n)
+            return;
         for (uint64_t m = c.sms; m; m &= m - 1)
             direct_[__builtin_ctzll(m)].counters->add_sum((uint64_t)c.count * c.pend_n, c.count * c.pend_wd);
         c.pend_n = 0;
