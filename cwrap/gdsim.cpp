@@ -350,6 +350,7 @@ int replay(gd_sim *s, const char *path)
     gd_trace_set_run_limits(reader, s->cfg.sim_max_sim_time_s, s->cfg.sim_max_ctas, s->cfg.sim_max_kernel_descriptors,
                             s->cfg.sim_max_signals);
     gd_trace_set_simd_width(reader, s->cfg.meta_simd_width);  // pipeline topologies are validated with it
+    gd_trace_set_read_ahead(reader, std::strcmp(s->cfg.sim_read_ahead, "on") == 0);
     if ((rc = gd_report_init(&s->report, &s->cfg, &s->pool, &s->err)) != GD_OK) {
         gd_trace_close_reader(reader);
         return rc;

@@ -15,6 +15,10 @@
  *   - SystemC keeps one global simulation context per process, so replays from
  *     different handles (or threads) are serialised by a process-wide lock: they
  *     are safe, but they do not run in parallel. Use processes for parallel sweeps;
+ *   - a replay runs the simulation on the calling thread; while it reads a gzip
+ *     trace file, one more thread of its own (all signals blocked) decompresses the
+ *     file ahead of it, ended before gd_sim_replay_file returns (sim.read_ahead=off:
+ *     none);
  *   - a handle can replay several traces one after another (gd_sim_replay_file
  *     resets the previous results); configuration set with gd_sim_set persists;
  *   - a replay runs in a SystemC simulation context of its own: in a program with

@@ -3,6 +3,7 @@
  * and its byte offset (never a crash, never a silent skip). */
 #include <check.h>
 #include <stdlib.h>
+#include <inttypes.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -63,12 +64,15 @@ static gd_trace_writer *start(const char *path)
 }
 
 /* Read path to the end; return the status and leave the message in err. */
+static int g_read_ahead;  /* the loop tests of gzip input run with read ahead off (0) and on (1) */
+
 static int read_all(const char *path, gd_err *err, uint64_t *dispatches)
 {
     gd_trace_reader *r;
     int rc = gd_trace_open(&r, path, err);
     if (rc)
         return rc;
+    gd_trace_set_read_ahead(r, g_read_ahead);
     gd_trace_record rec;
     while ((rc = gd_trace_next(r, &rec, err)) == 1)
         ;
@@ -1222,6 +1226,7 @@ static char *big_trace(void)
 
 START_TEST(big_trace_reads)
 {
+    g_read_ahead = _i;
     char *path = big_trace();
     gd_err err;
     uint64_t n = 0;
@@ -1234,6 +1239,7 @@ END_TEST
 
 START_TEST(truncated_gzip)
 {
+    g_read_ahead = _i;
     char *path = big_trace();
     size_t len = 0;
     char *bytes = tb_slurp(path, &len);
@@ -1265,6 +1271,7 @@ static void append_bytes(const char *path, const void *p, size_t n)
 
 START_TEST(gzip_members_and_trailing_bytes)
 {
+    g_read_ahead = _i;
     char *path = big_trace();
     gzFile in = gzopen(path, "rb");
     size_t cap = 4u << 20, len = 0;
@@ -1320,6 +1327,7 @@ END_TEST
 
 START_TEST(bit_flip)
 {
+    g_read_ahead = _i;
     char *path = big_trace();
     size_t len = 0;
     char *bytes = tb_slurp(path, &len);
@@ -1340,6 +1348,98 @@ START_TEST(bit_flip)
     }
     ck_assert_int_ge(errors, 5);
     free(bytes);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+/* What a reader gives for a file: its records (a digest of their fields), the progress
+ * estimate after each, and how it ends (the code and the message). */
+typedef struct {
+    int rc;
+    uint64_t records, digest;
+    char msg[sizeof(((gd_err *)0)->msg)];
+} read_result;
+
+static void mix(uint64_t *h, uint64_t v)
+{
+    *h = (*h ^ v) * 1099511628211ull;
+}
+
+static read_result read_digest(const char *path, int ahead, uint64_t stop_after)
+{
+    read_result res;
+    memset(&res, 0, sizeof res);
+    res.digest = 14695981039346656037ull;
+    gd_err err;
+    gd_err_clear(&err);
+    gd_trace_reader *r;
+    if ((res.rc = gd_trace_open(&r, path, &err)) != 0) {
+        snprintf(res.msg, sizeof res.msg, "%s", err.msg);
+        return res;
+    }
+    gd_trace_set_read_ahead(r, ahead);
+    gd_trace_record rec;
+    while ((!stop_after || res.records < stop_after) && (res.rc = gd_trace_next(r, &rec, &err)) == 1) {
+        res.records++;
+        mix(&res.digest, rec.type);
+        mix(&res.digest, rec.index);
+        mix(&res.digest, rec.offset);
+        if (rec.type == GD_REC_DISPATCH) {
+            mix(&res.digest, rec.dispatch.queue);
+            mix(&res.digest, rec.dispatch.submit_ns);
+            mix(&res.digest, rec.dispatch.ctas);
+            mix(&res.digest, rec.dispatch.pkt.kernarg_address);
+        }
+        mix(&res.digest, (uint64_t)(gd_trace_input_fraction(r) * 1e12));
+    }
+    snprintf(res.msg, sizeof res.msg, "%s", res.rc < 0 ? err.msg : "");
+    gd_trace_close_reader(r);
+    return res;
+}
+
+/* Read ahead (a second thread inflating the next block) changes nothing: the same
+ * records, progress, errors and messages as inflating in turn, for a whole trace, one
+ * cut short, one with bytes after its last member and ones with a bit flipped in the
+ * compressed stream; a reader closed early (its thread waiting with a block ready) ends
+ * cleanly. The trace is over 256 KiB inflated, so blocks are handed over many times. */
+START_TEST(read_ahead_same)
+{
+    char *path = big_trace();
+    size_t len = 0;
+    char *bytes = tb_slurp(path, &len);
+    char *damaged = tb_tmp_path(".gdt.gz");
+    int errors = 0;
+    for (size_t v = 0; v < 10; v++) {
+        FILE *f = fopen(damaged, "wb");
+        ck_assert_ptr_nonnull(f);
+        size_t at = 40 + (v - 3) * (len / 7);
+        if (v == 0)
+            fwrite(bytes, 1, len, f);
+        else if (v == 1)
+            fwrite(bytes, 1, len / 2, f);
+        else if (v == 2)
+            fwrite(bytes, 1, len, f), fwrite("appended", 1, 8, f);
+        else
+            bytes[at] ^= 0x10, fwrite(bytes, 1, len, f), bytes[at] ^= 0x10;
+        fclose(f);
+        read_result off = read_digest(damaged, 0, 0), on = read_digest(damaged, 1, 0);
+        ck_assert_msg(off.rc == on.rc && off.records == on.records && off.digest == on.digest &&
+                      strcmp(off.msg, on.msg) == 0, "variant %zu: %d %" PRIu64 " '%s' / %d %" PRIu64 " '%s'", v,
+                      off.rc, off.records, off.msg, on.rc, on.records, on.msg);
+        ck_assert_int_eq(off.rc, v == 0 ? 0 : GD_EFORMAT);
+        errors += off.rc != 0;
+        if (v == 0)
+            ck_assert_uint_eq(off.records, 20001);  /* the descriptor and 20000 dispatches */
+    }
+    ck_assert_int_eq(errors, 9);
+    read_result early = read_digest(path, 1, 10);
+    ck_assert_int_eq(early.rc, 1);
+    ck_assert_uint_eq(early.records, 10);
+    ck_assert_uint_eq(early.digest, read_digest(path, 0, 10).digest);
+    free(bytes);
+    remove(damaged);
+    free(damaged);
     remove(path);
     free(path);
 }
@@ -1523,10 +1623,11 @@ tcase_add_test(tc, signal_numbers);
     tcase_add_test(tc, cluster_round_trip);
     tcase_add_test(tc, cluster_never_fits);
     tcase_add_test(tc, condensed_round_trip);
-    tcase_add_test(tc, big_trace_reads);
-    tcase_add_test(tc, truncated_gzip);
-    tcase_add_test(tc, gzip_members_and_trailing_bytes);
-    tcase_add_test(tc, bit_flip);
+    tcase_add_loop_test(tc, big_trace_reads, 0, 2);
+    tcase_add_loop_test(tc, truncated_gzip, 0, 2);
+    tcase_add_loop_test(tc, gzip_members_and_trailing_bytes, 0, 2);
+    tcase_add_loop_test(tc, bit_flip, 0, 2);
+    tcase_add_test(tc, read_ahead_same);
     tcase_add_test(tc, mutations);
     tcase_add_test(tc, missing_file);
     tcase_add_test(tc, model_limits);

@@ -475,6 +475,14 @@ static const key_def KEYS[] = {
      "every step goes through the lake and every wait is told when it begins. Results are identical (tb/test_replay.c compares the "
      "two on random traces); off is slower and serves to check that.",
      "gdsim"},
+    {"sim.read_ahead", T_ENUM, OFF(sim_read_ahead), 0, 0, 0, "on|off", "on",
+     "Simulation technique, not a model number. on: while a replay reads a gzip trace file, a "
+     "second thread decompresses the next 256 KiB of it (the simulation runs on the caller's "
+     "thread as always); off: the caller's thread decompresses in turn, as it does for a pipe "
+     "or an uncompressed file. Results and error messages are identical; on takes the "
+     "decompression (a tenth of the work of a trace of many small kernels) off the replay's "
+     "path where a second core is free.",
+     "gdsim"},
     {"sim.max_sim_time_s", T_UINT, OFF(sim_max_sim_time_s), 1, GD_TIME_LIMIT_S, 0, NULL, "86400",
      "The longest simulated time a replay may reach, in seconds from the first submit. A trace "
      "whose times go past it (a packet submitted later, a CTA duration or wait-until time longer) "

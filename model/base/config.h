@@ -122,6 +122,7 @@ typedef struct gd_config {
     uint32_t sm_finder_k[32];              /* derived */
     uint32_t sm_finder_width;
     char sim_shortcuts[16];                /* "on" | "off" */
+    char sim_read_ahead[16];               /* "on" | "off" */
     uint32_t sim_max_sim_time_s;           /* the longest simulated time a replay may reach, s */
     uint32_t sim_max_ctas;                 /* the most CTAs a replay may run (0: no limit) */
     uint32_t sim_max_kernel_descriptors;   /* the most distinct kernel descriptors of a trace (0: no limit) */

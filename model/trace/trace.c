@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -204,8 +206,23 @@ typedef struct {
     uint8_t *out;      /* gzip: inflated bytes, out[opos..olen) not yet read */
     uint32_t opos, olen;
     int status;        /* gzip: how the inflating behind out[] ended (IN_OK: not yet) */
+    int zstatus;       /* gzip: how the inflating ended so far (the inflater's own; status once out[] holds its last block) */
     int read_errno;    /* the errno of a failed read() (IN_IO), reported once out[] is read */
     uint64_t raw;      /* bytes read from the file */
+    uint64_t used;     /* gzip: compressed bytes behind out[]'s block (the progress estimate) */
+    /* Read ahead (gd_trace_set_read_ahead): a second thread owns the z_stream, the file
+     * and zstatus, and inflates the next block into spare[] while out[] is read; the two
+     * swap under mu. The blocks, their ends and the errors are those of inflating in turn. */
+    int ahead;
+    int stop;          /* the reader closes: the thread ends */
+    int spare_ready;   /* spare[] holds the next block (spare_len bytes, then spare_status) */
+    int spare_status;
+    uint32_t spare_len;
+    uint64_t spare_used;
+    uint8_t *spare;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
 } trace_input;
 
 enum { IN_END = -1, IN_OK, IN_IO, IN_TRUNCATED, IN_CORRUPT, IN_TRAILING, IN_NOMEM };
@@ -292,30 +309,30 @@ static int in_fill(trace_input *in, uint32_t want)
     return IN_OK;
 }
 
-/* Inflate into out[] (gzip mode): at least one byte, or the end of the input, or an
- * error (kept in in->status, returned once out[] is read). */
-static void in_inflate(trace_input *in)
+/* Inflate the next block into dst (gzip mode): at least one byte, or the end of the
+ * input, or an error (kept in in->zstatus and handed on with the block, returned once
+ * the block is read). Returns the block's length. */
+static uint32_t in_inflate(trace_input *in, uint8_t *dst)
 {
-    in->opos = in->olen = 0;
-    in->zs.next_out = in->out;
+    in->zs.next_out = dst;
     in->zs.avail_out = IN_BUF_SIZE;
-    while (in->zs.avail_out == IN_BUF_SIZE && in->status == IN_OK) {
+    while (in->zs.avail_out == IN_BUF_SIZE && in->zstatus == IN_OK) {
         int rc = in_fill(in, in->member_end ? 2 : 1);
         if (rc) {
-            in->status = rc;
+            in->zstatus = rc;
             break;
         }
         if (in->member_end) {  /* another member, the end of the file, or trailing bytes */
             if (!in->zs.avail_in) {
-                in->status = IN_END;
+                in->zstatus = IN_END;
                 break;
             }
             if (in->zs.avail_in < 2 || in->zs.next_in[0] != 0x1f || in->zs.next_in[1] != 0x8b) {
-                in->status = IN_TRAILING;
+                in->zstatus = IN_TRAILING;
                 break;
             }
             if (inflateReset(&in->zs) != Z_OK) {
-                in->status = IN_CORRUPT;
+                in->zstatus = IN_CORRUPT;
                 break;
             }
             in->member_end = 0;
@@ -324,14 +341,111 @@ static void in_inflate(trace_input *in)
         if (z == Z_STREAM_END)
             in->member_end = 1;
         else if (z == Z_MEM_ERROR)
-            in->status = IN_NOMEM;
+            in->zstatus = IN_NOMEM;
         else if (z == Z_BUF_ERROR || (z == Z_OK && !in->zs.avail_in)) {
             if (!in->zs.avail_in && in->eof)
-                in->status = IN_TRUNCATED;
+                in->zstatus = IN_TRUNCATED;
         } else if (z != Z_OK)
-            in->status = IN_CORRUPT;
+            in->zstatus = IN_CORRUPT;
     }
-    in->olen = IN_BUF_SIZE - in->zs.avail_out;
+    return IN_BUF_SIZE - in->zs.avail_out;
+}
+
+/* The read-ahead thread: inflates a block into spare[] whenever the reader has taken
+ * the last, until the input ends (or fails) or the reader closes. */
+static void *in_ahead_main(void *arg)
+{
+    trace_input *in = arg;
+    for (;;) {
+        pthread_mutex_lock(&in->mu);
+        while (in->spare_ready && !in->stop)
+            pthread_cond_wait(&in->cv, &in->mu);
+        int stop = in->stop;
+        pthread_mutex_unlock(&in->mu);
+        if (stop)
+            break;
+        uint32_t len = in_inflate(in, in->spare);
+        pthread_mutex_lock(&in->mu);
+        in->spare_len = len;
+        in->spare_status = in->zstatus;
+        in->spare_used = in->raw - in->zs.avail_in;
+        in->spare_ready = 1;
+        pthread_cond_broadcast(&in->cv);
+        pthread_mutex_unlock(&in->mu);
+        if (in->zstatus != IN_OK)
+            break;
+    }
+    return NULL;
+}
+
+/* out[] is read: the next block becomes out[]. */
+static void in_next_block(trace_input *in)
+{
+    in->opos = 0;
+    if (!in->ahead) {
+        in->olen = in_inflate(in, in->out);
+        in->status = in->zstatus;
+        in->used = in->raw - in->zs.avail_in;
+        return;
+    }
+    pthread_mutex_lock(&in->mu);
+    while (!in->spare_ready)
+        pthread_cond_wait(&in->cv, &in->mu);
+    uint8_t *t = in->out;
+    in->out = in->spare;
+    in->spare = t;
+    in->olen = in->spare_len;
+    in->status = in->spare_status;
+    in->used = in->spare_used;
+    in->spare_ready = 0;
+    pthread_cond_broadcast(&in->cv);
+    pthread_mutex_unlock(&in->mu);
+}
+
+/* Start reading ahead (gzip input of a regular file whose inflating has not ended). */
+static void in_start_ahead(trace_input *in)
+{
+    if (in->ahead || !in->gzip || in->zstatus != IN_OK || !(in->spare = malloc(IN_BUF_SIZE)))
+        return;
+    if (pthread_mutex_init(&in->mu, NULL) != 0) {
+        free(in->spare);
+        in->spare = NULL;
+        return;
+    }
+    if (pthread_cond_init(&in->cv, NULL) != 0) {
+        pthread_mutex_destroy(&in->mu);
+        free(in->spare);
+        in->spare = NULL;
+        return;
+    }
+    /* The thread takes no signals: a handler (the CLI's Ctrl-C) runs on the caller's. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&in->thread, NULL, in_ahead_main, in);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {  /* no thread: inflate in turn */
+        pthread_cond_destroy(&in->cv);
+        pthread_mutex_destroy(&in->mu);
+        free(in->spare);
+        in->spare = NULL;
+        return;
+    }
+    in->ahead = 1;
+}
+
+static void in_stop_ahead(trace_input *in)
+{
+    if (!in->ahead)
+        return;
+    pthread_mutex_lock(&in->mu);
+    in->stop = 1;
+    pthread_cond_broadcast(&in->cv);
+    pthread_mutex_unlock(&in->mu);
+    pthread_join(in->thread, NULL);
+    pthread_cond_destroy(&in->cv);
+    pthread_mutex_destroy(&in->mu);
+    in->ahead = 0;
 }
 
 /* Up to n bytes into dst (*got fewer only where the input ends). */
@@ -345,7 +459,7 @@ static int in_read(trace_input *in, uint8_t *dst, uint32_t n, uint32_t *got)
             if (in->opos == in->olen) {
                 if (in->status)
                     return in->status == IN_END ? IN_OK : in->status;
-                in_inflate(in);
+                in_next_block(in);
                 continue;
             }
             src = in->out + in->opos;
@@ -704,12 +818,14 @@ void gd_trace_close_reader(gd_trace_reader *r)
 {
     if (!r)
         return;
+    in_stop_ahead(&r->in);
     if (r->in.zinit)
         inflateEnd(&r->in.zs);
     if (r->in.fd >= 0)
         close(r->in.fd);
     free(r->in.buf);
     free(r->in.out);
+    free(r->in.spare);
     for (size_t i = 0; i < r->ndescs; i++) {
         free(r->descs[i]->name);
         free(r->descs[i]);
@@ -737,8 +853,13 @@ double gd_trace_input_fraction(const gd_trace_reader *r)
 {
     if (!r->file_size)
         return -1.0;
-    double f = (double)(r->in.raw - r->in.zs.avail_in) / (double)r->file_size;
+    double f = (double)(r->in.gzip ? r->in.used : r->in.raw - r->in.zs.avail_in) / (double)r->file_size;
     return f > 1.0 ? 1.0 : f;
+}
+void gd_trace_set_read_ahead(gd_trace_reader *r, int on)
+{
+    if (on && r->file_size)
+        in_start_ahead(&r->in);
 }
 uint64_t gd_trace_dispatches_read(const gd_trace_reader *r) { return r->dispatches; }
 uint64_t gd_trace_packets_read(const gd_trace_reader *r) { return r->packets; }

@@ -319,6 +319,12 @@ void gd_trace_set_simd_width(gd_trace_reader *r, uint32_t simd_width);
  * it. Without this call: times up to GD_TIME_LIMIT_PS, no CTA limit. */
 void gd_trace_set_run_limits(gd_trace_reader *r, uint32_t max_sim_time_s, uint64_t max_ctas, uint32_t max_descs,
                              uint32_t max_signals);
+/* Read ahead (sim.read_ahead): when on and the trace is a gzip regular file, a second
+ * thread inflates the next 256 KiB while the caller reads the last; records, errors and
+ * their order are the same as without it. The thread blocks every signal and ends at
+ * the end of the input, at its first error, or in gd_trace_close_reader. Where no thread
+ * can be started the reader inflates in turn, as when off. */
+void gd_trace_set_read_ahead(gd_trace_reader *r, int on);
 /* CTAs of the dispatches read so far. */
 uint64_t gd_trace_ctas_read(const gd_trace_reader *r);
 /* The reference state table's entries (rsb.entries; default and most: 8). */

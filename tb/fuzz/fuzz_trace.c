@@ -4,7 +4,8 @@
  * one with it is inflated member by member, nothing may follow the last), must
  * read to the end or fail with GD_EFORMAT naming the file, without a memory error or
  * undefined behaviour; each AQL packet read (dispatch, barrier, condensed) re-encodes to
- * the bytes it was read from. The replay's limits are set as a replay sets them. `make fuzz` builds it with clang
+ * the bytes it was read from. The replay's limits are set as a replay sets them; an
+ * input of odd length is read with read ahead (sim.read_ahead) on. `make fuzz` builds it with clang
  * (-fsanitize=fuzzer,address,undefined) on a corpus of the bundled traces,
  * decompressed; tb/test_trace.c replays deterministic mutations of a trace with every
  * record type in every `make check`. */
@@ -43,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc == GD_OK) {
         gd_trace_set_rsb(r, 8);
         gd_trace_set_run_limits(r, 86400, UINT32_MAX, 1u << 20, 1u << 24);  /* the defaults of the sim.max_* keys */
+        gd_trace_set_read_ahead(r, size & 1);  /* gzip input: inflated ahead on a second thread half the time */
         gd_trace_record rec;
         for (uint32_t n = 0; n < 200000 && (rc = gd_trace_next(r, &rec, &err)) == 1; n++) {
             uint8_t pkt[GD_AQL_PACKET_SIZE];
