@@ -484,6 +484,7 @@ static int cmd_replay(int argc, char **argv)
                 (occ && gd_sim_set_occupancy_csv(sim, occ, interval_ns) != GD_OK) ||
                 (timeline && gd_sim_set_timeline(sim, timeline, interval_ns) != GD_OK) ||
                 (vcd && gd_sim_set_vcd(sim, vcd, (unsigned)vcd_queues) != GD_OK) ||
+                gd_sim_set_kernel_table(sim, csv != NULL) != GD_OK ||  /* kept only to be written */
                 gd_sim_set_absolute_times(sim, absolute) != GD_OK || gd_sim_set_timeout(sim, timeout) != GD_OK)) {
         fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
         rc = 1;

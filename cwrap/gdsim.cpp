@@ -59,6 +59,7 @@ struct gd_sim {
     std::string cta_log_path;  // empty: none
     std::string meta_log_path; // empty: none
     int absolute_times = 0;    // gd_sim_set_absolute_times
+    bool kernel_table = true;  // gd_sim_set_kernel_table
     std::string occ_path;      // gd_sim_set_occupancy_csv; empty: none
     uint64_t occ_interval_ns = 0;
     std::string vcd_path;      // gd_sim_set_vcd; empty: none
@@ -358,6 +359,7 @@ int replay(gd_sim *s, const char *path)
     s->report_live = true;
 
     s->report.absolute_times = s->absolute_times;
+    s->report.no_rows = !s->kernel_table;
     gd_cta_log cta_log = {nullptr, &s->report.time_base_ns, 0};
     if (!s->cta_log_path.empty()) {
         cta_log.f = s->cta_log_path == "-" ? stdout : std::fopen(parts.add(s->cta_log_path, ".part"), "w");
@@ -952,6 +954,16 @@ int gd_sim_set_timeout(gd_sim *sim, double seconds)
     return GD_OK;
 }
 
+int gd_sim_set_kernel_table(gd_sim *sim, int keep)
+{
+    if (!sim)
+        return GD_EINVAL;
+    GD_NOT_WHILE_RUNNING(sim, "gd_sim_set_kernel_table");
+    gd_err_clear(&sim->err);
+    sim->kernel_table = keep != 0;
+    return GD_OK;
+}
+
 int gd_sim_set_absolute_times(gd_sim *sim, int absolute)
 {
     if (!sim)
@@ -1104,6 +1116,8 @@ int gd_sim_write_kernels_csv(gd_sim *sim, const char *path)
     gd_err_clear(&sim->err);
     if (!sim->have_results)
         return fail(sim, GD_ESTATE, "%s", "no replay has completed on this handle yet");
+    if (sim->report.no_rows)
+        return fail(sim, GD_ESTATE, "%s", "the last replay kept no kernel table (gd_sim_set_kernel_table(sim, 0))");
     return gd_report_write_csv(&sim->report, path, &sim->err);
 }
 

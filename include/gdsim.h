@@ -220,6 +220,13 @@ int gd_sim_set_vcd(gd_sim *sim, const char *path, unsigned int queues);
  * if sim is NULL or interval_ns is 0 or past 2^60 / 4000. */
 int gd_sim_set_timeline(gd_sim *sim, const char *path, uint64_t interval_ns);
 
+/* Whether the next replays keep the per-kernel table that gd_sim_write_kernels_csv
+ * writes: keep != 0 (the default) keeps it (in a temporary file past 64 KiB); keep = 0
+ * saves the time and the file (every other result and output is the same), and
+ * gd_sim_write_kernels_csv after such a replay fails with GD_ESTATE. The gdsim CLI keeps
+ * it only for --kernels-csv. GD_EINVAL if sim is NULL. */
+int gd_sim_set_kernel_table(gd_sim *sim, int keep);
+
 /* Times in the outputs of the next replays (kernel CSV, CTA log): absolute = 0 (the
  * default) gives them in nanoseconds from the trace's first submit, the simulation's
  * time 0, so that they stay exact as doubles; absolute != 0 gives them in the trace's

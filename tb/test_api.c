@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gdsim.h"
 #include "tb_util.h"
@@ -207,6 +208,30 @@ START_TEST(many_simulations_in_one_process)
             ck_assert_str_eq(csv, csv0);
             free(csv);
         }
+        gd_sim_free(sim);
+    }
+    /* A replay that keeps no kernel table gives the same results and says so when asked
+     * for it; the next replay that keeps one writes the same table again. */
+    {
+        gd_sim *sim;
+        ck_assert_int_eq(gd_sim_new(&sim, NULL), GD_OK);
+        ck_assert_int_eq(gd_sim_set_kernel_table(sim, 0), GD_OK);
+        ck_assert_msg(gd_sim_replay_file(sim, sample()) == GD_OK, "%s", gd_sim_errmsg(sim));
+        gd_summary s;
+        summary_of(sim, &s);
+        ck_assert_mem_eq(&s, &first, sizeof s);
+        char *path = tb_tmp_path(".csv");
+        ck_assert_int_eq(gd_sim_write_kernels_csv(sim, path), GD_ESTATE);
+        ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "kept no kernel table"));
+        ck_assert_int_eq(access(path, F_OK), -1);
+        ck_assert_int_eq(gd_sim_set_kernel_table(sim, 1), GD_OK);
+        ck_assert_int_eq(gd_sim_replay_file(sim, sample()), GD_OK);
+        ck_assert_int_eq(gd_sim_write_kernels_csv(sim, path), GD_OK);
+        char *csv = tb_slurp(path, NULL);
+        ck_assert_str_eq(csv, csv0);
+        free(csv);
+        remove(path);
+        free(path);
         gd_sim_free(sim);
     }
     /* One handle, several replays; an error in between leaves it usable. */

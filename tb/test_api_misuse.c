@@ -31,6 +31,7 @@ START_TEST(null_handles_and_arguments)
     ck_assert_int_eq(gd_sim_set_timeline(NULL, "x", 10), GD_EINVAL);
     ck_assert_int_eq(gd_sim_set_vcd(NULL, "x", 1), GD_EINVAL);
     ck_assert_int_eq(gd_sim_set_absolute_times(NULL, 1), GD_EINVAL);
+    ck_assert_int_eq(gd_sim_set_kernel_table(NULL, 0), GD_EINVAL);
     ck_assert_int_eq(gd_sim_set_timeout(NULL, 1), GD_EINVAL);
     ck_assert_int_eq(gd_sim_interrupt(NULL), GD_EINVAL);
     ck_assert_int_eq(gd_sim_dump_trace(NULL, SAMPLE, "-"), GD_EINVAL);
@@ -98,6 +99,7 @@ static void during(void *ctx, const gd_progress *p)
     c[g_ncodes++] = gd_sim_set_timeline(sim, "x.json", 10);
     c[g_ncodes++] = gd_sim_set_vcd(sim, "x.vcd", 1);
     c[g_ncodes++] = gd_sim_set_absolute_times(sim, 1);
+    c[g_ncodes++] = gd_sim_set_kernel_table(sim, 0);
     c[g_ncodes++] = gd_sim_set_timeout(sim, 1);
     c[g_ncodes++] = gd_sim_replay_file(sim, SAMPLE);
     c[g_ncodes++] = gd_sim_dump_trace(sim, SAMPLE, "/dev/null");
@@ -116,7 +118,7 @@ START_TEST(calls_during_a_replay)
     ck_assert_int_eq(gd_sim_new(&g_sim, &o), GD_OK);
     g_ncodes = 0;
     ck_assert_int_eq(gd_sim_replay_file(g_sim, SAMPLE), GD_OK);
-    ck_assert_int_eq(g_ncodes, 17);
+    ck_assert_int_eq(g_ncodes, 18);
     for (int i = 0; i < g_ncodes; i++)
         ck_assert_msg(g_codes[i] == GD_ESTATE, "call %d from the progress callback gave %d", i, g_codes[i]);
     gd_summary got, want;

@@ -159,6 +159,14 @@ with gdsim.Sim() as sim:
     assert any(e.get("ph") == "X" for e in _json.load(open(tl))["traceEvents"])
     assert "$var wire" in open(vcd).read(4096)
     expect_error(gdsim.EINVAL, "interval 0 ns", sim.set_occupancy_csv, occ, 0)
+    # no kernel table kept: the same summary, kernels() refused
+    full = sim.replay(SAMPLE)
+    sim.set_kernel_table(False)
+    assert sim.replay(SAMPLE) == full
+    expect_error(gdsim.ESTATE, "kept no kernel table", sim.kernels)
+    sim.set_kernel_table(True)
+    sim.replay(SAMPLE)
+    assert len(sim.kernels()) == 40
 
 # stopping a replay: a timeout, and interrupt() from another thread; the handle stays usable
 import threading

@@ -98,22 +98,14 @@ int gd_report_init(gd_report *r, const gd_config *cfg, gd_run_pool *pool, gd_err
     r->cfg = *cfg;
     r->pool = pool;
     r->first_cta = GD_TIME_NEVER;
-    r->csv = tmpfile();
-    if (!r->csv)
-        return gd_err_set(err, GD_EIO, "cannot create a temporary file for the kernel table: %s", strerror(errno));
     r->rows = malloc(ROW_BUFFER);
-    if (!r->rows) {
-        fclose(r->csv);
-        r->csv = NULL;
+    if (!r->rows)
         return gd_err_set(err, GD_ENOMEM, "out of memory");
-    }
     for (int i = 0; i < GD_STAGES; i++)
         gd_hist_init(&r->stages[i]);
     r->pend_cap = 64;
     r->pending = calloc(r->pend_cap, sizeof *r->pending);
     if (!r->pending) {
-        fclose(r->csv);
-        r->csv = NULL;
         free(r->rows);
         r->rows = NULL;
         return gd_err_set(err, GD_ENOMEM, "out of memory");
@@ -121,12 +113,25 @@ int gd_report_init(gd_report *r, const gd_config *cfg, gd_run_pool *pool, gd_err
     return GD_OK;
 }
 
-/* The rows gathered so far go to the temporary file (one write for many rows). */
+/* The rows gathered so far go to the temporary file (one write for many rows), made
+ * the first time (a replay that keeps no table makes none). */
 static void flush_rows(gd_report *r)
 {
-    if (r->rows_len && fwrite(r->rows, 1, r->rows_len, r->csv) != r->rows_len)
+    if (!r->csv && !r->io_error && !(r->csv = tmpfile())) {
+        r->tmp_errno = errno;
+        r->io_error = 1;
+    }
+    if (r->csv && r->rows_len && fwrite(r->rows, 1, r->rows_len, r->csv) != r->rows_len)
         r->io_error = 1;
     r->rows_len = 0;
+}
+
+static int tmp_error(const gd_report *r, gd_err *err)
+{
+    if (r->tmp_errno)
+        return gd_err_set(err, GD_EIO, "cannot create a temporary file for the kernel table: %s",
+                          strerror(r->tmp_errno));
+    return gd_err_set(err, GD_EIO, "writing the kernel table to a temporary file failed");
 }
 
 void gd_report_destroy(gd_report *r)
@@ -223,6 +228,8 @@ static void write_row(gd_report *r, const gd_kernel_run *k)
     const gd_kernel_desc *d = k->desc;
     if (r->on_row)
         r->on_row(r->on_row_ctx, k);
+    if (r->no_rows)
+        return;
     row_rec w;
     memset(&w, 0, sizeof w);  /* padding too: the file's bytes are all defined */
     w.index = k->index;
@@ -259,7 +266,7 @@ static void write_row(gd_report *r, const gd_kernel_run *k)
     if (r->rows_len + sizeof w + nl > ROW_BUFFER)
         flush_rows(r);
     if (sizeof w + nl > ROW_BUFFER) {  /* a name longer than the buffer: straight to the file */
-        if (fwrite(&w, sizeof w, 1, r->csv) != 1 || fwrite(d->name, 1, nl, r->csv) != nl)
+        if (r->csv && (fwrite(&w, sizeof w, 1, r->csv) != 1 || fwrite(d->name, 1, nl, r->csv) != nl))
             r->io_error = 1;
         return;
     }
@@ -419,9 +426,10 @@ int gd_report_finish(gd_report *r, gd_err *err)
         if (r->pending[i])
             return gd_err_set(err, GD_EINTERNAL, "kernel %" PRIu64 " completed but kernel %" PRIu64 " never did",
                               r->pending[i]->index, r->next_index);
-    flush_rows(r);
-    if (r->io_error || fflush(r->csv))
-        return gd_err_set(err, GD_EIO, "writing the kernel table to a temporary file failed");
+    if (r->rows_len)
+        flush_rows(r);
+    if (r->io_error || (r->csv && fflush(r->csv)))
+        return tmp_error(r, err);
     return GD_OK;
 }
 
@@ -452,10 +460,10 @@ void gd_report_resident(const gd_report *r, gd_summary *out, gd_time_ps resident
 
 int gd_report_write_csv(gd_report *r, const char *path, gd_err *err)
 {
-    if (r->csv)
+    if (r->rows_len)
         flush_rows(r);  /* the rows still gathered (a platform may write the table while it runs) */
     if (r->io_error)
-        return gd_err_set(err, GD_EIO, "writing the kernel table to a temporary file failed");
+        return tmp_error(r, err);
     gd_outfile of;
     int rc = gd_out_open(&of, path, err);
     if (rc)

@@ -36,9 +36,12 @@ typedef struct gd_report {
     uint64_t origin_ns;        /* trace time of sim time 0: the first submit */
     int absolute_times;        /* outputs in the trace's own clock (else relative to origin_ns) */
     uint64_t time_base_ns;     /* added to sim times in outputs: origin_ns when absolute_times, else 0 */
-    FILE *csv;                 /* temporary file with the rows (binary, formatted when written) */
+    FILE *csv;                 /* temporary file with the rows (binary, formatted when written), made
+                                  when the first rows go to it */
     unsigned char *rows;       /* rows not yet written to it (GD_REPORT_ROW_BUFFER bytes) */
     size_t rows_len;
+    int no_rows;               /* keep no table (gd_sim_set_kernel_table(sim, 0)): rows are only told to on_row */
+    int tmp_errno;             /* the temporary file could not be made: why */
     gd_kernel_run **pending;   /* completed runs waiting for earlier ones (reorder ring) */
     uint64_t pend_cap, next_index;
     gd_run_pool *pool;         /* where written runs go back */

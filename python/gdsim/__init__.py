@@ -103,6 +103,7 @@ for _name, _res, _args in [
         ("gd_sim_set_occupancy_csv", ctypes.c_int, [_P, _S, ctypes.c_uint64]),
         ("gd_sim_set_timeline", ctypes.c_int, [_P, _S, ctypes.c_uint64]),
         ("gd_sim_set_vcd", ctypes.c_int, [_P, _S, ctypes.c_uint]),
+        ("gd_sim_set_kernel_table", ctypes.c_int, [_P, ctypes.c_int]),
         ("gd_sim_set_absolute_times", ctypes.c_int, [_P, ctypes.c_int]),
         ("gd_sim_set_timeout", ctypes.c_int, [_P, ctypes.c_double]),
         ("gd_sim_interrupt", ctypes.c_int, [_P]),
@@ -275,6 +276,11 @@ class Sim:
     def set_vcd(self, path, queues=8):
         """Write the next replays' waveforms (VCD, SystemC's tracing) to path (None: stop)."""
         self._check(_lib.gd_sim_set_vcd(self._handle(), None if path is None else _b(path), queues))
+
+    def set_kernel_table(self, keep):
+        """Keep the next replays' kernel table for kernels() (True, the default); False
+        saves its time, and kernels() then raises Error (code ESTATE)."""
+        self._check(_lib.gd_sim_set_kernel_table(self._handle(), 1 if keep else 0))
 
     def set_absolute_times(self, absolute):
         """Times in the CSVs in the trace's own clock (True) or from its first submit (False, the default)."""
