@@ -1,6 +1,8 @@
 # gdsim - the only entry point for building, testing, installing.
 #
-#   make                      build/libgdsim.so, build/libgdsim.a, build/gdsim
+#   make                      build/libgdsim.so, build/libgdsim.a, build/gdsim (profile-guided:
+#                             built twice, with a training run between; docs/PERFORMANCE.md)
+#   make PGO=0                the same in one plain build (quicker while changing the code)
 #   make demo                 replay the bundled sample trace and print the report
 #   make check                build and run every test
 #   make check SANITIZER=address|undefined
@@ -68,6 +70,26 @@ OPT ?= -O2 -g -flto=auto -ffat-lto-objects
 # folder is on the include path, so a new block is found by adding its folder.
 MODEL_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard model/*/*.h model/*/*.hpp model/*/*.c model/*/*.cpp))))
 CPPFLAGS := -Iinclude -Imodel $(addprefix -I,$(MODEL_DIRS)) -D_GNU_SOURCE $(SYSTEMC_CFLAGS)
+# Profile-guided optimisation (docs/PERFORMANCE.md): with PGO=1, the default without a
+# sanitizer, the library and the CLI are built twice. First instrumented (a make with
+# PGO_PHASE=gen, into the same object files: a static function's profile is known by
+# its object's path), and that gdsim replays the training traces of
+# scripts/pgo_train.sh, which writes the counts beside the objects; then again, with
+# them ($(BUILD)/pgo.stamp). A change to a source runs both again. PGO=0: one plain
+# build (quicker while changing the code; replays about a tenth slower).
+PGO ?= 1
+ifneq ($(SANITIZER),)
+  override PGO := 0
+endif
+PGO_PHASE ?=
+PGO_USE :=
+PGO_STAMP :=
+ifeq ($(PGO_PHASE),gen)
+  PGO_USE := -fprofile-generate -fprofile-update=single
+else ifeq ($(PGO),1)
+  PGO_USE := -fprofile-use -fprofile-partial-training -Wno-missing-profile
+  PGO_STAMP := $(BUILD)/pgo.stamp
+endif
 CFLAGS := -std=c11 $(OPT) -fPIC $(WARN) $(SANFLAGS)
 CXXFLAGS := -std=c++17 $(OPT) -fPIC $(WARN) $(SANFLAGS)
 LIBS := $(SYSTEMC_LIBS) $(SYSTEMC_RPATH) -lz -lstdc++ -lm -lpthread
@@ -95,7 +117,7 @@ all: $(LIB_SO) $(LIB_A) $(CLI)
 # the SystemC flags a build used; objects and programs are rebuilt when they change
 # (e.g. a build/ made with Debian's SystemC, then make SYSTEMC_HOME=DIR)
 SYSTEMC_STAMP := $(BUILD)/systemc.flags
-SYSTEMC_ID := $(SYSTEMC_CFLAGS) | $(SYSTEMC_LIBS)
+SYSTEMC_ID := $(SYSTEMC_CFLAGS) | $(SYSTEMC_LIBS) | PGO=$(PGO)
 $(SYSTEMC_STAMP): FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(SYSTEMC_ID)' | cmp -s - $@ || echo '$(SYSTEMC_ID)' > $@
@@ -105,28 +127,42 @@ systemc-flags:
 	@echo 'SYSTEMC_CFLAGS=$(SYSTEMC_CFLAGS)'
 	@echo 'SYSTEMC_LIBS=$(SYSTEMC_LIBS) $(SYSTEMC_RPATH)'
 
-$(BUILD)/obj/%.o: %.c $(SYSTEMC_STAMP)
+$(BUILD)/obj/%.o: %.c $(SYSTEMC_STAMP) $(PGO_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PGO_USE) -MMD -MP -c $< -o $@
 
-$(BUILD)/obj/%.o: %.cpp $(SYSTEMC_STAMP)
+$(BUILD)/obj/%.o: %.cpp $(SYSTEMC_STAMP) $(PGO_STAMP)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -MMD -MP -c $< -o $@
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) $(PGO_USE) -MMD -MP -c $< -o $@
 
 $(LIB_A): $(OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+# PGO=1: the instrumented build and its training run (the sources, headers and scripts
+# it depends on: any change makes a new profile). The counts of an earlier profile go
+# first: a build never mixes two.
+PGO_INPUTS := $(C_SRC) $(CXX_SRC) $(wildcard include/*.h include/gdsim/*.hpp $(addsuffix /*.h,$(MODEL_DIRS)) \
+	    $(addsuffix /*.hpp,$(MODEL_DIRS))) cli/gdsim.c cli/compare.c cli/compare.h scripts/pgo_train.sh \
+	    scripts/gen_trace.py scripts/kineto2gdt.py
+$(BUILD)/pgo.stamp: $(PGO_INPUTS) $(SYSTEMC_STAMP)
+	rm -f $(OBJ) $(LIB_A) $(CLI)
+	find $(BUILD) -name '*.gcda' -delete
+	@$(MAKE) --no-print-directory PGO_PHASE=gen $(CLI)
+	scripts/pgo_train.sh $(CLI) $(BUILD)/pgo
+	rm -f $(CLI)
+	@touch $@
+
 # the soname changes with the major version (the ABI of include/gdsim.h)
 SO_MAJOR := $(shell sed -n 's/^\#define GD_VERSION_MAJOR \([0-9]*\)/\1/p' include/gdsim.h)
 SO_VERSION := $(shell sed -n 's/^\#define GD_VERSION_STRING "\(.*\)"/\1/p' include/gdsim.h)
 $(LIB_SO): $(OBJ)
-	$(CXX) -shared $(SANFLAGS) -Wl,-soname,libgdsim.so.$(SO_MAJOR) -o $@ $^ $(LIBS)
+	$(CXX) -shared $(SANFLAGS) $(PGO_USE) -Wl,-soname,libgdsim.so.$(SO_MAJOR) -o $@ $^ $(LIBS)
 	ln -sf libgdsim.so $(BUILD)/libgdsim.so.$(SO_MAJOR)
 
-$(CLI): cli/gdsim.c cli/compare.c cli/compare.h $(LIB_A) include/gdsim.h
+$(CLI): cli/gdsim.c cli/compare.c cli/compare.h $(LIB_A) include/gdsim.h $(PGO_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Iinclude cli/gdsim.c cli/compare.c -o $@ $(LIB_A) $(LIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PGO_USE) -Iinclude cli/gdsim.c cli/compare.c -o $@ $(LIB_A) $(LIBS)
 
 # -u sc_main: tests that use only the C core still need the shim's weak sc_main,
 # which libsystemc refers to.

@@ -15,11 +15,11 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
-# the plain build also when make check runs with SANITIZER (OPT=-O0: only the paths
+# the plain build also when make check runs with SANITIZER (OPT=-O0, PGO=0: only the paths
 # matter); the SystemC each step names, not one make check was given
 mk() {
     env -u MAKEFLAGS -u MAKELEVEL -u SYSTEMC_HOME -u SYSTEMC_CFLAGS -u SYSTEMC_LIBS \
-        make --no-print-directory SANITIZER= OPT=-O0 "$@"
+        make --no-print-directory SANITIZER= PGO=0 OPT=-O0 "$@"
 }
 
 # where the SystemC of the build under test ($B) lives

@@ -1,0 +1,34 @@
+#!/bin/sh
+# The profile-guided build (Makefile, PGO=1, the default without a sanitizer;
+# docs/PERFORMANCE.md): the training replays of scripts/pgo_train.sh ran with the
+# instrumented gdsim and wrote their outputs; every object of the library's hot path
+# was then compiled with the counts they left beside it; and what is shipped (the CLI,
+# libgdsim.so, libgdsim.a) carries no instrumentation. A build with PGO=0 or a
+# sanitizer has no profile: skipped. Usage: sh tb/test_pgo.sh BUILD_DIR
+set -u
+B=${1:-build}
+fail() { echo "FAIL: $*"; exit 1; }
+if [ ! -f "$B/pgo.stamp" ]; then
+    echo "pgo: skipped ($B is a build without a profile: PGO=0 or a sanitizer)"
+    exit 0
+fi
+# the training ran to its end: the sample's outputs, the last replay, are there
+for f in k.csv s.json c.csv o.csv a100.gdt.gz; do
+    [ -s "$B/pgo/$f" ] || fail "the training run left no $B/pgo/$f"
+done
+# the counts beside the objects that replays spend their time in, each newer than the
+# stamp's training run started (the stamp is touched after it), older than the object
+# compiled with it
+for o in model/cwd/gpc2sm model/cwd/gpu2gpc model/cwd/cwd model/cwd/cga model/pp/packet_processor model/pp/pp \
+         model/sched/command_scheduler model/meta/meta_scheduler model/trace/trace model/trace/trace_source \
+         model/trace/report model/base/domain model/base/calendar model/sm/occupancy; do
+    g="$B/obj/$o.gcda"
+    [ -s "$g" ] || fail "no profile $g: $o was not compiled with the training run's counts"
+    [ "$B/obj/$o.o" -nt "$g" ] || fail "$B/obj/$o.o is older than its profile: not compiled with it"
+done
+# nothing shipped is instrumented (an instrumented program writes .gcda files wherever
+# it runs)
+for f in "$B/gdsim" "$B/libgdsim.so" "$B/libgdsim.a"; do
+    nm "$f" 2>/dev/null | grep -q "__gcov_" && fail "$f is instrumented (it refers to __gcov_*)"
+done
+echo "pgo: the training replays ran; the hot path's objects were compiled with their counts; nothing shipped is instrumented"
