@@ -64,8 +64,12 @@ CC := gcc
 CXX := g++
 WARN := -Wall -Wextra -Werror
 # fat LTO objects: libgdsim.a also holds ordinary code, so a program links it without
-# the compiler's LTO plugin (or with another compiler)
-OPT ?= -O2 -g -flto=auto -ffat-lto-objects
+# the compiler's LTO plugin (or with another compiler). -fno-schedule-insns2: GCC 12's
+# scheduling pass after register allocation moved an inlined struct copy (rep movsq)
+# above the stores to its source in the profile-guided build, so tb/test_replay.c's
+# traces got a device of zeros (a wrong-code bug; without that pass the order stays,
+# and replays are as fast: docs/PERFORMANCE.md item 35)
+OPT ?= -O2 -g -flto=auto -ffat-lto-objects -fno-schedule-insns2
 # model/ holds one folder per hardware block plus base/ (DESIGN.md layout); every
 # folder is on the include path, so a new block is found by adding its folder.
 MODEL_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard model/*/*.h model/*/*.hpp model/*/*.c model/*/*.cpp))))
@@ -114,10 +118,10 @@ CLI := $(BUILD)/gdsim
 .PHONY: all demo check check-slurm bench fuzz install deps docs clean check-header systemc-flags FORCE
 all: $(LIB_SO) $(LIB_A) $(CLI)
 
-# the SystemC flags a build used; objects and programs are rebuilt when they change
-# (e.g. a build/ made with Debian's SystemC, then make SYSTEMC_HOME=DIR)
+# the SystemC flags, PGO and OPT a build used; objects and programs are rebuilt when
+# they change (e.g. a build/ made with Debian's SystemC, then make SYSTEMC_HOME=DIR)
 SYSTEMC_STAMP := $(BUILD)/systemc.flags
-SYSTEMC_ID := $(SYSTEMC_CFLAGS) | $(SYSTEMC_LIBS) | PGO=$(PGO)
+SYSTEMC_ID := $(SYSTEMC_CFLAGS) | $(SYSTEMC_LIBS) | PGO=$(PGO) $(OPT)
 $(SYSTEMC_STAMP): FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(SYSTEMC_ID)' | cmp -s - $@ || echo '$(SYSTEMC_ID)' > $@
