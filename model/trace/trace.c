@@ -402,36 +402,29 @@ static void in_next_block(trace_input *in)
     pthread_mutex_unlock(&in->mu);
 }
 
-/* Start reading ahead (gzip input of a regular file whose inflating has not ended). */
+/* Start reading ahead (gzip input of a regular file whose inflating has not ended).
+ * Where something is missing (memory, a thread) the reader inflates in turn. */
 static void in_start_ahead(trace_input *in)
 {
     if (in->ahead || !in->gzip || in->zstatus != IN_OK || !(in->spare = malloc(IN_BUF_SIZE)))
         return;
-    if (pthread_mutex_init(&in->mu, NULL) != 0) {
-        free(in->spare);
-        in->spare = NULL;
-        return;
+    int mu = pthread_mutex_init(&in->mu, NULL) == 0, cv = mu && pthread_cond_init(&in->cv, NULL) == 0;
+    if (cv) {
+        /* The thread takes no signals: a handler (the CLI's Ctrl-C) runs on the caller's. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        in->ahead = pthread_create(&in->thread, NULL, in_ahead_main, in) == 0;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
-    if (pthread_cond_init(&in->cv, NULL) != 0) {
-        pthread_mutex_destroy(&in->mu);
-        free(in->spare);
-        in->spare = NULL;
+    if (in->ahead)
         return;
-    }
-    /* The thread takes no signals: a handler (the CLI's Ctrl-C) runs on the caller's. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&in->thread, NULL, in_ahead_main, in);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) {  /* no thread: inflate in turn */
+    if (cv)
         pthread_cond_destroy(&in->cv);
+    if (mu)
         pthread_mutex_destroy(&in->mu);
-        free(in->spare);
-        in->spare = NULL;
-        return;
-    }
-    in->ahead = 1;
+    free(in->spare);
+    in->spare = NULL;
 }
 
 static void in_stop_ahead(trace_input *in)
