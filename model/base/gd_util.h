@@ -64,7 +64,8 @@ int gd_config_line(char *line, char **key, char **value);
 static inline uint64_t gd_div_ceil(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 static inline uint64_t gd_round_up(uint64_t a, uint64_t unit) { return unit ? gd_div_ceil(a, unit) * unit : a; }
 /* Set bits of x. Without the POPCNT instruction (the x86-64 baseline) GCC's builtin is
- * a library call; this inline form is a dozen instructions. */
+ * a library call; this inline form is a dozen instructions. The Makefile compiles with
+ * -mpopcnt where the building machine has the instruction (POPCNT=1). */
 static inline uint32_t gd_popcount64(uint64_t x)
 {
 #if defined(__POPCNT__) || !defined(__x86_64__)
