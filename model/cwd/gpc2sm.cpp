@@ -28,6 +28,10 @@ gpc2sm::gpc2sm(sc_core::sc_module_name name, uint32_t gpc, uint32_t first_sm, ui
     }
     gd_cal_init(&calendar_);
     records_max_ = nsm * cfg.sm.max_ctas;  // records grow to this as needed (grow_records)
+    // The first records now, with the GPC: memory the GPU needs whatever it replays, paid
+    // (page faults included: 10 to 13 us each on a virtual machine) once per GPC when it
+    // is built, not by the first CTAs that land on it (docs/PERFORMANCE.md item 37)
+    grow_records();
     if (stats) {
         gd_stats_add(stats, basename(), "ctas_launched", "CTAs", "CTAs placed on this GPC's SMs", &launched_);
         gd_stats_add(stats, basename(), "ctas_retired", "CTAs", "CTAs retired from this GPC's SMs", &retired_);
