@@ -158,6 +158,8 @@ bool packet_processor::doorbell(op_code code, void *body, sc_core::sc_time &dela
     } else {
         b->accepted = true;
         enqueued_ += r->in_packet == 0;
+        if (r->kind == GD_PKT_BARRIER_AND || r->kind == GD_PKT_BARRIER_OR)
+            barrier_packets_++;
         r->submit = now_ps() + ps_of(delay);
         if (r->signal != GD_NO_SIGNAL) {  // the host arms the packet's completion signal
             if (r->signal >= signals_.size())
@@ -203,6 +205,8 @@ bool packet_processor::done(op_code code, void *body, sc_core::sc_time &delay)
 // A barrier packet parked in some queue (its dependencies may be any signal).
 bool packet_processor::barriers_waiting() const
 {
+    if (!barrier_packets_)
+        return false;
     for (uint32_t qi : used_)
         if (queues_[qi].bar_head)
             return true;
@@ -232,9 +236,10 @@ void packet_processor::handle(const ev &e, gd_time_ps now)
         gd_pp_queue &q = queues_[r->queue];
         r->completion = now;
         gd_pp_completed(&q, r, now);
-        if (r->kind == GD_PKT_BARRIER_AND || r->kind == GD_PKT_BARRIER_OR)
+        if (r->kind == GD_PKT_BARRIER_AND || r->kind == GD_PKT_BARRIER_OR) {
             gd_pp_barrier_completed(&q);
-        else
+            barrier_packets_--;
+        } else
             q.outstanding--;
         outstanding_--;
         if (r->signal != GD_NO_SIGNAL)
@@ -369,8 +374,9 @@ void packet_processor::issue(gd_time_ps now)
         }
     }
     // Barrier packets: a decoded one leaves the head (the packets behind it are
-    // fetched and decoded meanwhile) and resolves when its dependencies allow.
-    for (uint32_t qi : used_) {
+    // fetched and decoded meanwhile) and resolves when its dependencies allow (a
+    // look at each queue only while some barrier packet is in one or parked).
+    for (uint32_t qi : barrier_packets_ ? used_ : no_queues_) {
         gd_pp_queue &q = queues_[qi];
         gd_kernel_run *r = gd_pp_queue_head(&q);
         if (r && q.state == GD_PQ_DECODED && (r->kind == GD_PKT_BARRIER_AND || r->kind == GD_PKT_BARRIER_OR)) {
