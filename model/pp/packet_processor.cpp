@@ -305,6 +305,26 @@ void packet_processor::space(uint32_t qi, gd_pp_queue &q, gd_time_ps now)
     }
 }
 
+// Barrier packets: a decoded one leaves the head (the packets behind it are fetched
+// and decoded meanwhile) and resolves when its dependencies allow.
+void packet_processor::settle_barriers(gd_time_ps now)
+{
+    for (uint32_t qi : used_) {
+        gd_pp_queue &q = queues_[qi];
+        gd_kernel_run *r = gd_pp_queue_head(&q);
+        if (r && q.state == GD_PQ_DECODED && (r->kind == GD_PKT_BARRIER_AND || r->kind == GD_PKT_BARRIER_OR)) {
+            gd_pp_barrier_park(&q, r);
+            taken(qi, q, now);
+        }
+        if ((r = gd_pp_barrier_ready(&q, signals_.data())) != nullptr) {
+            gd_pp_barrier_resolved(&q);
+            r->ready = r->first_cta = r->last_cta = r->end = now;
+            barrier_wait_ps_ += now - r->decoded;
+            post(now + barrier_ps_, ev{COMPLETE, qi, r});
+        }
+    }
+}
+
 void packet_processor::issue(gd_time_ps now)
 {
     const uint32_t n = (uint32_t)used_.size();
@@ -373,23 +393,8 @@ void packet_processor::issue(gd_time_ps now)
             post(r->end + completion_ps_, ev{COMPLETE, qi, r});
         }
     }
-    // Barrier packets: a decoded one leaves the head (the packets behind it are
-    // fetched and decoded meanwhile) and resolves when its dependencies allow (a
-    // look at each queue only while some barrier packet is in one or parked).
-    for (uint32_t qi : barrier_packets_ ? used_ : no_queues_) {
-        gd_pp_queue &q = queues_[qi];
-        gd_kernel_run *r = gd_pp_queue_head(&q);
-        if (r && q.state == GD_PQ_DECODED && (r->kind == GD_PKT_BARRIER_AND || r->kind == GD_PKT_BARRIER_OR)) {
-            gd_pp_barrier_park(&q, r);
-            taken(qi, q, now);
-        }
-        if ((r = gd_pp_barrier_ready(&q, signals_.data())) != nullptr) {
-            gd_pp_barrier_resolved(&q);
-            r->ready = r->first_cta = r->last_cta = r->end = now;
-            barrier_wait_ps_ += now - r->decoded;
-            post(now + barrier_ps_, ev{COMPLETE, qi, r});
-        }
-    }
+    if (barrier_packets_)  // (none submitted and not completed: no queue holds one)
+        settle_barriers(now);
     // Start fetching the head packet of every idle queue.
     for (uint32_t qi : used_) {
         gd_pp_queue &q = queues_[qi];

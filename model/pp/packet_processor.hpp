@@ -106,7 +106,7 @@ private:
     void space(uint32_t qi, gd_pp_queue &q, gd_time_ps now);
     bool barriers_waiting() const;
     uint64_t barrier_packets_ = 0;        // barrier packets submitted and not yet completed
-    const std::vector<uint32_t> no_queues_;
+    void settle_barriers(gd_time_ps now);
     gd_time_ps rsb_access(const gd_kernel_run *r, gd_time_ps now, gd_time_ps after);
 
     const gd_time_ps fetch_ps_, decode_ps_, completion_ps_, barrier_ps_, command_launch_ps_;
