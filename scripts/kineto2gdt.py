@@ -420,6 +420,7 @@ class Capture:
         self.commands = []                 # per gpu_memcpy / gpu_memset event
         self.waits = []                    # per cuda_sync "Stream Wait Event"
         self.unresolved_calls = set()      # cudaStreamWaitEvent calls resolve_wait_calls could not rebuild
+        self.unlinked_calls = set()        # cudaStreamWaitEvent calls of unlinked cuda_sync waits (unlinked_waits)
         self.runtime = {}                  # correlation -> (name, ts_ns, end_ns, pid, args)
         self.skipped = collections.Counter()  # (what, why) -> count: events not converted
         self.assumed = collections.Counter()  # (what, how) -> count: converted with an assumption
@@ -511,6 +512,7 @@ def collect_event(cap, e, pid_filter):
                               stream=_id(args, "stream", "args."),
                               wait_stream=_id(args, "wait_on_stream", "args."),
                               record=_int(args, "wait_on_cuda_event_record_corr_id", *CORR_RANGE, where="args."),
+                              event=_int(args, "wait_on_cuda_event_id", *CORR_RANGE, where="args."),
                               corr=corr))
     else:   # cuda_runtime, cuda_driver
         keep = {}
@@ -900,6 +902,7 @@ def place_barriers(cap, per_stream, device_id):
         dep = None
         if wt.get("dep_index") is not None:       # rebuilt by resolve_wait_calls
             dep = per_stream[src][wt["dep_index"]]
+            dpos = wt["dep_index"]
         elif src in per_stream:
             j = bisect.bisect_left(idx[src][1], rec) - 1   # last packet of src issued before the record
             if j >= 0:
@@ -923,9 +926,44 @@ def place_barriers(cap, per_stream, device_id):
 
 
 WAIT_CALLS = ("cudaStreamWaitEvent", "cudaStreamWaitEvent_ptsz", "hipStreamWaitEvent")
+RECORD_CALLS = ("cudaEventRecord", "cudaEventRecord_ptsz", "cudaEventRecordWithFlags", "cudaEventRecordWithFlags_ptsz",
+                "hipEventRecord", "hipEventRecordWithFlags")
 
 
-def resolve_wait_calls(cap, per_stream, device_id, held_ns=INFER_WAIT_NS):
+def unlinked_waits(cap):
+    """The cuda_sync 'Stream Wait Event's whose profiler named the awaited event
+    (wait_on_cuda_event_id) but neither the stream it was recorded on nor its record
+    call (both -1): Kineto links a wait to its record only through cudaEventRecord, and
+    PyTorch built for CUDA 13 records with cudaEventRecordWithFlags (the H100 captures,
+    docs/KINETO.md). Each is taken out of cap.waits and returned with the correlation
+    id of its record call: the last cudaEventRecord* call its host thread made before
+    the wait call (PyTorch records the event just before the wait), or None when there
+    is none. resolve_wait_calls then finds the awaited packet."""
+    keep, out = [], []
+    records = collections.defaultdict(list)   # host thread -> sorted record-call correlations
+    for corr, rt in cap.runtime.items():
+        if rt[0] in RECORD_CALLS and isinstance(corr, int):
+            records[(rt[3], rt[5])].append(corr)
+    for v in records.values():
+        v.sort()
+    for wt in cap.waits:
+        if (wt["record"] is None or wt["record"] < 0) and wt["wait_stream"] == -1 and wt.get("event") is not None \
+                and wt["event"] >= 0 and isinstance(wt["corr"], int):
+            rt = cap.runtime.get(wt["corr"])
+            rec = None
+            if rt is not None:
+                calls = records.get((rt[3], rt[5]), [])
+                i = bisect.bisect_left(calls, wt["corr"])
+                rec = calls[i - 1] if i else None
+            out.append((wt, rec))
+            cap.unlinked_calls.add(wt["corr"])
+        else:
+            keep.append(wt)
+    cap.waits[:] = keep
+    return out
+
+
+def resolve_wait_calls(cap, per_stream, device_id, held_ns=INFER_WAIT_NS, unlinked=None):
     """Captures whose profiler records the cudaStreamWaitEvent calls but not the
     'Stream Wait Event' cuda_sync events that say what they wait for (nor, often, the
     cudaEventRecord calls): rebuild each wait from the host's call order and the GPU
@@ -943,9 +981,16 @@ def resolve_wait_calls(cap, per_stream, device_id, held_ns=INFER_WAIT_NS):
     A call that gives the same wait as an earlier one (several calls before one launch)
     adds nothing. Appends the waits it rebuilds to cap.waits, in the cuda_sync form
     place_barriers reads; counts the others in cap.skipped. Returns (rebuilt, not
-    rebuilt)."""
-    calls = sorted((corr, rt) for corr, rt in cap.runtime.items()
-                   if rt[0] in WAIT_CALLS and isinstance(corr, int))
+    rebuilt).
+    unlinked: [(cuda_sync wait, record call correlation or None)] from unlinked_waits:
+    rebuild these instead, each with its waiting stream the one the cuda_sync event
+    names (its first packet launched after the call waits) and its candidates the
+    packets launched before the record call."""
+    if unlinked is not None:
+        calls = sorted((wt["corr"], wt, rec) for wt, rec in unlinked)
+    else:
+        calls = sorted((corr, rt, None) for corr, rt in cap.runtime.items()
+                       if rt[0] in WAIT_CALLS and isinstance(corr, int))
     if not calls:
         return 0, 0
     launched = collections.defaultdict(list)       # host thread -> [(launch corr, packet)]
@@ -956,10 +1001,11 @@ def resolve_wait_calls(cap, per_stream, device_id, held_ns=INFER_WAIT_NS):
     for v in launched.values():
         v.sort(key=lambda x: x[0])
     launched_corr = {t: [c for c, _ in v] for t, v in launched.items()}
-    last_before, ends, position = {}, {}, {}
+    last_before, ends, position, launched_max = {}, {}, {}, {}
     for s, items in per_stream.items():
         position.update((id(k), i) for i, k in enumerate(items))
         corr = [k["corr"] if isinstance(k["corr"], int) else -1 for k in items]
+        launched_max[s] = list(itertools.accumulate(corr, max))
         suffix_min, m = [0] * len(corr), float("inf")
         for i in range(len(corr) - 1, -1, -1):
             m = min(m, corr[i])
@@ -969,15 +1015,32 @@ def resolve_wait_calls(cap, per_stream, device_id, held_ns=INFER_WAIT_NS):
     what = "runtime call cudaStreamWaitEvent"
     resolved = unresolved = 0
     taken = set()
-    for corr, rt in calls:
-        nxt = launched.get((rt[3], rt[5]), [])
-        i = bisect.bisect_right(launched_corr.get((rt[3], rt[5]), []), corr)
-        if i >= len(nxt):
-            cap.skipped[(what, "no packet launched after it on its host thread: nothing waits")] += 1
-            cap.unresolved_calls.add(corr)
-            unresolved += 1
-            continue
-        b = nxt[i][1]
+    for corr, rt, rec in calls:
+        if unlinked is not None:
+            wt, what = rt, "cuda_sync 'Stream Wait Event' (the record call rebuilt from the call order)"
+            if wt["device"] is not None and wt["device"] != device_id:
+                cap.skipped[(what, "on device %s, not the converted device %s" % (wt["device"], device_id))] += 1
+                continue
+            if rec is None:
+                cap.skipped[(what, "no cudaEventRecord call before it on its host thread: nothing to wait for")] += 1
+                unresolved += 1
+                continue
+            items = per_stream.get(wt["stream"], [])
+            i = bisect.bisect_right(launched_max.get(wt["stream"], []), corr)
+            if i >= len(items):
+                cap.skipped[(what, "no packet launched after it on the waiting stream: nothing waits")] += 1
+                unresolved += 1
+                continue
+            b, bound = items[i], rec
+        else:
+            nxt = launched.get((rt[3], rt[5]), [])
+            i = bisect.bisect_right(launched_corr.get((rt[3], rt[5]), []), corr)
+            if i >= len(nxt):
+                cap.skipped[(what, "no packet launched after it on its host thread: nothing waits")] += 1
+                cap.unresolved_calls.add(corr)
+                unresolved += 1
+                continue
+            b, bound = nxt[i][1], corr
         pos = position[id(b)]
         free_at = max(b["rt"][2], ends[b["stream"]][pos - 1] if pos else 0)
         held = b["ts"] - free_at > held_ns
@@ -985,7 +1048,7 @@ def resolve_wait_calls(cap, per_stream, device_id, held_ns=INFER_WAIT_NS):
         for s, items in per_stream.items():
             if s == b["stream"]:
                 continue
-            j = bisect.bisect_left(last_before[s], corr) - 1
+            j = bisect.bisect_left(last_before[s], bound) - 1
             if held:
                 j = min(j, bisect.bisect_right(ends[s], b["ts"]) - 1)
             if j < 0:
@@ -994,19 +1057,27 @@ def resolve_wait_calls(cap, per_stream, device_id, held_ns=INFER_WAIT_NS):
             if slack >= 0 and (best is None or slack < best[0]):
                 best = (slack, s, j)
         if best is None:
-            cap.skipped[(what, "no other stream's last packet before the call ended before the next packet of "
-                               "its thread started: the awaited stream cannot be identified")] += 1
-            cap.unresolved_calls.add(corr)
+            cap.skipped[(what, "no other stream's last packet before the %s ended before the next packet of "
+                               "its %s started: the awaited stream cannot be identified" % (
+                                   "record call" if unlinked is not None else "call",
+                                   "stream" if unlinked is not None else "thread"))] += 1
+            if unlinked is None:
+                cap.unresolved_calls.add(corr)
             unresolved += 1
             continue
         if (id(b), best[1], best[2]) in taken:
             cap.skipped[(what, "rebuilt as the same wait as an earlier call (several calls before one launch)")] += 1
-            cap.unresolved_calls.add(corr)
+            if unlinked is None:
+                cap.unresolved_calls.add(corr)
             unresolved += 1
             continue
         taken.add((id(b), best[1], best[2]))
-        cap.waits.append(dict(ts=rt[1], end=rt[2], device=device_id, stream=b["stream"], wait_stream=best[1],
-                              record=corr, corr=corr, from_call=True, dep_index=best[2]))
+        if unlinked is not None:   # the cuda_sync event becomes the barrier, its call and record call are used
+            cap.waits.append(dict(ts=rt["ts"], end=rt["end"], device=device_id, stream=b["stream"],
+                                  wait_stream=best[1], record=rec, corr=corr, dep_index=best[2]))
+        else:
+            cap.waits.append(dict(ts=rt[1], end=rt[2], device=device_id, stream=b["stream"], wait_stream=best[1],
+                                  record=corr, corr=corr, from_call=True, dep_index=best[2]))
         resolved += 1
     return resolved, unresolved
 
@@ -1269,8 +1340,14 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
                              "ended" % (k["type"], lead), "submitted at its start minus that latency, inside the "
                                                           "call")] += 1
 
-    recorded_waits = len(cap.waits)
+    unlinked = unlinked_waits(cap)
+    recorded_waits = len(cap.waits) + len(unlinked)
     wait_calls_resolved = wait_calls_unresolved = 0
+    if unlinked:
+        done, not_done = resolve_wait_calls(cap, per_stream, device_id, unlinked=unlinked)
+        warnings.append("%d cuda_sync 'Stream Wait Event'(s) name their event but not where it was recorded (Kineto "
+                        "links only cudaEventRecord, not cudaEventRecordWithFlags): %d rebuilt from the host's call "
+                        "order and the GPU timestamps, %d not (docs/KINETO.md)" % (len(unlinked), done, not_done))
     if not recorded_waits:
         wait_calls_resolved, wait_calls_unresolved = resolve_wait_calls(cap, per_stream, device_id)
         if wait_calls_resolved or wait_calls_unresolved:
@@ -1326,7 +1403,7 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
     used_corr = {p["corr"] for _, p in packets if p["type"] == "barrier"}
     used_corr |= {p["record"] for _, p in packets if p["type"] == "barrier"}
     runtime_used = 0
-    wait_calls = {wt["corr"] for wt in cap.waits}
+    wait_calls = {wt["corr"] for wt in cap.waits} | cap.unlinked_calls
     rebuilt_calls = {wt["corr"] for wt in cap.waits if wt.get("from_call")}
     for corr, rt in cap.runtime.items():
         if corr in cap.unresolved_calls:

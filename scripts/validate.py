@@ -144,7 +144,10 @@ class Timeline:
         a barrier gets ready = max(its stream predecessor's end, the end of the awaited op
         (through chained barriers), the end of the op before the barrier on its stream)."""
         try:
-            recorded = len(cap.waits)
+            unlinked = kineto2gdt.unlinked_waits(cap)
+            recorded = len(cap.waits) + len(unlinked)
+            if unlinked:
+                kineto2gdt.resolve_wait_calls(cap, self.per_stream, self.device, unlinked=unlinked)
             if not recorded:
                 kineto2gdt.resolve_wait_calls(cap, self.per_stream, self.device)
             placed = kineto2gdt.place_barriers(cap, self.per_stream, self.device)
@@ -167,7 +170,9 @@ class Timeline:
                 o.setdefault("waits_on", []).append(dep.get("name", "(a barrier)"))
                 n += 1
         return n, ("%d cross-stream wait(s) %s" % (
-            n, "recorded (cuda_sync 'Stream Wait Event')" if recorded else "rebuilt from the call order"))
+            n, ("recorded (cuda_sync 'Stream Wait Event'%s)" % (
+                ", their record calls rebuilt from the call order" if unlinked else "")) if recorded else
+            "rebuilt from the call order"))
 
     def _idle(self):
         """The intervals where no kernel or copy of the device ran (all streams)."""

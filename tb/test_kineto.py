@@ -396,6 +396,91 @@ def test_alexnet():
     accounted(res)
 
 
+def test_h100_unlinked_waits():
+    """The H100 launch capture (PyTorch 2.11, CUDA 13): its 60 'Stream Wait Event's name
+    their event (wait_on_cuda_event_id) but not its stream or record call (-1), since
+    PyTorch records with cudaEventRecordWithFlags, which Kineto does not link. Each
+    round of the capture's part (c) makes stream 53 wait on stream 7 (nothing to wait
+    for there but the last round's wait), stream 57 wait on the event recorded on 53
+    behind its add kernel, and stream 7 wait on 57: every wait becomes a barrier, the
+    record calls found from the host's call order."""
+    out, res, log = convert("h100_launch_562_kernels")
+    assert res["waits"] == 60 and res["barriers"] == 60, res
+    assert ("60 cuda_sync 'Stream Wait Event'(s) name their event but not where it was recorded (Kineto links "
+            "only cudaEventRecord, not cudaEventRecordWithFlags): 60 rebuilt") in log, log
+    assert not any("never recorded" in why for _, why in res["skipped"]), res["skipped"]
+    p = packets(out)
+    q = {r["queue"] for r in p if r["type"] == gdtrace.REC_DISPATCH}
+    assert q == {0, 1, 2}   # streams 7, 53, 57
+    by_signal = {r["signal"]: r for r in p if r["signal"]}
+    deps = collections.Counter()
+    for r in p:
+        if r["type"] == gdtrace.REC_BARRIER_AND:
+            (d,) = r["deps"]
+            dep = by_signal[d]
+            deps[(r["queue"], dep["queue"], dep["type"])] += 1
+            if r["queue"] == 2:   # 57 waits for the add kernel launched on 53 just before the record
+                assert dep["type"] == gdtrace.REC_DISPATCH and dep["info"][1] < r["info"][1]
+    # 57 on 53's kernel (20); 53 on 57's last kernel, which 7 waited for (19; the first
+    # round's on stream 7's last kernel); 7 on 57's kernel: a barrier only before 7's
+    # next packet (its big kernel), the other 19 on 7 before nothing
+    assert deps == {(2, 1, 3): 20, (1, 2, 3): 19, (1, 0, 3): 1, (0, 2, 3): 20}, deps
+    accounted(res)
+    rows = replay_csv(out)
+    assert len(rows) == 562
+
+
+def test_h100_unlinked_wait_without_record():
+    """A wait that names its event but not its record (as in the H100 captures): with a
+    cudaEventRecordWithFlags call before it on its host thread the awaited packet is
+    found from the call order; with none, the wait is reported, and its call too."""
+    def events(record):
+        # launches: kernel 1 on stream 7 (corr 1), kernel 2 on stream 9 (corr 2), the
+        # record (corr 3), the wait of stream 9 (corr 4), kernel 5 on stream 9 (corr 5)
+        ev = [launch_event(1, 0), launch_event(2, 1),
+              dict(ph="X", cat="cuda_runtime", name="cudaStreamWaitEvent", pid=1, tid=1, ts=3, dur=1,
+                   args={"correlation": 4}),
+              launch_event(5, 5),
+              kernel_event(7, 1, 100, 50), kernel_event(9, 2, 100, 80), kernel_event(9, 5, 200, 10),
+              dict(ph="X", cat="cuda_sync", name="Stream Wait Event", pid=0, tid=9, ts=3, dur=1,
+                   args={"cuda_sync_kind": "Stream Wait Event", "wait_on_stream": -1,
+                         "wait_on_cuda_event_record_corr_id": -1, "wait_on_cuda_event_id": 5, "stream": 9,
+                         "correlation": 4, "device": 0})]
+        if record:
+            ev.append(dict(ph="X", cat="cuda_runtime", name="cudaEventRecordWithFlags", pid=1, tid=1, ts=2,
+                           dur=0.5, args={"correlation": 3}))
+        return synthetic(ev)
+
+    out = os.path.join(TMP, "unlinked.gdt.gz")
+    res = kineto2gdt.convert(events(False), out, log=io.StringIO())
+    assert res["barriers"] == 0 and res["waits"] == 0, res
+    assert res["skipped"][("cuda_sync 'Stream Wait Event' (the record call rebuilt from the call order)",
+                           "no cudaEventRecord call before it on its host thread: nothing to wait for")] == 1
+    assert res["skipped"][("runtime call cudaStreamWaitEvent", "the call of a 'Stream Wait Event' that needed no "
+                           "barrier (see the cuda_sync lines)")] == 1
+    accounted(res)
+    assert [(r["type"], r["queue"]) for r in packets(out)] == [(3, 0), (3, 1), (3, 1)]
+    # with the record: a barrier on stream 9 before kernel 5, on stream 7's kernel 1 (it
+    # ended at 150 us, before 5 started; kernel 2 is on the waiting stream itself)
+    res = kineto2gdt.convert(events(True), out, log=io.StringIO())
+    assert res["barriers"] == 1 and res["waits"] == 1, res
+    p = packets(out)
+    assert [(r["type"], r["queue"]) for r in p] == [(3, 0), (3, 1), (4, 1), (3, 1)], p
+    assert p[2]["deps"] == [p[0]["signal"]] and p[0]["info"][1] == 1 and p[2]["info"][1] == 4
+    accounted(res)
+
+
+def test_capture_script_without_gpu():
+    """scripts/capture_kineto.py (run on a GPU machine) explains itself here: --help
+    works without PyTorch, and without PyTorch or a CUDA device it ends in one line."""
+    script = os.path.join(HERE, "..", "scripts", "capture_kineto.py")
+    r = subprocess.run([sys.executable, script, "--help"], capture_output=True, text=True)
+    assert r.returncode == 0 and "transformer_large" in r.stdout and "--prefix" in r.stdout, r
+    r = subprocess.run([sys.executable, script, os.path.join(TMP, "cap")], capture_output=True, text=True)
+    assert r.returncode == 1 and len(r.stderr.splitlines()) == 1, r
+    assert r.stderr.startswith("capture_kineto: "), r.stderr
+
+
 SHA256 = {
     "a100_alexnet_79_kernels": "b9febb1abc8cc729a2890fb6a4171de9867ba72c944437ee046067e7c89912dc",
     "a100_multistream_events_3_kernels": "3e79d573357fd8f764206cc2e514e4a1be4ef43808269689056ed400972ff09c",
@@ -410,6 +495,40 @@ def test_captures_are_the_shared_ones():
     """tb/data/kineto holds byte-identical copies of ../shared/data/kineto."""
     for name, digest in SHA256.items():
         assert hashlib.sha256(open(capture(name), "rb").read()).hexdigest() == digest, name
+
+
+# This project's own captures (scripts/capture_kineto.py on an H100, tb/data/kineto/README.md).
+SHA256_OWN = {
+    "h100_graph_840_kernels": "f772b7fef3248acf15f8f37c71d0b06f9eda1406839f70a7a9a76dabe188e677",
+    "h100_launch_562_kernels": "3964326a1ef16502201c754caade333a68ab674a06e8b941268e4b6dea924d1e",
+    "h100_resnet_1036_kernels": "34b3a837316b4362e9180efaccab01f20c94c9d58cd64c7f538e53040b8de5ad",
+    "h100_resnet_large_1956_kernels": "877a2899929e6ddae69d139f082c627c9d79660327f71d5f3e8e2829bcb80858",
+    "h100_transformer_1124_kernels": "51cd803123a1d545d86194fd75674447c3e1ac092923d1ea100d9288f028a36d",
+    "h100_transformer_large_1296_kernels": "f34d22356699403951a19c1ea26ae0899e22aea66456c46874dda551e117b06c",
+}
+
+
+def test_h100_captures():
+    """The H100 captures are the ones recorded, each converts with every kernel and
+    memcpy/memset once and every event accounted for, and its device is the H100's."""
+    expect = {   # kernels, memcpy/memset, graph-launched packets, streams
+        "h100_graph_840_kernels": (840, 90, 930, 1),
+        "h100_launch_562_kernels": (562, 0, 0, 3),
+        "h100_resnet_1036_kernels": (1036, 196, 0, 1),
+        "h100_resnet_large_1956_kernels": (1956, 800, 0, 1),
+        "h100_transformer_1124_kernels": (1124, 148, 0, 1),
+        "h100_transformer_large_1296_kernels": (1296, 312, 0, 1),
+    }
+    for name, digest in SHA256_OWN.items():
+        assert hashlib.sha256(open(capture(name), "rb").read()).hexdigest() == digest, name
+        out, res, log = convert(name)
+        recs = gdtrace.read(out)
+        p = [r for r in recs if r["type"] in (gdtrace.REC_DISPATCH, gdtrace.REC_NONKERNEL)]
+        graph = sum(1 for r in p if r["flags"] & gdtrace.PACKET_GRAPH)
+        got = (res["kernels"], res["commands"], graph, len({r["queue"] for r in p}))
+        assert got == expect[name], (name, got)
+        assert recs[0]["sms"] == 132 and recs[0]["cc"] == (9, 0), (name, recs[0])
+        accounted(res)
 
 
 def synthetic(events):
@@ -888,9 +1007,19 @@ def test_mutated_captures():
     deleted, values of the wrong type, NaN, negative; the device's fields): each converts
     (exit 0 and an output) or fails with one error line naming the file (exit 1, no
     output, no temporary file), never a traceback nor an internal error."""
-    text = gzip.open(capture("a100_alexnet_79_kernels"), "rt").read()
+    mutated_captures("a100_alexnet_79_kernels", 20261126)
+
+
+def test_mutated_h100_waits():
+    """The same on the H100 launch capture, whose waits name their event but not its
+    record (the record calls rebuilt from the call order)."""
+    mutated_captures("h100_launch_562_kernels", 20261127)
+
+
+def mutated_captures(name, seed):
+    text = gzip.open(capture(name), "rt").read()
     src = json.loads(text)
-    rng = random.Random(20261126)
+    rng = random.Random(seed)
     outcomes = collections.Counter()
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(60):
