@@ -545,7 +545,10 @@ typedef struct preset_def {
     SRC_CAL("a100_train_nccl_2700_kernels.json.gz", "half the floor (p10) of the kernel-to-kernel " \
             "busy-queue gaps (1.024 us over 657 gaps, ns timestamps): 0.512 us x 1410 MHz; the split " \
             "between completion and launch is not observable")
-#define SRC_FIX_H100 "provisional: no H100 capture yet; the A100 value in time (0.512 us) x 1980 MHz"
+#define SRC_FIX_H100                                                                              \
+    "provisional: the A100 value in time (0.512 us) x 1980 MHz; the H100 captures "                \
+    "(tb/data/kineto/h100_*) put the floor of the graph-launched kernel-to-kernel gap at 0.256 us " \
+    "(p10 of 744), below this: docs/VALIDATION.md, 'H100 captures'"
 #define SRC_IDLE_V100                                                                             \
     SRC_CAL("v100_train_9876_kernels.json.gz", "the median launch-to-start time on an idle stream " \
             "(3.0 us over 197 packets) minus cwd.grid_launch_cycles leaves 2.625 us for fetch + "    \
@@ -555,8 +558,9 @@ typedef struct preset_def {
             "stream (1.753 us over 2763 packets) minus cwd.grid_launch_cycles leaves 1.241 us for "  \
             "fetch + decode, x 1410 MHz, split 90/10 (the split is not observable in a capture)")
 #define SRC_IDLE_H100                                                                             \
-    "provisional: no H100 capture yet; the A100 fetch + decode time (1.241 us) x 1980 MHz, "      \
-    "split 90/10"
+    "provisional: the A100 fetch + decode time (1.241 us) x 1980 MHz, split 90/10; the H100 "     \
+    "captures measure 1.28 to 1.40 us launch-to-start on an idle stream: docs/VALIDATION.md, "     \
+    "'H100 captures'"
 #define SRC_GAPS_V100(what)                                                                       \
     SRC_CAL("v100_train_9876_kernels.json.gz", "the median of the " what " " SRC_CLEAN            \
             "; whole microseconds")
@@ -582,18 +586,18 @@ typedef struct preset_def {
     {"pp.gap_graph_copy_kernel_ns", "1696", src_nograph("55 copy-to-kernel")},                  \
     {"pp.gap_graph_copy_copy_ns", "2208", src_nograph("27 copy-to-copy")},                      \
     {"pp.gap_after_wait_ns", "1121", SRC_WAIT_A100}
-#define SRC_PROV_GAPS(dev) "provisional: no " dev " capture with back-to-back work; the A100 value (" \
-    "tb/data/kineto/a100_train_nccl_2700_kernels.json.gz, docs/VALIDATION.md)"
-#define GAP_PRESETS_PROVISIONAL(dev)                                                              \
-    {"pp.gap_kernel_kernel_ns", "1121", SRC_PROV_GAPS(dev)},                                     \
-    {"pp.gap_kernel_copy_ns", "1184", SRC_PROV_GAPS(dev)},                                       \
-    {"pp.gap_copy_kernel_ns", "1696", SRC_PROV_GAPS(dev)},                                       \
-    {"pp.gap_copy_copy_ns", "2208", SRC_PROV_GAPS(dev)},                                         \
-    {"pp.gap_graph_kernel_kernel_ns", "1121", SRC_PROV_GAPS(dev)},                               \
-    {"pp.gap_graph_kernel_copy_ns", "1184", SRC_PROV_GAPS(dev)},                                 \
-    {"pp.gap_graph_copy_kernel_ns", "1696", SRC_PROV_GAPS(dev)},                                 \
-    {"pp.gap_graph_copy_copy_ns", "2208", SRC_PROV_GAPS(dev)},                                   \
-    {"pp.gap_after_wait_ns", "1121", SRC_PROV_GAPS(dev)}
+#define SRC_PROV_GAPS(why) "provisional: the A100 value (" \
+    "tb/data/kineto/a100_train_nccl_2700_kernels.json.gz); " why
+#define GAP_PRESETS_PROVISIONAL(why)                                                              \
+    {"pp.gap_kernel_kernel_ns", "1121", SRC_PROV_GAPS(why)},                                     \
+    {"pp.gap_kernel_copy_ns", "1184", SRC_PROV_GAPS(why)},                                       \
+    {"pp.gap_copy_kernel_ns", "1696", SRC_PROV_GAPS(why)},                                       \
+    {"pp.gap_copy_copy_ns", "2208", SRC_PROV_GAPS(why)},                                         \
+    {"pp.gap_graph_kernel_kernel_ns", "1121", SRC_PROV_GAPS(why)},                               \
+    {"pp.gap_graph_kernel_copy_ns", "1184", SRC_PROV_GAPS(why)},                                 \
+    {"pp.gap_graph_copy_kernel_ns", "1696", SRC_PROV_GAPS(why)},                                 \
+    {"pp.gap_graph_copy_copy_ns", "2208", SRC_PROV_GAPS(why)},                                   \
+    {"pp.gap_after_wait_ns", "1121", SRC_PROV_GAPS(why)}
 
 /* Values every preset shares (NVIDIA cc 7.0, 8.0 and 9.0 agree on them). */
 static const preset_value COMMON[] = {
@@ -684,7 +688,8 @@ static const preset_value H100[] = {
     {"pp.completion_cycles", "1014", SRC_FIX_H100},
     {"pp.command_launch_cycles", "1014", SRC_FIX_H100},
     {"cwd.grid_launch_cycles", "1014", SRC_FIX_H100},
-    GAP_PRESETS_PROVISIONAL("H100"),
+    GAP_PRESETS_PROVISIONAL("the H100 captures (tb/data/kineto/h100_*) measure other values, not "
+                            "adopted yet: docs/VALIDATION.md, 'H100 captures'"),
     {NULL, NULL, NULL},
 };
 
@@ -727,7 +732,7 @@ static const preset_value MI250[] = {
     {"pp.completion_cycles", "870", SRC_FIX_MI250},
     {"pp.command_launch_cycles", "870", SRC_FIX_MI250},
     {"cwd.grid_launch_cycles", "870", SRC_FIX_MI250},
-    GAP_PRESETS_PROVISIONAL("MI250"),
+    GAP_PRESETS_PROVISIONAL("the MI250 capture has no back-to-back work"),
     {NULL, NULL, NULL},
 };
 
