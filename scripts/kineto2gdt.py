@@ -987,7 +987,7 @@ def resolve_wait_calls(cap, per_stream, device_id, held_ns=INFER_WAIT_NS, unlink
     names (its first packet launched after the call waits) and its candidates the
     packets launched before the record call."""
     if unlinked is not None:
-        calls = sorted((wt["corr"], wt, rec) for wt, rec in unlinked)
+        calls = sorted(((wt["corr"], wt, rec) for wt, rec in unlinked), key=lambda c: c[0])
     else:
         calls = sorted((corr, rt, None) for corr, rt in cap.runtime.items()
                        if rt[0] in WAIT_CALLS and isinstance(corr, int))
@@ -1042,7 +1042,7 @@ def resolve_wait_calls(cap, per_stream, device_id, held_ns=INFER_WAIT_NS, unlink
                 continue
             b, bound = nxt[i][1], corr
         pos = position[id(b)]
-        free_at = max(b["rt"][2], ends[b["stream"]][pos - 1] if pos else 0)
+        free_at = max(b["rt"][2] if b["rt"] is not None else 0, ends[b["stream"]][pos - 1] if pos else 0)
         held = b["ts"] - free_at > held_ns
         best = None
         for s, items in per_stream.items():

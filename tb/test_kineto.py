@@ -468,6 +468,17 @@ def test_h100_unlinked_wait_without_record():
     assert [(r["type"], r["queue"]) for r in p] == [(3, 0), (3, 1), (4, 1), (3, 1)], p
     assert p[2]["deps"] == [p[0]["signal"]] and p[0]["info"][1] == 1 and p[2]["info"][1] == 4
     accounted(res)
+    # the waiting kernel's launch not in the capture, and the wait event twice: the same
+    # barrier, the second event reported as the same wait
+    path = events(True)
+    doc = json.load(open(path))
+    ev = [e for e in doc["traceEvents"] if not (e["name"] == "cudaLaunchKernel" and e["args"]["correlation"] == 5)]
+    ev += [e for e in ev if e.get("cat") == "cuda_sync"]
+    res = kineto2gdt.convert(synthetic(ev), out, log=io.StringIO())
+    assert res["barriers"] == 1, res
+    assert res["skipped"][("cuda_sync 'Stream Wait Event' (the record call rebuilt from the call order)",
+                           "rebuilt as the same wait as an earlier call (several calls before one launch)")] == 1
+    accounted(res)
 
 
 def test_capture_script_without_gpu():
