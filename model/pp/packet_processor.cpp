@@ -169,6 +169,7 @@ bool packet_processor::doorbell(op_code code, void *body, sc_core::sc_time &dela
         // issue() sees the packet only if it is the queue's head now, or if a waiting
         // barrier packet may depend on its signal (or the command scheduler decides);
         // otherwise a wake now would change nothing and costs a SystemC activation
+        fetch_scan_ |= was_empty;
         if (was_empty || sched_ || (r->signal != GD_NO_SIGNAL && barriers_waiting()))
             wake_.notify(r->submit);
     }
@@ -198,6 +199,7 @@ bool packet_processor::done(op_code code, void *body, sc_core::sc_time &delay)
     // changes before the completion, so the block wakes then (the earlier of that and
     // its pending wake: the earliest notification stands).
     wake_.notify(cwd_full_ || sched_ ? now : at);
+    dispatch_scan_ |= cwd_full_;
     cwd_full_ = false;
     return true;
 }
@@ -220,22 +222,27 @@ void packet_processor::handle(const ev &e, gd_time_ps now)
         gd_pp_queue &q = queues_[e.queue];
         gd_pp_queue_head(&q)->fetched = now;
         q.state = GD_PQ_FETCHED;
+        fetched_n_++;
         break;
     }
     case DECODE_DONE: {
         gd_pp_queue &q = queues_[e.queue];
         gd_pp_queue_head(&q)->decoded = now;
         q.state = GD_PQ_DECODED;
+        decoded_n_++;
+        dispatch_scan_ = true;
         decoder_busy_ = false;
         break;
     }
     case GAP_HELD:  // a held packet may go now (issue() checks it)
+        dispatch_scan_ = true;
         break;
     case COMPLETE: {
         gd_kernel_run *r = e.run;
         gd_pp_queue &q = queues_[r->queue];
         r->completion = now;
         gd_pp_completed(&q, r, now);
+        dispatch_scan_ = true;
         if (r->kind == GD_PKT_BARRIER_AND || r->kind == GD_PKT_BARRIER_OR) {
             gd_pp_barrier_completed(&q);
             barrier_packets_--;
@@ -274,7 +281,9 @@ void packet_processor::handle(const ev &e, gd_time_ps now)
 void packet_processor::leave_head(uint32_t qi, gd_pp_queue &q, gd_time_ps now)
 {
     bool held = sched_ && !gd_pp_queue_head(&q)->in_packet;
-    gd_pp_queue_pop(&q);
+    gd_pp_queue_pop(&q);  // (its head was decoded)
+    decoded_n_--;
+    fetch_scan_ = true;
     q.outstanding++;
     if (held) {
         q.held++;
@@ -313,7 +322,9 @@ void packet_processor::settle_barriers(gd_time_ps now)
         gd_pp_queue &q = queues_[qi];
         gd_kernel_run *r = gd_pp_queue_head(&q);
         if (r && q.state == GD_PQ_DECODED && (r->kind == GD_PKT_BARRIER_AND || r->kind == GD_PKT_BARRIER_OR)) {
-            gd_pp_barrier_park(&q, r);
+            gd_pp_barrier_park(&q, r);  // (pops it)
+            decoded_n_--;
+            fetch_scan_ = true;
             taken(qi, q, now);
         }
         if ((r = gd_pp_barrier_ready(&q, signals_.data())) != nullptr) {
@@ -334,7 +345,9 @@ void packet_processor::issue(gd_time_ps now)
     bool refused = false;
     // j = (dispatch_rr_ + k) % n without a division per queue (dispatch_rr_ < n: it is
     // only ever set to such a j, and n never shrinks)
-    for (uint32_t k = 0, j = dispatch_rr_; k < n; k++, j = j + 1 == n ? 0 : j + 1) {
+    const bool scan = decoded_n_ && (dispatch_scan_ || sched_);  // (the scheduler may take one any time)
+    dispatch_scan_ = false;
+    for (uint32_t k = 0, j = dispatch_rr_; scan && k < n; k++, j = j + 1 == n ? 0 : j + 1) {
         uint32_t qi = used_[j];
         gd_pp_queue &q = queues_[qi];
         if (sched_) {  // the scheduler applies the dependencies; only barrier packets hold the queue here
@@ -396,7 +409,10 @@ void packet_processor::issue(gd_time_ps now)
     if (barrier_packets_)  // (none submitted and not completed: no queue holds one)
         settle_barriers(now);
     // Start fetching the head packet of every idle queue.
-    for (uint32_t qi : used_) {
+    const uint32_t m = fetch_scan_ ? (uint32_t)used_.size() : 0;
+    fetch_scan_ = false;
+    for (uint32_t i = 0; i < m; i++) {
+        uint32_t qi = used_[i];
         gd_pp_queue &q = queues_[qi];
         if (q.count && q.state == GD_PQ_IDLE) {
             q.state = GD_PQ_FETCHING;
@@ -413,9 +429,11 @@ void packet_processor::issue(gd_time_ps now)
     }
     // One decoder, shared round-robin.
     uint32_t k;
-    if (!decoder_busy_ && n && (k = gd_pp_pick(queues_.data(), used_.data(), n, decode_rr_, GD_PQ_FETCHED)) != UINT32_MAX) {
+    if (!decoder_busy_ && fetched_n_ &&
+        (k = gd_pp_pick(queues_.data(), used_.data(), n, decode_rr_, GD_PQ_FETCHED)) != UINT32_MAX) {
         uint32_t qi = used_[(decode_rr_ + k) % n];
         queues_[qi].state = GD_PQ_DECODING;
+        fetched_n_--;
         decoder_busy_ = true;
         decode_rr_ = (decode_rr_ + k + 1) % n;
         // a condensed packet is decoded once; each of its kernels then reads its RSB entry

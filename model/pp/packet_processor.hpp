@@ -122,6 +122,14 @@ private:
     std::vector<uint32_t> ev_free_;
     uint64_t seq_ = 0;
     bool decoder_busy_ = false;
+    // What issue() has to look at: queues whose head is decoded, and whether one may
+    // have become dispatchable since the last pass (a head decoded, a packet completed,
+    // a hold ended, room in the distributor: the dispatch pass); queues whose head is
+    // fetched (the decoder); whether a queue may have become idle with packets in it (a
+    // head left, or a packet came to an empty queue: the fetch pass). Skipping a pass
+    // with nothing to do changes nothing but its cost.
+    uint32_t decoded_n_ = 0, fetched_n_ = 0;
+    bool dispatch_scan_ = false, fetch_scan_ = false;
     uint32_t decode_rr_ = 0, dispatch_rr_ = 0;
     bool cwd_full_ = false;
     link dispatch_ch_, space_ch_;
