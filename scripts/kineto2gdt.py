@@ -864,24 +864,26 @@ def partly_beside_collectives(kernels, dev):
     return n_a, n_b, changed
 
 
+def corr_bounds(items):
+    """For a stream's packets in the order they ran: (prefix_max, suffix_min) of their
+    launch correlation ids (-1 without one). bisect_right(prefix_max, c) is the first
+    packet launched after call c; bisect_left(suffix_min, c) - 1 the last launched
+    before it (a stream runs its work in launch order)."""
+    corr = [k["corr"] if isinstance(k["corr"], int) else -1 for k in items]
+    suffix_min, m = [0] * len(corr), float("inf")
+    for i in range(len(corr) - 1, -1, -1):
+        m = min(m, corr[i])
+        suffix_min[i] = m
+    return list(itertools.accumulate(corr, max)), suffix_min
+
+
 def place_barriers(cap, per_stream, device_id):
     """Turn each 'Stream Wait Event' into a barrier-AND packet on the waiting stream
     that depends on the last packet of the awaited stream issued before the awaited
     cudaEventRecord (by correlation id, which orders a process's API calls). The
     barrier goes before the waiting stream's first packet issued after the wait call.
     Returns {stream: [barrier, ...]} with each barrier's list position ("pos")."""
-    idx = {}
-    for s, items in per_stream.items():
-        corr = [k["corr"] if k["corr"] is not None else -1 for k in items]
-        prefix_max, m = [], -1
-        for c in corr:
-            m = max(m, c)
-            prefix_max.append(m)
-        suffix_min, m = [0] * len(corr), float("inf")
-        for i in range(len(corr) - 1, -1, -1):
-            m = min(m, corr[i])
-            suffix_min[i] = m
-        idx[s] = (prefix_max, suffix_min)
+    idx = {s: corr_bounds(items) for s, items in per_stream.items()}
     placed = collections.defaultdict(list)   # stream -> barriers, in call order
     for wt in sorted(cap.waits, key=lambda w: (w["corr"] if w["corr"] is not None else -1, w["ts"])):
         what = "cudaStreamWaitEvent call (wait rebuilt from the call order)" if wt.get("from_call") else \
@@ -1004,13 +1006,7 @@ def resolve_wait_calls(cap, per_stream, device_id, held_ns=INFER_WAIT_NS, unlink
     last_before, ends, position, launched_max = {}, {}, {}, {}
     for s, items in per_stream.items():
         position.update((id(k), i) for i, k in enumerate(items))
-        corr = [k["corr"] if isinstance(k["corr"], int) else -1 for k in items]
-        launched_max[s] = list(itertools.accumulate(corr, max))
-        suffix_min, m = [0] * len(corr), float("inf")
-        for i in range(len(corr) - 1, -1, -1):
-            m = min(m, corr[i])
-            suffix_min[i] = m
-        last_before[s] = suffix_min
+        launched_max[s], last_before[s] = corr_bounds(items)
         ends[s] = list(itertools.accumulate((k["ts"] + k["dur"] for k in items), max))
     what = "runtime call cudaStreamWaitEvent"
     resolved = unresolved = 0
@@ -1080,6 +1076,30 @@ def resolve_wait_calls(cap, per_stream, device_id, held_ns=INFER_WAIT_NS, unlink
                                   record=corr, corr=corr, from_call=True, dep_index=best[2]))
         resolved += 1
     return resolved, unresolved
+
+
+def rebuild_waits(cap, per_stream, device_id, warnings=None):
+    """Complete cap.waits before place_barriers: the record calls of the unlinked
+    'Stream Wait Event's (unlinked_waits), or, in a capture without such events, the
+    waits of its cudaStreamWaitEvent calls (resolve_wait_calls). Appends a warning with
+    the counts to warnings (a list) when given. Returns (whether the capture records its
+    waits as cuda_sync 'Stream Wait Event's, how many of those were unlinked)."""
+    unlinked = unlinked_waits(cap)
+    recorded = bool(cap.waits or unlinked)
+    if unlinked:
+        done, not_done = resolve_wait_calls(cap, per_stream, device_id, unlinked=unlinked)
+        if warnings is not None:
+            warnings.append("%d cuda_sync 'Stream Wait Event'(s) name their event but not where it was recorded "
+                            "(Kineto links only cudaEventRecord, not cudaEventRecordWithFlags): %d rebuilt from the "
+                            "host's call order and the GPU timestamps, %d not (docs/KINETO.md)" % (
+                                len(unlinked), done, not_done))
+    if not recorded:
+        done, not_done = resolve_wait_calls(cap, per_stream, device_id)
+        if (done or not_done) and warnings is not None:
+            warnings.append("the capture records %d cudaStreamWaitEvent call(s) but not what they wait for (no "
+                            "cuda_sync 'Stream Wait Event' events): %d rebuilt from the host's call order and the "
+                            "GPU timestamps, %d not (docs/KINETO.md)" % (done + not_done, done, not_done))
+    return recorded, len(unlinked)
 
 
 def merge_streams(lists, queue_of):
@@ -1340,22 +1360,7 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
                              "ended" % (k["type"], lead), "submitted at its start minus that latency, inside the "
                                                           "call")] += 1
 
-    unlinked = unlinked_waits(cap)
-    recorded_waits = len(cap.waits) + len(unlinked)
-    wait_calls_resolved = wait_calls_unresolved = 0
-    if unlinked:
-        done, not_done = resolve_wait_calls(cap, per_stream, device_id, unlinked=unlinked)
-        warnings.append("%d cuda_sync 'Stream Wait Event'(s) name their event but not where it was recorded (Kineto "
-                        "links only cudaEventRecord, not cudaEventRecordWithFlags): %d rebuilt from the host's call "
-                        "order and the GPU timestamps, %d not (docs/KINETO.md)" % (len(unlinked), done, not_done))
-    if not recorded_waits:
-        wait_calls_resolved, wait_calls_unresolved = resolve_wait_calls(cap, per_stream, device_id)
-        if wait_calls_resolved or wait_calls_unresolved:
-            warnings.append("the capture records %d cudaStreamWaitEvent call(s) but not what they wait for (no "
-                            "cuda_sync 'Stream Wait Event' events): %d rebuilt from the host's call order and the "
-                            "GPU timestamps, %d not (docs/KINETO.md)" % (
-                                wait_calls_resolved + wait_calls_unresolved, wait_calls_resolved,
-                                wait_calls_unresolved))
+    recorded_waits, _ = rebuild_waits(cap, per_stream, device_id, warnings)
     barriers = place_barriers(cap, per_stream, device_id)
     inferred = dict(inferred_barriers=0, wait_commands=0, wait_ns=0, typical_gap_ns=0)
     if infer and recorded_waits:

@@ -144,12 +144,7 @@ class Timeline:
         a barrier gets ready = max(its stream predecessor's end, the end of the awaited op
         (through chained barriers), the end of the op before the barrier on its stream)."""
         try:
-            unlinked = kineto2gdt.unlinked_waits(cap)
-            recorded = len(cap.waits) + len(unlinked)
-            if unlinked:
-                kineto2gdt.resolve_wait_calls(cap, self.per_stream, self.device, unlinked=unlinked)
-            if not recorded:
-                kineto2gdt.resolve_wait_calls(cap, self.per_stream, self.device)
+            recorded, unlinked = kineto2gdt.rebuild_waits(cap, self.per_stream, self.device)
             placed = kineto2gdt.place_barriers(cap, self.per_stream, self.device)
         except (AttributeError, TypeError, KeyError, IndexError) as e:   # the converter's internals changed
             return 0, "cross-stream waits unknown (kineto2gdt.place_barriers: %s): stream order only" % e
