@@ -9,7 +9,8 @@ Needs PyTorch with CUDA (torchvision for 'resnet'). Writes OUTDIR/PREFIX_NAME_N_
 versions, the device and its clocks). Each workload runs untraced first (warm-up: cuDNN and
 cuBLAS choose their kernels, the caching allocator fills), then traced. The profiler records
 CPU and CUDA activity with CUDA synchronisation events (the cuda_sync 'Stream Wait Event'
-records that give cross-stream dependencies), no shapes, no stacks.
+records that give cross-stream dependencies), no shapes, no stacks. A workload that fails
+is reported and the others still run; the exit status is then 1.
 
 Workloads:
   transformer  4 encoder layers (d_model 512, 8 heads, batch 16 x 256 tokens), bf16
@@ -30,6 +31,7 @@ Workloads:
                the whole GPU).
 """
 import argparse
+import collections
 import gzip
 import json
 import os
@@ -86,15 +88,13 @@ def main():
             data = f.read()
         os.unlink(raw)
         doc = json.loads(data)
-        cats = {}
-        for e in doc.get("traceEvents", []):
-            cats[e.get("cat")] = cats.get(e.get("cat"), 0) + 1
-        n = cats.get("kernel", 0)
+        cats = collections.Counter(str(e.get("cat")) for e in doc.get("traceEvents", []))
+        n = cats["kernel"]
         out = os.path.join(args.outdir, "%s_%s_%d_kernels.json.gz" % (args.prefix, name, n))
         with open(out, "wb") as f:
             f.write(gzip.compress(data, 9, mtime=0))
         print("capture_kineto: %s: %d kernels, %s, %d bytes gzip, %.1f s" %
-              (out, n, json.dumps({str(k): v for k, v in sorted(cats.items(), key=lambda kv: str(kv[0]))}), os.path.getsize(out),
+              (out, n, json.dumps(dict(sorted(cats.items()))), os.path.getsize(out),
                time.time() - t0), flush=True)
         del state
         torch.cuda.empty_cache()
@@ -211,6 +211,7 @@ def main():
            "cuda %s" % torch.version.cuda, "cudnn %s" % torch.backends.cudnn.version(),
            "device %s" % torch.cuda.get_device_name(0),
            "properties %s" % torch.cuda.get_device_properties(0)]
+    failed = []
     for name, setup, step, steps in work:
         if only and name not in only:
             continue
@@ -219,6 +220,7 @@ def main():
         except Exception as exc:
             print("capture_kineto: %s failed: %r" % (name, exc), flush=True)
             env.append("%s failed: %r" % (name, exc))
+            failed.append(name)
     try:
         env.append(subprocess.run(["nvidia-smi", "-q", "-d", "CLOCK"], capture_output=True,
                                   text=True, timeout=30).stdout)
@@ -227,6 +229,8 @@ def main():
     with open(os.path.join(args.outdir, "%s_env.txt" % args.prefix), "w") as f:
         f.write("\n".join(env) + "\n")
     print("\n".join(env[:6]), flush=True)
+    if failed:
+        sys.exit("capture_kineto: failed: %s (above)" % ", ".join(failed))
 
 
 if __name__ == "__main__":
