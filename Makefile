@@ -1,21 +1,32 @@
 # gdsim - the only entry point for building, testing, installing.
 #
-#   make                      build/libgdsim.so, build/libgdsim.a, build/gdsim (profile-guided:
-#                             built twice, with a training run between; docs/PERFORMANCE.md)
-#   make PGO=0                the same in one plain build (quicker while changing the code)
+#   make                      build/libgdsim.so, build/libgdsim.a, build/gdsim: one plain
+#                             optimised build (-O2), with short progress lines (V=1: the
+#                             full commands)
+#   make PGO=1                the release build: profile-guided and link-time optimised
+#                             (built twice, with a training run between; about a fifth
+#                             faster replays; docs/PERFORMANCE.md item 35). LTO=1 alone:
+#                             link-time optimised, built once
 #   make POPCNT=0             without the POPCNT instruction (by default used where the
 #                             building machine has it), for any x86-64 CPU
 #   make demo                 replay the bundled sample trace and print the report
-#   make check                build and run every test
+#   make check                build and run every test, in parallel (-jN; all cores when
+#                             no -j is given, -j1 for one at a time)
 #   make check SANITIZER=address|undefined
-#   make bench                throughput and memory benchmark
-#   make install PREFIX=DIR   library, headers, CLI, gdsim.pc, the CMake package
-#                             (lib/cmake/gdsim), the Python package and the trace
-#                             scripts (gen_trace.py, kineto2gdt.py) under DIR
+#   make check-pgo            the release build (PGO=1, in build/pgo) and the tests again
+#                             against it (.ci/run)
+#   make bench                throughput and memory benchmark of the release build (PGO=1,
+#                             built in build/bench so its figures stay comparable)
+#   make install PREFIX=DIR   the build found in build/ (whatever flags made it: it says
+#                             which; a plain one when there is none): library, headers,
+#                             CLI, gdsim.pc, the CMake package (lib/cmake/gdsim), the
+#                             Python package and the trace scripts (gen_trace.py,
+#                             kineto2gdt.py) under DIR
 #   make SYSTEMC_HOME=DIR     build against the SystemC installed in DIR (DIR/include,
 #                             DIR/lib-linux64 or DIR/lib) instead of the system's
 #   make systemc-flags        show which SystemC the build uses
-#   make deps                 install missing Debian packages (demo and check run it first)
+#   make deps                 install missing Debian packages (check runs it first; demo
+#                             runs deps-build: only what building needs)
 #   make docs                 regenerate docs/CONFIG.md from the key table
 
 PREFIX ?= /usr/local
@@ -33,6 +44,18 @@ else ifeq ($(SANITIZER),undefined)
   SANFLAGS := -fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 else
   $(error SANITIZER must be 'address' or 'undefined' (got '$(SANITIZER)'))
+endif
+
+# make install takes the build it finds in $(BUILD) as it is: the flags that made it
+# ($(BUILD)/build.mk, written with it) are this make's own, so nothing is rebuilt for
+# want of a flag; one given on the command line still wins (and rebuilds with it).
+# (Read with $(file), not include: make would remake an included file first.)
+BUILD_FOUND :=
+ifneq ($(filter install,$(MAKECMDGOALS)),)
+  ifneq ($(wildcard $(BUILD)/build.mk),)
+    BUILD_FOUND := 1
+    $(eval $(file <$(BUILD)/build.mk))
+  endif
 endif
 
 # SystemC: SYSTEMC_HOME=DIR (an Accellera-style install), else pkg-config's `systemc`
@@ -65,13 +88,11 @@ SYSTEMC_RPATH := $(patsubst -L%,-Wl$(comma)-rpath$(comma)%,$(filter -L%,$(SYSTEM
 CC := gcc
 CXX := g++
 WARN := -Wall -Wextra -Werror
-# fat LTO objects: libgdsim.a also holds ordinary code, so a program links it without
-# the compiler's LTO plugin (or with another compiler). -fno-schedule-insns2: GCC 12's
-# scheduling pass after register allocation moved an inlined struct copy (rep movsq)
-# above the stores to its source in the profile-guided build, so tb/test_replay.c's
-# traces got a device of zeros (a wrong-code bug; without that pass the order stays,
-# and replays are as fast: docs/PERFORMANCE.md item 35)
-OPT ?= -O2 -g -flto=auto -ffat-lto-objects -fno-schedule-insns2
+# -fno-schedule-insns2: GCC 12's scheduling pass after register allocation moved an
+# inlined struct copy (rep movsq) above the stores to its source in the profile-guided
+# build, so tb/test_replay.c's traces got a device of zeros (a wrong-code bug; without
+# that pass the order stays, and replays are as fast: docs/PERFORMANCE.md item 35)
+OPT ?= -O2 -g -fno-schedule-insns2
 # POPCNT=1, the default where the compiler targets x86-64 and the building machine's CPU
 # has the instruction (every x86-64 CPU since 2008): -mpopcnt. The fill-the-lake over a
 # large GPU's GPCs counts SMs per level with population counts, a dozen instructions
@@ -94,16 +115,34 @@ endif
 # folder is on the include path, so a new block is found by adding its folder.
 MODEL_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard model/*/*.h model/*/*.hpp model/*/*.c model/*/*.cpp))))
 CPPFLAGS := -Iinclude -Imodel $(addprefix -I,$(MODEL_DIRS)) -D_GNU_SOURCE $(SYSTEMC_CFLAGS)
-# Profile-guided optimisation (docs/PERFORMANCE.md): with PGO=1, the default without a
-# sanitizer, the library and the CLI are built twice. First instrumented (a make with
-# PGO_PHASE=gen, into the same object files: a static function's profile is known by
-# its object's path), and that gdsim replays the training traces of
-# scripts/pgo_train.sh, which writes the counts beside the objects; then again, with
-# them ($(BUILD)/pgo.stamp). A change to a source runs both again. PGO=0: one plain
-# build (quicker while changing the code; replays about a tenth slower).
-PGO ?= 1
+# Profile-guided optimisation (docs/PERFORMANCE.md item 35), PGO=1: the release build,
+# an opt-in step as in most projects (CPython's --enable-optimizations). The library and
+# the CLI are built twice: first instrumented (a make with PGO_PHASE=gen, into the same
+# object files: a static function's profile is known by its object's path), and that
+# gdsim replays the training traces of scripts/pgo_train.sh, which writes the counts
+# beside the objects; then again, with them ($(BUILD)/pgo.stamp). A change to a source
+# runs both again. PGO=0, the default: one plain build. Never with a sanitizer.
 ifneq ($(SANITIZER),)
   override PGO := 0
+endif
+PGO ?= 0
+ifneq ($(filter-out 0 1,$(PGO)),)
+  $(error PGO must be 0 or 1 (got '$(PGO)'))
+endif
+# Link-time optimisation, LTO=1 (the default with PGO=1): the library and the CLI are
+# optimised across objects at their link. Fat LTO objects: libgdsim.a also holds
+# ordinary code, so a program links it without the compiler's LTO plugin (or with
+# another compiler), and the test programs link it so (-fno-lto: no LTO step per
+# program; the library and the CLI they test through are the LTO ones).
+LTO ?= $(PGO)
+ifeq ($(LTO),1)
+  LTO_FLAGS := -flto=auto -ffat-lto-objects
+  NO_LTO := -fno-lto
+else ifeq ($(LTO),0)
+  LTO_FLAGS :=
+  NO_LTO :=
+else
+  $(error LTO must be 0 or 1 (got '$(LTO)'))
 endif
 PGO_PHASE ?=
 PGO_USE :=
@@ -114,14 +153,15 @@ else ifeq ($(PGO),1)
   PGO_USE := -fprofile-use -fprofile-partial-training -Wno-missing-profile
   PGO_STAMP := $(BUILD)/pgo.stamp
 endif
-CFLAGS := -std=c11 $(OPT) $(ARCH_FLAGS) -fPIC $(WARN) $(SANFLAGS)
-CXXFLAGS := -std=c++17 $(OPT) $(ARCH_FLAGS) -fPIC $(WARN) $(SANFLAGS)
+CFLAGS := -std=c11 $(OPT) $(LTO_FLAGS) $(ARCH_FLAGS) -fPIC $(WARN) $(SANFLAGS)
+CXXFLAGS := -std=c++17 $(OPT) $(LTO_FLAGS) $(ARCH_FLAGS) -fPIC $(WARN) $(SANFLAGS)
 LIBS := $(SYSTEMC_LIBS) $(SYSTEMC_RPATH) -lz -lstdc++ -lm -lpthread
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -lpthread)
 
 C_SRC := $(wildcard $(addsuffix /*.c,$(MODEL_DIRS)))
 CXX_SRC := $(wildcard model/*.cpp) $(wildcard $(addsuffix /*.cpp,$(MODEL_DIRS))) $(wildcard cwrap/*.cpp)
-OBJ := $(C_SRC:%.c=$(BUILD)/obj/%.o) $(CXX_SRC:%.cpp=$(BUILD)/obj/%.o)
+# (the C++ first: they take longest to compile, so make -j starts them first)
+OBJ := $(CXX_SRC:%.cpp=$(BUILD)/obj/%.o) $(C_SRC:%.c=$(BUILD)/obj/%.o)
 DEP := $(OBJ:.o=.d)
 
 TESTS_C := $(wildcard tb/test_*.c)
@@ -135,33 +175,58 @@ LIB_SO := $(BUILD)/libgdsim.so
 LIB_A := $(BUILD)/libgdsim.a
 CLI := $(BUILD)/gdsim
 
-.PHONY: all demo check check-slurm bench fuzz install deps docs clean check-header systemc-flags FORCE
+.PHONY: all demo check check-pgo check-slurm bench fuzz install deps deps-build docs clean check-header \
+	systemc-flags FORCE
 all: $(LIB_SO) $(LIB_A) $(CLI)
 
-# the SystemC flags, PGO, OPT and POPCNT a build used; objects and programs are rebuilt when
-# they change (e.g. a build/ made with Debian's SystemC, then make SYSTEMC_HOME=DIR)
-SYSTEMC_STAMP := $(BUILD)/systemc.flags
-SYSTEMC_ID := $(SYSTEMC_CFLAGS) | $(SYSTEMC_LIBS) | PGO=$(PGO) $(OPT) | POPCNT=$(POPCNT)
-$(SYSTEMC_STAMP): FORCE
+# Short progress lines (CC model/pp/pp.c, LD build/libgdsim.so); V=1 shows the commands,
+# make -s neither (make's flags are known only when a recipe runs).
+V ?= 0
+ifeq ($(V),1)
+  Q :=
+  say = @:
+else
+  Q := @
+  say = @$(if $(findstring s,$(firstword x$(MAKEFLAGS))),:,printf '  %-5s %s\n' '$(1)' '$(2)')
+endif
+
+# The flags a build was made with: SystemC, PGO, LTO, OPT, POPCNT, in make's syntax.
+# Objects and programs are rebuilt when they change (e.g. a build/ made with Debian's
+# SystemC, then make SYSTEMC_HOME=DIR), and make install reads them back (above).
+BUILD_MK := $(BUILD)/build.mk
+SYSTEMC_GIVEN = $$(filter command% environment%,$$(origin SYSTEMC_HOME) $$(origin SYSTEMC_CFLAGS) $$(origin SYSTEMC_LIBS))
+$(BUILD_MK): FORCE
 	@mkdir -p $(dir $@)
-	@echo '$(SYSTEMC_ID)' | cmp -s - $@ || echo '$(SYSTEMC_ID)' > $@
+	@{ echo '# the flags $(BUILD)/ was built with (written by make; make install reuses them)'; \
+	   echo 'ifeq ($(SYSTEMC_GIVEN),)'; \
+	   echo '  SYSTEMC_CFLAGS := $(SYSTEMC_CFLAGS)'; \
+	   echo '  SYSTEMC_LIBS := $(SYSTEMC_LIBS)'; \
+	   echo 'endif'; \
+	   echo 'PGO := $(PGO)'; echo 'LTO := $(LTO)'; echo 'OPT := $(OPT)'; echo 'POPCNT := $(POPCNT)'; } >$@.new
+	@if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
 FORCE:
+
+# what the build is, in words (make install says it)
+BUILD_WORDS = $(if $(filter 1,$(PGO)),profile-guided and link-time optimised (PGO=1),$(if $(filter 1,$(LTO)),link-time optimised (LTO=1),plain (PGO=0))), OPT=$(OPT), POPCNT=$(POPCNT), SystemC $(or $(strip $(SYSTEMC_CFLAGS) $(filter -L%,$(SYSTEMC_LIBS))),from the compiler's default paths)
 
 systemc-flags:
 	@echo 'SYSTEMC_CFLAGS=$(SYSTEMC_CFLAGS)'
 	@echo 'SYSTEMC_LIBS=$(SYSTEMC_LIBS) $(SYSTEMC_RPATH)'
 
-$(BUILD)/obj/%.o: %.c $(SYSTEMC_STAMP) $(PGO_STAMP)
+$(BUILD)/obj/%.o: %.c $(BUILD_MK) $(PGO_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(PGO_USE) -MMD -MP -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PGO_USE) -MMD -MP -c $< -o $@
 
-$(BUILD)/obj/%.o: %.cpp $(SYSTEMC_STAMP) $(PGO_STAMP)
+$(BUILD)/obj/%.o: %.cpp $(BUILD_MK) $(PGO_STAMP)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CPPFLAGS) $(CXXFLAGS) $(PGO_USE) -MMD -MP -c $< -o $@
+	$(call say,CXX,$<)
+	$(Q)$(CXX) $(CPPFLAGS) $(CXXFLAGS) $(PGO_USE) -MMD -MP -c $< -o $@
 
 $(LIB_A): $(OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)ar rcs $@ $^
 
 # PGO=1: the instrumented build and its training run (the sources, headers and scripts
 # it depends on: any change makes a new profile). The counts of an earlier profile go
@@ -169,62 +234,83 @@ $(LIB_A): $(OBJ)
 PGO_INPUTS := $(C_SRC) $(CXX_SRC) $(wildcard include/*.h include/gdsim/*.hpp $(addsuffix /*.h,$(MODEL_DIRS)) \
 	    $(addsuffix /*.hpp,$(MODEL_DIRS))) cli/gdsim.c cli/compare.c cli/compare.h scripts/pgo_train.sh \
 	    scripts/gen_trace.py scripts/kineto2gdt.py
-$(BUILD)/pgo.stamp: $(PGO_INPUTS) $(SYSTEMC_STAMP)
-	rm -f $(OBJ) $(LIB_A) $(CLI)
-	find $(BUILD) -name '*.gcda' -delete
+$(BUILD)/pgo.stamp: $(PGO_INPUTS) $(BUILD_MK)
+	$(Q)rm -f $(OBJ) $(LIB_A) $(CLI)
+	$(Q)find $(BUILD) -name '*.gcda' -delete
+	@echo "  PGO   instrumented build"
 	@$(MAKE) --no-print-directory PGO_PHASE=gen $(CLI)
-	scripts/pgo_train.sh $(CLI) $(BUILD)/pgo
-	rm -f $(CLI)
+	@echo "  PGO   training replays (scripts/pgo_train.sh)"
+	$(Q)scripts/pgo_train.sh $(CLI) $(BUILD)/pgo
+	$(Q)rm -f $(CLI)
+	@echo "  PGO   build with the training run's counts"
 	@touch $@
 
 # the soname changes with the major version (the ABI of include/gdsim.h)
 SO_MAJOR := $(shell sed -n 's/^\#define GD_VERSION_MAJOR \([0-9]*\)/\1/p' include/gdsim.h)
 SO_VERSION := $(shell sed -n 's/^\#define GD_VERSION_STRING "\(.*\)"/\1/p' include/gdsim.h)
 $(LIB_SO): $(OBJ)
-	$(CXX) -shared $(SANFLAGS) $(PGO_USE) -Wl,-soname,libgdsim.so.$(SO_MAJOR) -o $@ $^ $(LIBS)
-	ln -sf libgdsim.so $(BUILD)/libgdsim.so.$(SO_MAJOR)
+	$(call say,LD,$@)
+	$(Q)$(CXX) -shared $(LTO_FLAGS) $(SANFLAGS) $(PGO_USE) -Wl,-soname,libgdsim.so.$(SO_MAJOR) -o $@ $^ $(LIBS)
+	$(Q)ln -sf libgdsim.so $(BUILD)/libgdsim.so.$(SO_MAJOR)
 
 $(CLI): cli/gdsim.c cli/compare.c cli/compare.h $(LIB_A) include/gdsim.h $(PGO_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(PGO_USE) -Iinclude cli/gdsim.c cli/compare.c -o $@ $(LIB_A) $(LIBS)
+	$(call say,LD,$@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PGO_USE) -Iinclude cli/gdsim.c cli/compare.c -o $@ $(LIB_A) $(LIBS)
 
-# -u sc_main: tests that use only the C core still need the shim's weak sc_main,
-# which libsystemc refers to.
-# the allocation-failure sweep takes the C core's malloc family (tb/test_alloc_fail.c)
+# The test programs link libgdsim.a statically, without an LTO step of their own
+# ($(NO_LTO) with LTO=1: the fat objects' ordinary code). Static, because most of them
+# test the C core's functions, which the shared library does not export, and the
+# allocation-failure sweep wraps the C core's malloc family (tb/test_alloc_fail.c: the
+# linker's --wrap reaches only what it links). -u sc_main: tests that use only the C
+# core still need the shim's weak sc_main, which libsystemc refers to.
 $(BUILD)/tb/test_alloc_fail: TEST_LDFLAGS = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup
 $(BUILD)/tb/test_%: tb/test_%.c tb/tb_util.h $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Itb $< -o $@ -Wl,-u,sc_main $(TEST_LDFLAGS) $(LIB_A) $(CHECK_LIBS) $(LIBS)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(NO_LTO) -Itb $< -o $@ -Wl,-u,sc_main $(TEST_LDFLAGS) $(LIB_A) $(CHECK_LIBS) $(LIBS)
 
 $(BUILD)/tb/tb_%: tb/tb_%.cpp tb/tb_util.h include/gdsim/gpu.hpp $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -Itb $< -o $@ -Wl,-u,sc_main $(LIB_A) $(CHECK_LIBS) $(LIBS)
+	$(call say,CXX,$<)
+	$(Q)$(CXX) $(CPPFLAGS) $(CXXFLAGS) $(NO_LTO) -Itb $< -o $@ -Wl,-u,sc_main $(LIB_A) $(CHECK_LIBS) $(LIBS)
 
 $(BUILD)/tb/vp_%: tb/vp/vp_%.cpp tb/vp/platform.hpp tb/vp/driver.hpp include/gdsim/gpu.hpp $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -Itb/vp $< -o $@ $(LIB_A) $(LIBS)
+	$(call say,CXX,$<)
+	$(Q)$(CXX) $(CPPFLAGS) $(CXXFLAGS) $(NO_LTO) -Itb/vp $< -o $@ $(LIB_A) $(LIBS)
 
 $(BUILD)/gen_config_doc: tb/gen_config_doc.c $(LIB_A)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ -Wl,-u,sc_main $(LIB_A) $(LIBS)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(NO_LTO) $< -o $@ -Wl,-u,sc_main $(LIB_A) $(LIBS)
 
+# deps: everything make check uses; deps-build: what building and the demo need
 deps:
 	@SYSTEMC_HOME="$(SYSTEMC_HOME)" scripts/deps.sh
+deps-build:
+	@SYSTEMC_HOME="$(SYSTEMC_HOME)" scripts/deps.sh --build
 
 # The public header compiles on its own as C99 and as C++.
 check-header:
 	@mkdir -p $(BUILD)
-	$(CC) -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -x c include/gdsim.h
-	$(CXX) -std=c++11 -Wall -Wextra -pedantic -Werror -fsyntax-only -x c++ include/gdsim.h
-	$(CXX) -std=c++17 -Wall -Wextra -pedantic -Werror -fsyntax-only -Iinclude -x c++ include/gdsim/gpu.hpp
+	$(call say,CHECK,include/gdsim.h include/gdsim/gpu.hpp)
+	$(Q)$(CC) -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -x c include/gdsim.h
+	$(Q)$(CXX) -std=c++11 -Wall -Wextra -pedantic -Werror -fsyntax-only -x c++ include/gdsim.h
+	$(Q)$(CXX) -std=c++17 -Wall -Wextra -pedantic -Werror -fsyntax-only -Iinclude -x c++ include/gdsim/gpu.hpp
 
 # make -j: check, demo and bench build through a recursive make (after deps). Given with
 # other goals (make -j all check), this make runs one recipe at a time, so it and that
 # make never write the same files at once; the recursive makes still run in parallel.
-ifneq ($(filter check demo bench,$(MAKECMDGOALS)),)
+ifneq ($(filter check check-pgo demo bench,$(MAKECMDGOALS)),)
   ifneq ($(words $(MAKECMDGOALS)),1)
     .NOTPARALLEL:
   endif
 endif
+# Jobs for those recursive makes and for the tests: what -j said (make's flags are
+# known only when a recipe runs), all cores when no -j was given.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+JOBS = $(or $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS))),$(if $(filter -j,$(MAKEFLAGS)),$(NPROC)),$(NPROC))
+SUBMAKE = $(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 
 # the fuzz harnesses as plain programs (gcc, tb/fuzz/driver.c) that replay a corpus:
 # tb/test_fuzz_corpus.sh runs them on tb/fuzz/corpus/ and tb/bad/ in make check
@@ -232,28 +318,45 @@ FUZZ_NAMES := trace config topology compare
 FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/tb/fuzz/replay_%)
 $(BUILD)/tb/fuzz/replay_%: tb/fuzz/fuzz_%.c tb/fuzz/driver.c $(LIB_A) cli/compare.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Icli $(CFLAGS) tb/fuzz/fuzz_$*.c tb/fuzz/driver.c $(if $(filter compare,$*),cli/compare.c) \
-	    -o $@ -Wl,-u,sc_main $(LIB_A) $(LIBS)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) -Icli $(CFLAGS) $(NO_LTO) tb/fuzz/fuzz_$*.c tb/fuzz/driver.c \
+	    $(if $(filter compare,$*),cli/compare.c) -o $@ -Wl,-u,sc_main $(LIB_A) $(LIBS)
 
+# The tests, in parallel (scripts/run_tests.sh: a line per test with its time, the
+# slowest ten and one summary line). The longest start first (15 s or more each on 2
+# cores, longest first: those that build a copy of the tree, then the slow replays), so
+# that none of them starts last and keeps the others waiting.
+TEST_SCRIPTS := $(wildcard tb/test_*.sh tb/test_*.py)
+TEST_FIRST := $(foreach t,systemc_home.sh layout.sh meta.sh install.sh plots.py bad.sh validate.py tmp_clean.sh, \
+	$(filter tb/test_$(t),$(TEST_SCRIPTS)))
+TESTS := $(strip $(TEST_FIRST) $(filter-out $(TEST_FIRST),$(TEST_SCRIPTS)) $(TEST_BINS))
 check: deps
-	@$(MAKE) --no-print-directory all $(TEST_BINS) $(VP_BINS) $(FUZZ_REPLAY) $(BUILD)/gen_config_doc
-	@$(MAKE) --no-print-directory check-header
-	@scripts/run_tests.sh $(BUILD) $(TEST_BINS)
+	@$(SUBMAKE) all $(TEST_BINS) $(VP_BINS) $(FUZZ_REPLAY) $(BUILD)/gen_config_doc check-header
+	@scripts/run_tests.sh -j $(JOBS) $(BUILD) $(TESTS)
+
+# The release build (PGO=1, profile-guided and link-time optimised) in its own folder,
+# and every test against it: its objects are compiled differently (the wrong-code bug
+# of docs/PERFORMANCE.md item 35 showed only there). .ci/run runs it.
+check-pgo:
+	@$(SUBMAKE) check PGO=1 BUILD=build/pgo
 
 # The sweep as a Slurm job array on a one-node cluster started on this machine (installs
 # slurmctld, slurmd, munge and parallel when missing; runs as root); .ci/run runs it.
 check-slurm: deps
-	@$(MAKE) --no-print-directory all
+	@$(SUBMAKE) all
 	@sh tb/slurm/check_slurm.sh $(BUILD)
 
-demo: deps
-	@$(MAKE) --no-print-directory all
+demo: deps-build
+	@$(SUBMAKE) all
 	$(CLI) replay traces/sample.gdt.gz --kernels-csv $(BUILD)/sample_kernels.csv
 	@echo "(per-kernel table written to $(BUILD)/sample_kernels.csv)"
 
+# The benchmark measures the release build (PGO=1), in a folder of its own: its figures
+# (docs/PERFORMANCE.md) stay comparable whatever build/ holds.
+BENCH_BUILD := build/bench
 bench: deps
-	@$(MAKE) --no-print-directory all
-	@scripts/bench.sh $(BUILD)
+	@$(SUBMAKE) all PGO=1 BUILD=$(BENCH_BUILD)
+	@scripts/bench.sh $(BENCH_BUILD)
 
 # make fuzz: the libFuzzer harnesses (tb/fuzz/fuzz_*.c, clang, installed when missing)
 # under ASan and UBSan, FUZZ_SECONDS each, on a working corpus under $(BUILD)/fuzz/
@@ -296,6 +399,7 @@ SYSTEMC_LIBRARY = $(abspath $(firstword $(wildcard $(foreach d,$(patsubst -L%,%,
 # the Python package goes where pip would put a pure package under PREFIX
 PY_DIR = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_path("purelib", vars={"base": "$(abspath $(PREFIX))"}))')
 install: all
+	@echo "make install: $(if $(BUILD_FOUND),the build found in $(BUILD)/,no build in $(BUILD)/ yet: built one): $(BUILD_WORDS)"
 	install -d $(PREFIX)/lib $(PREFIX)/include $(PREFIX)/bin $(PREFIX)/lib/pkgconfig
 	install -m 644 $(LIB_A) $(PREFIX)/lib/libgdsim.a
 	install -m 755 $(LIB_SO) $(PREFIX)/lib/libgdsim.so.$(SO_VERSION)

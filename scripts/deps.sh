@@ -1,13 +1,20 @@
 #!/bin/sh
 # Install the Debian packages gdsim needs, only those missing; with sudo when not root.
+# Usage: scripts/deps.sh [--build] [PACKAGE...]
 # With SYSTEMC_HOME set (make SYSTEMC_HOME=DIR) SystemC comes from there, not Debian.
 # cmake: make check builds a CMake project against the installed package;
 # python3-matplotlib: scripts/plot.py (tb/test_plots.py makes each picture); gtkwave:
 # its vcd2fst reads back the waveforms of --vcd (tb/test_vcd.sh); parallel: GNU parallel
 # runs scripts/sweep.py's points (tb/test_sweep.py). Arguments: more packages (make fuzz:
 # clang).
+# --build (make deps-build, which make demo runs): only what building gdsim needs.
 set -eu
-pkgs="check zlib1g-dev pkg-config cmake python3-matplotlib gtkwave parallel"
+if [ "${1:-}" = "--build" ]; then
+    shift
+    pkgs="zlib1g-dev pkg-config"
+else
+    pkgs="check zlib1g-dev pkg-config cmake python3-matplotlib gtkwave parallel"
+fi
 [ -n "${SYSTEMC_HOME:-}" ] || pkgs="libsystemc-dev $pkgs"
 pkgs="$pkgs $*"  # more for one goal: make fuzz asks for clang
 need=""

@@ -1,42 +1,93 @@
 #!/bin/sh
-# Run every test of `make check`: the Check binaries given as arguments, then the
-# shell and Python tests. Usage: scripts/run_tests.sh BUILD_DIR TEST_BIN...
-# Prints one line per test and a summary; exits non-zero if any failed.
+# Run the tests of `make check`, N at a time.
+# Usage: scripts/run_tests.sh [-j N] BUILD_DIR TEST...
+# A TEST is a program (run as it is), a *.sh (run with sh) or a *.py (with python3); each
+# is given BUILD_DIR and started in the order given (make check lists the longest
+# first). A line per test as it ends: PASS or FAIL, its name and its time; then the
+# last lines of each failed test's log (BUILD_DIR/tb/NAME.log), the ten slowest tests
+# and one summary line (N passed, M failed). Exits 1 if any failed.
 # Each test runs with TMPDIR set to a folder of its own inside one private folder,
 # removed when this script ends, however it ends: what a test leaves there (a failed
 # test that stopped before cleaning up) does not stay behind; leftovers of a test that
-# passed are named, as a test should remove its temporaries itself.
+# passed are named, as a test should remove its temporaries itself. Interrupted, the
+# tests still running are stopped (SIGTERM to their process group).
 set -u
-build=$1; shift
-failed=""
-passed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/gdsim-tests-XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' HUP INT TERM
-run() {
-    name=$1; shift
+now() { date +%s.%N; }
+
+if [ "${1:-}" = "--one" ]; then
+    # one test (xargs starts these): --one BUILD_DIR PRIVATE_DIR TEST
+    build=$2; tmp=$3; t=$4
+    name=$(basename "$t")
     log="$build/tb/$name.log"
-    mkdir -p "$build/tb" "$tmp/$name"
-    if TMPDIR="$tmp/$name" "$@" >"$log" 2>&1; then
-        passed=$((passed + 1)); echo "PASS  $name"
-        left=$(ls -A "$tmp/$name")
-        [ -z "$left" ] || echo "      note: $name left in its TMPDIR (removed now):" $left
+    mkdir -p "$build/tb" "$tmp/t/$name"
+    case "$t" in
+        *.sh) set -- sh "$t" "$build" ;;
+        *.py) set -- python3 "$t" "$build" ;;
+        *) set -- "$t" ;;
+    esac
+    start=$(now)
+    if TMPDIR="$tmp/t/$name" "$@" >"$log" 2>&1 </dev/null; then st=pass; else st=fail; fi
+    secs=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+    if [ $st = pass ]; then
+        left=$(ls -A "$tmp/t/$name")
+        note=""
+        [ -z "$left" ] || note=$(printf '\n      note: %s left in its TMPDIR (removed now): %s' "$name" "$(echo $left)")
+        printf 'PASS  %-26s %6s s%s\n' "$name" "$secs" "$note"
     else
-        failed="$failed $name"; echo "FAIL  $name (log: $log)"; sed 's/^/    | /' "$log" | tail -n 40
+        printf 'FAIL  %-26s %6s s (log: %s)\n' "$name" "$secs" "$log"
     fi
-    rm -rf "$tmp/$name"
-}
-for t in "$@"; do
-    run "$(basename "$t")" "$t"
-done
-for t in tb/test_*.sh; do
-    [ -e "$t" ] && run "$(basename "$t")" sh "$t" "$build"
-done
-for t in tb/test_*.py; do
-    [ -e "$t" ] && run "$(basename "$t")" python3 "$t" "$build"
-done
-if [ -n "$failed" ]; then
-    echo "make check: $passed passed, FAILED:$failed"
-    exit 1
+    rm -rf "$tmp/t/$name"
+    printf '%s %s %s\n' "$st" "$secs" "$log" >"$tmp/r/$name"
+    exit 0
 fi
-echo "make check: all $passed test programs passed"
+
+jobs=1
+if [ "${1:-}" = "-j" ]; then
+    jobs=${2:-}; shift 2
+fi
+case "$jobs" in
+    '' | *[!0-9]* | 0) echo "run_tests.sh: -j wants a positive number of tests at a time (got '$jobs')" >&2; exit 2 ;;
+esac
+[ $# -ge 1 ] || { echo "usage: scripts/run_tests.sh [-j N] BUILD_DIR TEST..." >&2; exit 2; }
+build=$1; shift
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gdsim-tests-XXXXXX") || exit 1
+mkdir -p "$tmp/t" "$tmp/r"
+pool=""
+stop() {
+    [ -z "$pool" ] || { kill -TERM "-$pool" 2>/dev/null; wait "$pool" 2>/dev/null; }
+    exit 130
+}
+trap 'rm -rf "$tmp"' EXIT
+trap stop HUP INT TERM
+start=$(now)
+# the pool in a process group of its own (setsid), so that an interruption stops every
+# test it started: a Ctrl-C reaches this script, which passes it on
+printf '%s\n' "$@" >"$tmp/list"
+setsid xargs -P "$jobs" -I{} sh "$0" --one "$build" "$tmp" {} <"$tmp/list" &
+pool=$!
+wait "$pool"
+pool=""
+passed=0
+failed=""
+for t in "$@"; do
+    name=$(basename "$t")
+    if [ -f "$tmp/r/$name" ] && read -r st secs log <"$tmp/r/$name" && [ "$st" = pass ]; then
+        passed=$((passed + 1))
+    else
+        failed="$failed $name"
+        if [ -f "$tmp/r/$name" ]; then
+            echo "--- $name (log: $build/tb/$name.log), its last lines:"
+            tail -n 40 "$build/tb/$name.log" | sed 's/^/    | /'
+        else
+            echo "--- $name: no result (the test runner was stopped)"
+        fi
+    fi
+done
+total=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
+echo "slowest tests:"
+for f in "$tmp"/r/*; do
+    [ -f "$f" ] && read -r st secs log <"$f" && printf '%8s s  %s\n' "$secs" "$(basename "$f")"
+done | sort -rn | head -n 10
+nfailed=$(echo $failed | wc -w)
+echo "make check: $passed passed, $nfailed failed, $jobs at a time, in $total s${failed:+ (failed:$failed)}"
+[ -z "$failed" ]

@@ -14,8 +14,16 @@ B=${1:-build}
 # library must not need a sanitizer runtime): BUILD_DIR itself, or the folder above
 # build/asan and build/ubsan; with the SystemC that make check was given.
 case "$B" in */asan | */ubsan) plain=$(dirname "$B") ;; *) plain=$B ;; esac
-env -u MAKEFLAGS -u MAKELEVEL make -s install PREFIX="$T/prefix" SANITIZER= BUILD="$plain" >"$T/install.log" 2>&1 ||
+# the build is taken as it is (whatever flags made it): nothing is compiled or linked
+# again when it is up to date, and make install says which build it installs
+[ -f "$plain/gdsim" ] && [ -f "$plain/build.mk" ] && up_to_date=1 || up_to_date=0
+[ $up_to_date = 1 ] && touch -r "$plain/gdsim" "$T/gdsim.time"
+env -u MAKEFLAGS -u MAKELEVEL -u PGO -u LTO -u OPT make -s install PREFIX="$T/prefix" SANITIZER= BUILD="$plain" >"$T/install.log" 2>&1 ||
     { cat "$T/install.log"; fail "make install"; }
+if [ $up_to_date = 1 ]; then
+    grep -q "^make install: the build found in $plain/: " "$T/install.log" || { cat "$T/install.log"; fail "make install does not say which build"; }
+    [ "$plain/gdsim" -nt "$T/gdsim.time" ] && fail "make install built $plain/gdsim again"
+fi
 for f in lib/libgdsim.so lib/libgdsim.a include/gdsim.h include/gdsim/gpu.hpp bin/gdsim lib/pkgconfig/gdsim.pc \
          lib/cmake/gdsim/gdsimConfig.cmake lib/cmake/gdsim/gdsimConfigVersion.cmake; do
     [ -e "$T/prefix/$f" ] || fail "missing $f"

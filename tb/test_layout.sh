@@ -43,8 +43,9 @@ trap 'rm -rf "$T"' EXIT
 grep -E '^(\+\+\+|---) ' tb/data/pass_block/gpu_top.patch | grep -vqE '^(\+\+\+ b|--- a)/model/gpu_top\.(cpp|hpp)$' &&
     fail "gpu_top.patch changes more than gpu_top"
 cp -pR Makefile gdsim.pc.in include cwrap cli model scripts traces "$T/"
-# reuse the plain build's objects (same flags) so only what the change touches rebuilds
-[ -d build/obj ] && mkdir -p "$T/build" && cp -pR build/obj "$T/build/"
+# reuse the plain build's objects and the record of their flags (build.mk, times kept:
+# when the copy's flags are the same, only what the change touches rebuilds)
+[ -d build/obj ] && [ -f build/build.mk ] && mkdir -p "$T/build" && cp -pR build/obj build/build.mk "$T/build/"
 cp -pR tb/data/pass_block/pass "$T/model/pass"
 P=$(pwd)/tb/data/pass_block/gpu_top.patch
 if command -v patch >/dev/null 2>&1; then

@@ -1,10 +1,11 @@
 #!/bin/sh
-# The profile-guided build (Makefile, PGO=1, the default without a sanitizer;
+# The profile-guided build (Makefile, PGO=1: make check-pgo, make bench;
 # docs/PERFORMANCE.md): the training replays of scripts/pgo_train.sh ran with the
 # instrumented gdsim and wrote their outputs; every object of the library's hot path
 # was then compiled with the counts they left beside it; and what is shipped (the CLI,
-# libgdsim.so, libgdsim.a) carries no instrumentation. A build with PGO=0 or a
-# sanitizer has no profile: skipped. Usage: sh tb/test_pgo.sh BUILD_DIR
+# libgdsim.so, libgdsim.a) carries no instrumentation; the library and the CLI were
+# link-time optimised. A build with PGO=0 (the default) or a sanitizer has no profile:
+# skipped (.ci/run runs make check-pgo). Usage: sh tb/test_pgo.sh BUILD_DIR
 set -u
 B=${1:-build}
 fail() { echo "FAIL: $*"; exit 1; }
@@ -31,4 +32,10 @@ done
 for f in "$B/gdsim" "$B/libgdsim.so" "$B/libgdsim.a"; do
     nm "$f" 2>/dev/null | grep -q "__gcov_" && fail "$f is instrumented (it refers to __gcov_*)"
 done
-echo "pgo: the training replays ran; the hot path's objects were compiled with their counts; nothing shipped is instrumented"
+# link-time optimised: the objects carry GCC's intermediate code (and ordinary code too,
+# fat objects, which the test programs link)
+for o in model/pp/pp cwrap/gdsim; do
+    objdump -h "$B/obj/$o.o" | grep -q '\.gnu\.lto_' || fail "$B/obj/$o.o has no LTO sections: not link-time optimised"
+    objdump -h "$B/obj/$o.o" | grep -q ' \.text' || fail "$B/obj/$o.o has no ordinary code: not a fat LTO object"
+done
+echo "pgo: the training replays ran; the hot path's objects were compiled with their counts; nothing shipped is instrumented; LTO objects"

@@ -13,9 +13,9 @@ case "$(gcc -dumpmachine 2>/dev/null)" in
 (*) echo "popcnt: skipped (the compiler does not target x86-64)"; exit 0 ;;
 esac
 command -v objdump >/dev/null 2>&1 || { echo "popcnt: skipped (no objdump)"; exit 0; }
-[ -f "$B/systemc.flags" ] || fail "no $B/systemc.flags: build first"
-want=$(sed -n 's/.*| POPCNT=\([01]\)$/\1/p' "$B/systemc.flags")
-[ -n "$want" ] || fail "$B/systemc.flags names no POPCNT: $(cat "$B/systemc.flags")"
+[ -f "$B/build.mk" ] || fail "no $B/build.mk: build first"
+want=$(sed -n 's/^POPCNT := \([01]\)$/\1/p' "$B/build.mk")
+[ -n "$want" ] || fail "$B/build.mk names no POPCNT: $(cat "$B/build.mk")"
 n=$(objdump -d --no-show-raw-insn "$B/gdsim" | grep -c '[[:space:]]popcnt[[:space:]]')
 if [ "$want" = 1 ]; then
     [ "$n" -gt 0 ] || fail "built with POPCNT=1 but $B/gdsim has no popcnt instruction"

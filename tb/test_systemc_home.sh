@@ -9,6 +9,9 @@
 # what make install records for pkg-config and CMake users, the rebuild when the
 # SystemC changes, and the errors for a DIR without SystemC.
 # Usage: sh tb/test_systemc_home.sh BUILD_DIR
+# Slow: it compiles the library, the CLI and the example platform once more against
+# the copy (about 30 s on 2 cores with this test's make -j; up to 60 s while make -j2
+# check runs another test beside it).
 set -u
 B=${1:-build}
 T=$(mktemp -d)
@@ -74,7 +77,7 @@ echo "$out" | grep -q "no libsystemc in lib-linux64/, lib64/ or lib/" || fail "$
 
 # the library, the CLI and the example platform built against the copy
 BB="$T/build"
-mk BUILD="$BB" SYSTEMC_HOME="$SC" "$BB/gdsim" "$BB/tb/vp_example" >"$T/build.log" 2>&1 || { tail -30 "$T/build.log"; fail "make SYSTEMC_HOME=..."; }
+mk -j"$(nproc 2>/dev/null || echo 1)" BUILD="$BB" SYSTEMC_HOME="$SC" "$BB/gdsim" "$BB/tb/vp_example" >"$T/build.log" 2>&1 || { tail -30 "$T/build.log"; fail "make SYSTEMC_HOME=..."; }
 grep -q "$SC/include/sysc/kernel/sc_module.h" "$BB/obj/cwrap/gpu.d" || fail "gpu.cpp was not compiled with the copy's headers"
 grep -q "$incdir/sysc/" "$BB/obj/cwrap/gpu.d" && fail "gpu.cpp saw the system's SystemC headers"
 for p in "$BB/gdsim" "$BB/tb/vp_example"; do
@@ -96,6 +99,8 @@ pkg-config --libs gdsim | grep -q -- "-L$SC/lib-linux64 -lsystemc -Wl,-rpath,$SC
 cfg="$T/prefix/lib/cmake/gdsim/gdsimConfig.cmake"
 grep -q "set(GDSIM_SYSTEMC_INCLUDE_DIRS \"$SC/include\")" "$cfg" || fail "gdsimConfig.cmake: no SystemC include directory"
 grep -q "set(GDSIM_SYSTEMC_LIBRARY \"$SC/lib-linux64/libsystemc.so\")" "$cfg" || fail "gdsimConfig.cmake: no SystemC library"
+grep -q "^make install: the build found in $BB/: plain (PGO=0), OPT=-O0, POPCNT=[01], SystemC -I$SC/include -L$SC/lib-linux64$" "$T/install.log" ||
+    { cat "$T/install.log"; fail "make install does not say which build it installs"; }
 echo "make install with SYSTEMC_HOME: gdsim.pc and gdsimConfig.cmake name the copy: ok"
 
 # nothing rebuilt while the SystemC is the same; rebuilt when it changes
