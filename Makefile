@@ -4,16 +4,16 @@
 #                             optimised build (-O2), with short progress lines (V=1: the
 #                             full commands)
 #   make PGO=1                the release build: profile-guided and link-time optimised
-#                             (built twice, with a training run between; about a fifth
-#                             faster replays; docs/PERFORMANCE.md item 35). LTO=1 alone:
-#                             link-time optimised, built once
+#                             (built twice, with a training run between; 7 to 16 % fewer
+#                             instructions per replay; docs/PERFORMANCE.md items 35, 40).
+#                             LTO=1 alone: link-time optimised, built once
 #   make POPCNT=0             without the POPCNT instruction (by default used where the
 #                             building machine has it), for any x86-64 CPU
 #   make demo                 replay the bundled sample trace and print the report
 #   make check                build and run every test, in parallel (-jN; all cores when
 #                             no -j is given, -j1 for one at a time)
 #   make check SANITIZER=address|undefined
-#   make check-pgo            the release build (PGO=1, in build/pgo) and the tests again
+#   make check-pgo            the release build (PGO=1, in build/release) and the tests again
 #                             against it (.ci/run)
 #   make bench                throughput and memory benchmark of the release build (PGO=1,
 #                             built in build/bench so its figures stay comparable)
@@ -50,8 +50,9 @@ endif
 # ($(BUILD)/build.mk, written with it) are this make's own, so nothing is rebuilt for
 # want of a flag; one given on the command line still wins (and rebuilds with it).
 # (Read with $(file), not include: make would remake an included file first.)
+# Only for make install alone: with other goals (make check install) the build is theirs.
 BUILD_FOUND :=
-ifneq ($(filter install,$(MAKECMDGOALS)),)
+ifeq ($(MAKECMDGOALS),install)
   ifneq ($(wildcard $(BUILD)/build.mk),)
     BUILD_FOUND := 1
     $(eval $(file <$(BUILD)/build.mk))
@@ -190,7 +191,9 @@ else
   say = @$(if $(findstring s,$(firstword x$(MAKEFLAGS))),:,printf '  %-5s %s\n' '$(1)' '$(2)')
 endif
 
-# The flags a build was made with: SystemC, PGO, LTO, OPT, POPCNT, in make's syntax.
+# The flags a build was made with: SystemC, PGO, OPT, POPCNT and LTO where it is not
+# PGO's (so that make install PGO=1 on a plain build is also link-time optimised), in
+# make's syntax.
 # Objects and programs are rebuilt when they change (e.g. a build/ made with Debian's
 # SystemC, then make SYSTEMC_HOME=DIR), and make install reads them back (above).
 BUILD_MK := $(BUILD)/build.mk
@@ -202,12 +205,13 @@ $(BUILD_MK): FORCE
 	   echo '  SYSTEMC_CFLAGS := $(SYSTEMC_CFLAGS)'; \
 	   echo '  SYSTEMC_LIBS := $(SYSTEMC_LIBS)'; \
 	   echo 'endif'; \
-	   echo 'PGO := $(PGO)'; echo 'LTO := $(LTO)'; echo 'OPT := $(OPT)'; echo 'POPCNT := $(POPCNT)'; } >$@.new
+	   echo 'PGO := $(PGO)'; $(if $(filter-out $(PGO),$(LTO)),echo 'LTO := $(LTO)';) \
+	   echo 'OPT := $(OPT)'; echo 'POPCNT := $(POPCNT)'; } >$@.new
 	@if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
 FORCE:
 
 # what the build is, in words (make install says it)
-BUILD_WORDS = $(if $(filter 1,$(PGO)),profile-guided and link-time optimised (PGO=1),$(if $(filter 1,$(LTO)),link-time optimised (LTO=1),plain (PGO=0))), OPT=$(OPT), POPCNT=$(POPCNT), SystemC $(or $(strip $(SYSTEMC_CFLAGS) $(filter -L%,$(SYSTEMC_LIBS))),from the compiler's default paths)
+BUILD_WORDS = $(if $(filter 11,$(PGO)$(LTO)),profile-guided and link-time optimised (PGO=1),$(if $(filter 10,$(PGO)$(LTO)),profile-guided (PGO=1 LTO=0),$(if $(filter 01,$(PGO)$(LTO)),link-time optimised (LTO=1),plain (PGO=0)))), OPT=$(OPT), POPCNT=$(POPCNT), SystemC $(or $(strip $(SYSTEMC_CFLAGS) $(filter -L%,$(SYSTEMC_LIBS))),from the compiler's default paths)
 
 systemc-flags:
 	@echo 'SYSTEMC_CFLAGS=$(SYSTEMC_CFLAGS)'
@@ -234,15 +238,19 @@ $(LIB_A): $(OBJ)
 PGO_INPUTS := $(C_SRC) $(CXX_SRC) $(wildcard include/*.h include/gdsim/*.hpp $(addsuffix /*.h,$(MODEL_DIRS)) \
 	    $(addsuffix /*.hpp,$(MODEL_DIRS))) cli/gdsim.c cli/compare.c cli/compare.h scripts/pgo_train.sh \
 	    scripts/gen_trace.py scripts/kineto2gdt.py
+# The instrumented make is given this build's flags (make install reads them from
+# build.mk, which that make would not); the counts are looked for under obj/ only, not
+# in other builds below $(BUILD) (build/asan, build/bench, build/release).
 $(BUILD)/pgo.stamp: $(PGO_INPUTS) $(BUILD_MK)
 	$(Q)rm -f $(OBJ) $(LIB_A) $(CLI)
-	$(Q)find $(BUILD) -name '*.gcda' -delete
-	@echo "  PGO   instrumented build"
-	@$(MAKE) --no-print-directory PGO_PHASE=gen $(CLI)
-	@echo "  PGO   training replays (scripts/pgo_train.sh)"
+	$(Q)if [ -d $(BUILD)/obj ]; then find $(BUILD)/obj -name '*.gcda' -delete; fi
+	$(call say,PGO,instrumented build)
+	@$(MAKE) --no-print-directory PGO_PHASE=gen PGO=$(PGO) LTO=$(LTO) OPT='$(OPT)' POPCNT=$(POPCNT) \
+	    SYSTEMC_CFLAGS='$(SYSTEMC_CFLAGS)' SYSTEMC_LIBS='$(SYSTEMC_LIBS)' $(CLI)
+	$(call say,PGO,training replays (scripts/pgo_train.sh))
 	$(Q)scripts/pgo_train.sh $(CLI) $(BUILD)/pgo
 	$(Q)rm -f $(CLI)
-	@echo "  PGO   build with the training run's counts"
+	$(call say,PGO,build with the counts of the training run)
 	@touch $@
 
 # the soname changes with the major version (the ABI of include/gdsim.h)
@@ -258,31 +266,37 @@ $(CLI): cli/gdsim.c cli/compare.c cli/compare.h $(LIB_A) include/gdsim.h $(PGO_S
 	$(call say,LD,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PGO_USE) -Iinclude cli/gdsim.c cli/compare.c -o $@ $(LIB_A) $(LIBS)
 
-# The test programs link libgdsim.a statically, without an LTO step of their own
-# ($(NO_LTO) with LTO=1: the fat objects' ordinary code). Static, because most of them
-# test the C core's functions, which the shared library does not export, and the
-# allocation-failure sweep wraps the C core's malloc family (tb/test_alloc_fail.c: the
-# linker's --wrap reaches only what it links). -u sc_main: tests that use only the C
-# core still need the shim's weak sc_main, which libsystemc refers to.
-$(BUILD)/tb/test_alloc_fail: TEST_LDFLAGS = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup
-$(BUILD)/tb/test_%: tb/test_%.c tb/tb_util.h $(LIB_A)
+# The test programs link libgdsim.so, the library as built: with PGO=1 they test the
+# profile-guided, link-time optimised code that ships (GCC 12's wrong-code bug of
+# docs/PERFORMANCE.md item 35 showed only there), and each link takes a fraction of a
+# second (no LTO step of its own: $(NO_LTO)). The library exports the C core's
+# functions they call; they find it beside them ($ORIGIN). One links libgdsim.a
+# statically (the fat objects' ordinary code with LTO=1): the allocation-failure sweep
+# wraps the C core's malloc family (tb/test_alloc_fail.c), and the linker's --wrap
+# reaches only what it links. -u sc_main: tests that use only the C core still need the
+# shim's weak sc_main, which libsystemc refers to.
+TEST_LINK = $(LIB_SO) -Wl,-rpath,'$$ORIGIN/..'
+$(BUILD)/tb/test_alloc_fail: TEST_LINK = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup $(LIB_A)
+$(BUILD)/tb/test_alloc_fail: $(LIB_A)
+$(BUILD)/tb/test_%: tb/test_%.c tb/tb_util.h $(LIB_SO)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(NO_LTO) -Itb $< -o $@ -Wl,-u,sc_main $(TEST_LDFLAGS) $(LIB_A) $(CHECK_LIBS) $(LIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(NO_LTO) -Itb $< -o $@ -Wl,-u,sc_main $(TEST_LINK) $(CHECK_LIBS) $(LIBS)
 
-$(BUILD)/tb/tb_%: tb/tb_%.cpp tb/tb_util.h include/gdsim/gpu.hpp $(LIB_A)
+$(BUILD)/tb/tb_%: tb/tb_%.cpp tb/tb_util.h include/gdsim/gpu.hpp $(LIB_SO)
 	@mkdir -p $(dir $@)
 	$(call say,CXX,$<)
-	$(Q)$(CXX) $(CPPFLAGS) $(CXXFLAGS) $(NO_LTO) -Itb $< -o $@ -Wl,-u,sc_main $(LIB_A) $(CHECK_LIBS) $(LIBS)
+	$(Q)$(CXX) $(CPPFLAGS) $(CXXFLAGS) $(NO_LTO) -Itb $< -o $@ -Wl,-u,sc_main $(TEST_LINK) $(CHECK_LIBS) $(LIBS)
 
+# the example platform links libgdsim.a, as tb/vp_cmake's static variant does
 $(BUILD)/tb/vp_%: tb/vp/vp_%.cpp tb/vp/platform.hpp tb/vp/driver.hpp include/gdsim/gpu.hpp $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(call say,CXX,$<)
 	$(Q)$(CXX) $(CPPFLAGS) $(CXXFLAGS) $(NO_LTO) -Itb/vp $< -o $@ $(LIB_A) $(LIBS)
 
-$(BUILD)/gen_config_doc: tb/gen_config_doc.c $(LIB_A)
+$(BUILD)/gen_config_doc: tb/gen_config_doc.c $(LIB_SO)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(NO_LTO) $< -o $@ -Wl,-u,sc_main $(LIB_A) $(LIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(NO_LTO) $< -o $@ -Wl,-u,sc_main $(LIB_SO) -Wl,-rpath,'$$ORIGIN' $(LIBS)
 
 # deps: everything make check uses; deps-build: what building and the demo need
 deps:
@@ -301,7 +315,7 @@ check-header:
 # make -j: check, demo and bench build through a recursive make (after deps). Given with
 # other goals (make -j all check), this make runs one recipe at a time, so it and that
 # make never write the same files at once; the recursive makes still run in parallel.
-ifneq ($(filter check check-pgo demo bench,$(MAKECMDGOALS)),)
+ifneq ($(filter check check-pgo check-slurm demo bench,$(MAKECMDGOALS)),)
   ifneq ($(words $(MAKECMDGOALS)),1)
     .NOTPARALLEL:
   endif
@@ -316,11 +330,11 @@ SUBMAKE = $(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPRO
 # tb/test_fuzz_corpus.sh runs them on tb/fuzz/corpus/ and tb/bad/ in make check
 FUZZ_NAMES := trace config topology compare
 FUZZ_REPLAY := $(FUZZ_NAMES:%=$(BUILD)/tb/fuzz/replay_%)
-$(BUILD)/tb/fuzz/replay_%: tb/fuzz/fuzz_%.c tb/fuzz/driver.c $(LIB_A) cli/compare.c
+$(BUILD)/tb/fuzz/replay_%: tb/fuzz/fuzz_%.c tb/fuzz/driver.c $(LIB_SO) cli/compare.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(CPPFLAGS) -Icli $(CFLAGS) $(NO_LTO) tb/fuzz/fuzz_$*.c tb/fuzz/driver.c \
-	    $(if $(filter compare,$*),cli/compare.c) -o $@ -Wl,-u,sc_main $(LIB_A) $(LIBS)
+	    $(if $(filter compare,$*),cli/compare.c) -o $@ -Wl,-u,sc_main $(LIB_SO) -Wl,-rpath,'$$ORIGIN/../..' $(LIBS)
 
 # The tests, in parallel (scripts/run_tests.sh: a line per test with its time, the
 # slowest ten and one summary line). The longest start first (15 s or more each on 2
@@ -331,23 +345,23 @@ TEST_FIRST := $(foreach t,systemc_home.sh layout.sh meta.sh install.sh plots.py 
 	$(filter tb/test_$(t),$(TEST_SCRIPTS)))
 TESTS := $(strip $(TEST_FIRST) $(filter-out $(TEST_FIRST),$(TEST_SCRIPTS)) $(TEST_BINS))
 check: deps
-	@$(SUBMAKE) all $(TEST_BINS) $(VP_BINS) $(FUZZ_REPLAY) $(BUILD)/gen_config_doc check-header
+	@+$(SUBMAKE) all $(TEST_BINS) $(VP_BINS) $(FUZZ_REPLAY) $(BUILD)/gen_config_doc check-header
 	@scripts/run_tests.sh -j $(JOBS) $(BUILD) $(TESTS)
 
 # The release build (PGO=1, profile-guided and link-time optimised) in its own folder,
 # and every test against it: its objects are compiled differently (the wrong-code bug
 # of docs/PERFORMANCE.md item 35 showed only there). .ci/run runs it.
 check-pgo:
-	@$(SUBMAKE) check PGO=1 BUILD=build/pgo
+	@+$(SUBMAKE) check PGO=1 BUILD=build/release
 
 # The sweep as a Slurm job array on a one-node cluster started on this machine (installs
 # slurmctld, slurmd, munge and parallel when missing; runs as root); .ci/run runs it.
 check-slurm: deps
-	@$(SUBMAKE) all
+	@+$(SUBMAKE) all
 	@sh tb/slurm/check_slurm.sh $(BUILD)
 
 demo: deps-build
-	@$(SUBMAKE) all
+	@+$(SUBMAKE) all
 	$(CLI) replay traces/sample.gdt.gz --kernels-csv $(BUILD)/sample_kernels.csv
 	@echo "(per-kernel table written to $(BUILD)/sample_kernels.csv)"
 
@@ -355,7 +369,7 @@ demo: deps-build
 # (docs/PERFORMANCE.md) stay comparable whatever build/ holds.
 BENCH_BUILD := build/bench
 bench: deps
-	@$(SUBMAKE) all PGO=1 BUILD=$(BENCH_BUILD)
+	@+$(SUBMAKE) all PGO=1 BUILD=$(BENCH_BUILD)
 	@scripts/bench.sh $(BENCH_BUILD)
 
 # make fuzz: the libFuzzer harnesses (tb/fuzz/fuzz_*.c, clang, installed when missing)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The training replays of the profile-guided build (make with PGO=1, the default;
+# The training replays of the profile-guided build (make PGO=1, the release build;
 # docs/PERFORMANCE.md): an instrumented gdsim replays them and the counts it writes
 # (.gcda files beside its objects) steer the real build's inlining, branch layout and
 # hot/cold code placement. They are what replays spend their time on, and none is a

@@ -46,24 +46,43 @@ if [ "${1:-}" = "-j" ]; then
     jobs=${2:-}; shift 2
 fi
 case "$jobs" in
-    '' | *[!0-9]* | 0) echo "run_tests.sh: -j wants a positive number of tests at a time (got '$jobs')" >&2; exit 2 ;;
+    '' | *[!0-9]* | 0*) echo "run_tests.sh: -j wants a positive number of tests at a time (got '$jobs')" >&2; exit 2 ;;
 esac
 [ $# -ge 1 ] || { echo "usage: scripts/run_tests.sh [-j N] BUILD_DIR TEST..." >&2; exit 2; }
 build=$1; shift
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gdsim-tests-XXXXXX") || exit 1
 mkdir -p "$tmp/t" "$tmp/r"
 pool=""
-stop() {
-    [ -z "$pool" ] || { kill -TERM "-$pool" 2>/dev/null; wait "$pool" 2>/dev/null; }
-    exit 130
+# the processes of the pool's session (a test's own process groups too, e.g. timeout's)
+session() {
+    for f in /proc/[0-9]*/stat; do
+        s=$(cat "$f" 2>/dev/null) || continue
+        # after the command's name in parentheses: state, parent, group, session
+        set -- ${s##*) }
+        [ "${4:-}" = "$pool" ] && p=${f#/proc/} && echo "${p%/stat}"
+    done
+}
+stop() {  # stop EXIT_STATUS
+    trap '' HUP INT TERM
+    if [ -n "$pool" ]; then
+        kill -TERM $(session) 2>/dev/null
+        wait "$pool" 2>/dev/null
+    fi
+    exit "$1"
 }
 trap 'rm -rf "$tmp"' EXIT
-trap stop HUP INT TERM
+trap 'stop 129' HUP
+trap 'stop 130' INT
+trap 'stop 143' TERM
 start=$(now)
-# the pool in a process group of its own (setsid), so that an interruption stops every
-# test it started: a Ctrl-C reaches this script, which passes it on
+# The pool in a session of its own (setsid), so that an interruption stops every test
+# it started: a Ctrl-C reaches this script, which passes it on. Its signals as in the
+# foreground: the shell starts a background command with SIGINT and SIGQUIT ignored,
+# which env --default-signal undoes (coreutils 8.31; without it they stay ignored).
 printf '%s\n' "$@" >"$tmp/list"
-setsid xargs -P "$jobs" -I{} sh "$0" --one "$build" "$tmp" {} <"$tmp/list" &
+dflt=""
+env --default-signal=INT,QUIT true 2>/dev/null && dflt="env --default-signal=INT,QUIT"
+setsid $dflt xargs -d '\n' -P "$jobs" -I{} sh "$0" --one "$build" "$tmp" {} <"$tmp/list" &
 pool=$!
 wait "$pool"
 pool=""

@@ -52,7 +52,7 @@ out=$(mk -s BUILD="$T/b" "$obj")
 rm -f "$obj"
 out=$(mk V=1 BUILD="$T/b" "$obj")
 echo "$out" | grep -q "^gcc .* -c model/base/heap.c -o $obj$" || fail "V=1 does not show the command: '$out'"
-grep -qx "PGO := 0" "$T/b/build.mk" && grep -qx "LTO := 0" "$T/b/build.mk" || fail "build.mk: $(cat "$T/b/build.mk")"
+grep -qx "PGO := 0" "$T/b/build.mk" && ! grep -q "^LTO" "$T/b/build.mk" || fail "build.mk: $(cat "$T/b/build.mk")"
 echo "progress lines, V=1 and -s: ok"
 
 # 3. make install takes the build's own flags (here an -O1 build), and says so
@@ -65,6 +65,14 @@ echo "$out" | grep -q "make install: the build found in $T/b/: plain (PGO=0), OP
     fail "make install does not say which build: $out"
 out=$(mk -n BUILD="$T/b" PREFIX="$T/p" OPT=-O3 install)
 echo "$out" | grep -q -- " -O3 .*-c model/base/heap.c" || fail "make install OPT=-O3 did not take the command line's flag: $out"
+# (LTO is PGO's unless the build chose otherwise: a release build asked of install on a
+# plain build is link-time optimised, and an LTO=1 build stays one)
+out=$(mk -n BUILD="$T/b" PREFIX="$T/p" PGO=1 install)
+echo "$out" | grep -q -- "-flto=auto .*-fprofile-use .*-c model/base/heap.c" || fail "make install PGO=1 on a plain build: $out"
+mkdir -p "$T/l" && sed 's/^PGO := 0$/PGO := 0\nLTO := 1/' "$T/b/build.mk" >"$T/l/build.mk"
+out=$(mk -n BUILD="$T/l" PREFIX="$T/p" install)
+echo "$out" | grep -q -- "-flto=auto .*-c model/base/heap.c" || fail "make install did not reuse LTO=1: $out"
+echo "$out" | grep -q "make install: the build found in $T/l/: link-time optimised (LTO=1), OPT=-O1" || fail "make install, LTO=1: $out"
 out=$(mk -n BUILD="$T/none" PREFIX="$T/p" install)
 echo "$out" | grep -q "make install: no build in $T/none/ yet: built one: plain (PGO=0), OPT=-O2 " ||
     fail "make install with no build: $out"
@@ -79,13 +87,17 @@ for j in "" -j1 -j3; do
     echo "$out" | grep -q "^scripts/run_tests.sh -j $want $T/c tb/test_systemc_home.sh tb/test_layout.sh " ||
         fail "make $j check does not run $want tests at a time, the longest first: $(echo "$out" | grep run_tests)"
 done
+# every recursive make through SUBMAKE is marked '+': make hands its jobserver only to a
+# recipe line it knows runs make (else "jobserver unavailable: using -j1", a serial build)
+bad=$(grep -n '^[^#]*$(SUBMAKE)' Makefile | grep -v '^[0-9]*:	@+$(SUBMAKE) ')
+[ -z "$bad" ] || fail "recursive makes without '+' (they would build one job at a time): $bad"
 echo "make check runs N tests at a time: ok"
 
 # 5. the runner: two tests that each wait for the other pass only when run together
 mkdir -p "$T/r"
 for x in a b; do
     y=b; [ $x = b ] && y=a
-    printf '#!/bin/sh\n: >"%s/%s.started"\nn=0\nwhile [ ! -e "%s/%s.started" ]; do\n  [ $n -lt 30 ] || exit 1\n  sleep 0.1; n=$((n + 1))\ndone\n' \
+    printf '#!/bin/sh\n: >"%s/%s.started"\nn=0\nwhile [ ! -e "%s/%s.started" ]; do\n  [ $n -lt 50 ] || exit 1\n  sleep 0.1; n=$((n + 1))\ndone\n' \
         "$T/r" $x "$T/r" $y >"$T/r/wait_$x"
 done
 printf '#!/bin/sh\necho broken\nexit 1\n' >"$T/r/broken"
@@ -101,8 +113,11 @@ echo "$out" | grep -q "^slowest tests:$" || fail "run_tests.sh: no slowest tests
 echo "$out" | grep -q "^make check: 2 passed, 1 failed, 2 at a time, in [0-9]* s (failed: broken)$" ||
     fail "run_tests.sh: summary line: $out"
 rm -f "$T/r"/*.started
-out=$(sh scripts/run_tests.sh -j 1 "$T/rb" "$T/r/wait_a" 2>&1) && fail "run_tests.sh -j 1: a lone waiting test passed: $out"
-for j in 0 x ""; do
+# one at a time: the first waits in vain (5 s), the second finds it started
+out=$(sh scripts/run_tests.sh -j 1 "$T/rb" "$T/r/wait_a" "$T/r/wait_b" 2>&1) && fail "run_tests.sh -j 1: both waiting tests passed: $out"
+echo "$out" | grep -q "^make check: 1 passed, 1 failed, 1 at a time, in [0-9]* s (failed: wait_a)$" ||
+    fail "run_tests.sh -j 1 did not run one test at a time: $out"
+for j in 0 00 x 1x ""; do
     out=$(sh scripts/run_tests.sh -j "$j" "$T/rb" "$T/r/broken" 2>&1)
     [ $? -eq 2 ] && echo "$out" | grep -q "run_tests.sh: -j wants a positive number of tests at a time (got '$j')" ||
         fail "run_tests.sh -j '$j': $out"

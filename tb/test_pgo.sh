@@ -9,7 +9,9 @@
 set -u
 B=${1:-build}
 fail() { echo "FAIL: $*"; exit 1; }
-if [ ! -f "$B/pgo.stamp" ]; then
+# (build.mk says how the build was made: a stamp left by an earlier PGO=1 build of the
+# same folder does not make a plain one profile-guided)
+if [ ! -f "$B/pgo.stamp" ] || ! grep -qx 'PGO := 1' "$B/build.mk" 2>/dev/null; then
     echo "pgo: skipped ($B is a build without a profile: PGO=0 or a sanitizer)"
     exit 0
 fi
@@ -34,6 +36,7 @@ for f in "$B/gdsim" "$B/libgdsim.so" "$B/libgdsim.a"; do
 done
 # link-time optimised: the objects carry GCC's intermediate code (and ordinary code too,
 # fat objects, which the test programs link)
+grep -qx 'LTO := 0' "$B/build.mk" && { echo "pgo: the training replays ran; the hot path's objects were compiled with their counts; nothing shipped is instrumented (LTO=0)"; exit 0; }
 for o in model/pp/pp cwrap/gdsim; do
     objdump -h "$B/obj/$o.o" | grep -q '\.gnu\.lto_' || fail "$B/obj/$o.o has no LTO sections: not link-time optimised"
     objdump -h "$B/obj/$o.o" | grep -q ' \.text' || fail "$B/obj/$o.o has no ordinary code: not a fat LTO object"

@@ -21,7 +21,7 @@ export SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
 # the plain build also when make check runs with SANITIZER (OPT=-O0, PGO=0: only the paths
 # matter); the SystemC each step names, not one make check was given
 mk() {
-    env -u MAKEFLAGS -u MAKELEVEL -u SYSTEMC_HOME -u SYSTEMC_CFLAGS -u SYSTEMC_LIBS \
+    env -u MAKEFLAGS -u MAKELEVEL -u SYSTEMC_HOME -u SYSTEMC_CFLAGS -u SYSTEMC_LIBS -u LTO -u V \
         make --no-print-directory SANITIZER= PGO=0 OPT=-O0 "$@"
 }
 

@@ -69,13 +69,14 @@ echo "Python tests, failing and passing: ok"
 
 # scripts/run_tests.sh gives each test a TMPDIR of its own and removes it: what a failed
 # test left is gone, what a passing one left is named; interrupted, it still cleans up.
-# (Run from an empty folder: no tb/test_*.sh or tb/test_*.py there, only the programs given.)
+# Interrupted, the tests still running stop too, also those in a process group of their
+# own (the slow one runs its loop under timeout, which makes one).
 mkdir -p "$D/runner"
 printf '#!/bin/sh\n: >"$TMPDIR/left_by_a_pass"\n' >"$D/pass_leaves"
 printf '#!/bin/sh\nmkdir "$TMPDIR/left_by_a_failure"\nexit 1\n' >"$D/fail_leaves"
 # (slow: runs until told to stop, so the runner is interrupted while it runs)
-printf '#!/bin/sh\n: >"$TMPDIR/left_by_a_slow_one"\n: >"%s/started"\nn=0\nwhile [ ! -e "%s/stop" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done\n' \
-    "$D" "$D" >"$D/slow"
+printf '#!/bin/sh\n: >"$TMPDIR/left_by_a_slow_one"\n: >"%s/started"\nexec timeout 60 sh -c '"'"'n=0; while [ ! -e "%s/stop" ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done; : >"%s/finished"'"'"'\n' \
+    "$D" "$D" "$D" >"$D/slow"
 chmod +x "$D/pass_leaves" "$D/fail_leaves" "$D/slow"
 (cd "$D/runner" && tmprun sh "$ROOT/scripts/run_tests.sh" "$D/runner/b" "$D/pass_leaves" "$D/fail_leaves") \
     >"$D/out/r.txt" 2>&1 && { cat "$D/out/r.txt"; fail "run_tests.sh: a failed test, exit 0"; }
@@ -88,10 +89,12 @@ n=0
 while [ ! -e "$D/started" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
 [ -e "$D/started" ] || fail "run_tests.sh: the test did not start"
 kill -TERM "$pid"
-: >"$D/stop"
 wait "$pid"
 rc=$?
-[ "$rc" -ne 0 ] || fail "run_tests.sh: interrupted, exit 0"
+: >"$D/stop"
+sleep 0.5
+[ "$rc" -eq 143 ] || fail "run_tests.sh: interrupted by SIGTERM, exit $rc (not 143)"
+[ -e "$D/finished" ] && fail "run_tests.sh: interrupted, the running test went on to its end"
 clean "run_tests.sh, interrupted"
 echo "run_tests.sh: ok"
 echo "tmp clean: ok"
