@@ -239,11 +239,11 @@ PGO_INPUTS := $(C_SRC) $(CXX_SRC) $(wildcard include/*.h include/gdsim/*.hpp $(a
 	    $(addsuffix /*.hpp,$(MODEL_DIRS))) cli/gdsim.c cli/compare.c cli/compare.h scripts/pgo_train.sh \
 	    scripts/gen_trace.py scripts/kineto2gdt.py
 # The instrumented make is given this build's flags (make install reads them from
-# build.mk, which that make would not); the counts are looked for under obj/ only, not
-# in other builds below $(BUILD) (build/asan, build/bench, build/release).
+# build.mk, which that make would not); the earlier counts are cleared beside the CLI
+# and under obj/, not in the other builds below $(BUILD) (build/asan, build/bench).
 $(BUILD)/pgo.stamp: $(PGO_INPUTS) $(BUILD_MK)
 	$(Q)rm -f $(OBJ) $(LIB_A) $(CLI)
-	$(Q)if [ -d $(BUILD)/obj ]; then find $(BUILD)/obj -name '*.gcda' -delete; fi
+	$(Q)rm -f $(BUILD)/*.gcda; if [ -d $(BUILD)/obj ]; then find $(BUILD)/obj -name '*.gcda' -delete; fi
 	$(call say,PGO,instrumented build)
 	@$(MAKE) --no-print-directory PGO_PHASE=gen PGO=$(PGO) LTO=$(LTO) OPT='$(OPT)' POPCNT=$(POPCNT) \
 	    SYSTEMC_CFLAGS='$(SYSTEMC_CFLAGS)' SYSTEMC_LIBS='$(SYSTEMC_LIBS)' $(CLI)
