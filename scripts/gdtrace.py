@@ -1,4 +1,4 @@
-"""Writing gdsim traces (format 1.9, traces/FORMAT.md) from Python, standard library
+"""Writing gdsim traces (format 1.10, traces/FORMAT.md) from Python, standard library
 only; used by gen_trace.py and kineto2gdt.py. Also the NVIDIA occupancy rules
 (tb/data/kineto/README.md; the same as model/sm/occupancy.c) that the converter
 needs to spread a kernel's measured time over its waves."""
@@ -10,6 +10,10 @@ MAGIC = b"\x89GDT\r\n\x1a\n"
 REC_HEADER, REC_KERNEL, REC_DISPATCH, REC_BARRIER_AND, REC_BARRIER_OR, REC_NONKERNEL, REC_END = 1, 2, 3, 4, 5, 8, 15
 REC_PIPELINE = 9  # format 1.8
 REC_CALIBRATION = 10  # format 1.9: launch-gap keys fitted to the capture (calibrate.py)
+REC_HOST_THREAD, REC_HOST_CALL, REC_HOST_WAIT = 11, 12, 13  # format 1.10: the host model
+HOST_LAST, HOST_POLLING = 1, 2   # host call and wait flags: the thread's last record; a polling loop
+WAIT_SIGNAL, WAIT_QUEUE, WAIT_DEVICE = 1, 2, 3   # what a host wait waits for
+MAX_HOST_THREADS, MAX_CALL_PACKETS = 4096, 65535
 AQL_KERNEL_DISPATCH, AQL_BARRIER_AND, AQL_BARRIER_OR = 2, 3, 5
 AQL_BARRIER = 1 << 8
 # Fence scopes: acquire system (2) and release system (2), as CUDA and HIP runtimes set them.
@@ -198,6 +202,38 @@ class TraceWriter:
         text = calibration_text(lines).encode()
         self.record(REC_CALIBRATION, struct.pack("<I", len(prov)) + prov + text)
         self.calibrated = True
+
+    def _host(self, what):
+        if self.minor < 10:
+            raise ValueError("a %s record needs format 1.10 (TraceWriter(minor=10))" % what)
+
+    def host_thread(self, thread, start_ns, name=""):
+        """Declare a host thread of the captured program (format 1.10): every one before the
+        first packet. start_ns (trace time): where its first record's gap starts."""
+        self._host("host thread")
+        if self.packets:
+            raise ValueError("host threads are declared before the first packet record")
+        if not 0 <= thread < MAX_HOST_THREADS:
+            raise ValueError("host thread %d: ids are 0 to %d" % (thread, MAX_HOST_THREADS - 1))
+        n = name.encode()[:255]
+        self.record(REC_HOST_THREAD, struct.pack("<IIQH", thread, 0, start_ns, len(n)) + n)
+
+    def host_call(self, thread, packets, gap_ns, last=False):
+        """A host call of the thread that submits the next `packets` packet records, gap_ns
+        of CPU time after the thread's previous call or wait returned (format 1.10)."""
+        self._host("host call")
+        if not 1 <= packets <= MAX_CALL_PACKETS:
+            raise ValueError("a host call submits 1 to %d packets, not %d" % (MAX_CALL_PACKETS, packets))
+        self.record(REC_HOST_CALL, struct.pack("<IIQII", thread, packets, gap_ns, HOST_LAST if last else 0, 0))
+
+    def host_wait(self, thread, kind, target, time_ns, gap_ns, tail_ns, last=False, polling=False):
+        """The thread waits (format 1.10) for a signal (kind WAIT_SIGNAL, target its handle), a
+        queue (WAIT_QUEUE, target the queue) or the device (WAIT_DEVICE, target 0): called at
+        time_ns (trace time), gap_ns after its previous return; it returns tail_ns after
+        what it waited for completed."""
+        self._host("host wait")
+        flags = (HOST_LAST if last else 0) | (HOST_POLLING if polling else 0)
+        self.record(REC_HOST_WAIT, struct.pack("<IHHQQQQ", thread, kind, flags, target, time_ns, gap_ns, tail_ns))
 
     def close(self):
         self.record(REC_END, struct.pack("<QQ", self.records, self.packets))
@@ -418,6 +454,16 @@ def read(path):
             text = p[4 + n:].decode()
             rec.update(provenance=p[4:4 + n].decode(), text=text,
                        keys={k: int(v) for k, v in parse_config(text).items()})
+        elif rtype == REC_HOST_THREAD:
+            f = struct.unpack_from("<IIQH", p)
+            rec.update(thread=f[0], start_ns=f[2], name=p[18:18 + f[3]].decode(errors="replace"))
+        elif rtype == REC_HOST_CALL:
+            f = struct.unpack_from("<IIQI", p)
+            rec.update(thread=f[0], packets=f[1], gap_ns=f[2], last=bool(f[3] & HOST_LAST))
+        elif rtype == REC_HOST_WAIT:
+            f = struct.unpack_from("<IHHQQQQ", p)
+            rec.update(thread=f[0], kind=f[1], last=bool(f[2] & HOST_LAST), polling=bool(f[2] & HOST_POLLING),
+                       target=f[3], time_ns=f[4], gap_ns=f[5], tail_ns=f[6])
         elif rtype == REC_HEADER:
             f = struct.unpack_from("<11I", p)
             rec.update(cc=(f[0], f[1]), sms=f[2], warp_size=f[9], gpcs=f[10])

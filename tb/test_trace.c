@@ -692,6 +692,154 @@ static void b_cal_second(gd_trace_writer *w)
     w_cal(w, "fit", 3, "pp.gap_copy_copy_ns = 5\n");
     w_cal(w, "fit", 3, "pp.gap_copy_copy_ns = 6\n");
 }
+
+static void set_minor(const char *path, uint16_t minor);
+
+/* The host model (format 1.10). */
+#define HTREC(name) (8u + 18u + (uint32_t)sizeof(name) - 1u)
+#define CALLREC (8u + 24u)
+#define WAITREC (8u + 40u)
+static void w_thread(gd_trace_writer *w, uint32_t id, const char *name)
+{
+    gd_trace_host_thread t;
+    memset(&t, 0, sizeof t);
+    t.thread = id;
+    t.start_ns = 5;
+    snprintf(t.name, sizeof t.name, "%s", name);
+    gd_trace_write_host_thread(w, &t, NULL);
+}
+static void w_call(gd_trace_writer *w, uint32_t thread, uint32_t packets, uint64_t gap, uint32_t flags)
+{
+    gd_trace_host_call c = {thread, packets, gap, flags};
+    gd_trace_write_host_call(w, &c, NULL);
+}
+static void w_wait(gd_trace_writer *w, uint32_t thread, uint32_t kind, uint64_t target, uint64_t time_ns,
+                   uint32_t flags)
+{
+    gd_trace_host_wait h;
+    memset(&h, 0, sizeof h);
+    h.thread = thread;
+    h.kind = kind;
+    h.flags = flags;
+    h.target = target;
+    h.time_ns = time_ns;
+    h.gap_ns = 3;
+    h.tail_ns = 4;
+    gd_trace_write_host_wait(w, &h, NULL);
+}
+static void w_disp(gd_trace_writer *w, uint32_t queue, uint64_t submit)
+{
+    gd_aql_dispatch p = pkt(1, 256, 1, 0);
+    gd_trace_write_dispatch(w, queue, submit, &p, NULL, NULL);
+}
+/* thread "main" (record 1), the kernel (2), a call (3) and its dispatch at 100 ns (4) */
+static void w_host_start(gd_trace_writer *w, uint32_t call_flags)
+{
+    w_thread(w, 0, "main");
+    w_kernel(w);
+    w_call(w, 0, 1, 10, call_flags);
+    w_disp(w, 0, 100);
+}
+#define HOST4 (REC1 + HTREC("main") + KREC + CALLREC + DREC)  /* offset of record 5 after w_host_start */
+static void b_host_undeclared(gd_trace_writer *w)
+{
+    w_kernel(w);
+    w_call(w, 3, 1, 0, 0);
+}
+static void b_host_thread_late(gd_trace_writer *w)
+{
+    w_kernel(w);
+    w_disp(w, 0, 100);
+    w_thread(w, 0, "t");
+}
+static void b_host_thread_twice(gd_trace_writer *w)
+{
+    w_thread(w, 0, "main");
+    w_thread(w, 0, "main");
+}
+static void b_host_thread_id(gd_trace_writer *w) { w_thread(w, 5000, "t"); }
+static void b_host_unowned(gd_trace_writer *w)
+{
+    w_host_start(w, 0);
+    w_disp(w, 0, 200);
+}
+static void b_host_cut_by_wait(gd_trace_writer *w)
+{
+    w_thread(w, 0, "main");
+    w_kernel(w);
+    w_call(w, 0, 2, 10, 0);
+    w_disp(w, 0, 100);
+    w_wait(w, 0, GD_WAIT_DEVICE, 0, 150, 0);
+}
+static void b_host_cut_by_end(gd_trace_writer *w)
+{
+    w_thread(w, 0, "main");
+    w_kernel(w);
+    w_call(w, 0, 2, 10, 0);
+    w_disp(w, 0, 100);
+}
+static void b_host_after_last(gd_trace_writer *w)
+{
+    w_host_start(w, GD_HOST_LAST);
+    w_call(w, 0, 1, 10, 0);
+}
+static void b_host_wait_signal(gd_trace_writer *w)
+{
+    w_host_start(w, 0);
+    w_wait(w, 0, GD_WAIT_SIGNAL, 0x99, 150, 0);
+}
+static void b_host_wait_kind(gd_trace_writer *w)
+{
+    w_host_start(w, 0);
+    w_wait(w, 0, 9, 0, 150, 0);
+}
+static void b_host_wait_queue(gd_trace_writer *w)
+{
+    w_host_start(w, 0);
+    w_wait(w, 0, GD_WAIT_QUEUE, 1024, 150, 0);
+}
+static void b_host_wait_device(gd_trace_writer *w)
+{
+    w_host_start(w, 0);
+    w_wait(w, 0, GD_WAIT_DEVICE, 1, 150, 0);
+}
+static void b_host_wait_flags(gd_trace_writer *w)
+{
+    w_host_start(w, 0);
+    w_wait(w, 0, GD_WAIT_DEVICE, 0, 150, 4);
+}
+static void b_host_wait_early(gd_trace_writer *w)
+{
+    w_host_start(w, 0);
+    w_wait(w, 0, GD_WAIT_QUEUE, 0, 50, 0);
+}
+static void b_host_packet_early(gd_trace_writer *w)
+{
+    w_host_start(w, 0);
+    w_wait(w, 0, GD_WAIT_QUEUE, 0, 200, 0);
+    w_call(w, 0, 1, 10, 0);
+    w_disp(w, 0, 150);
+}
+static void b_host_wait_first(gd_trace_writer *w)
+{
+    w_thread(w, 0, "main");
+    w_wait(w, 0, GD_WAIT_DEVICE, 0, 150, 0);
+}
+static void b_host_call_zero(gd_trace_writer *w)
+{
+    w_thread(w, 0, "main");
+    w_call(w, 0, 0, 10, 0);
+}
+static void b_host_call_gap(gd_trace_writer *w)
+{
+    w_thread(w, 0, "main");
+    w_call(w, 0, 1, (uint64_t)1 << 62, 0);
+}
+static void b_host_call_flags(gd_trace_writer *w)
+{
+    w_thread(w, 0, "main");
+    w_call(w, 0, 1, 10, 2);
+}
 #define CALREC(text) (8u + 4u + 3u + (uint32_t)sizeof(text) - 1u)
 struct corrupt_case {
     const char *name;
@@ -753,6 +901,35 @@ static const struct corrupt_case CASES[] = {
      "the grid's 8 GPC-CGAs are not a multiple of 3 GPC-CGAs per GPU-CGA"},
     {"GPU-CGA of 0", b_cluster_gpu_cga0, 1, 2, REC1 + KREC, "GPC-CGAs per GPU-CGA is 0"},
     {"cluster reserved", b_cluster_reserved, 1, 2, REC1 + KREC, "reserved byte 9 is not zero"},
+    {"host call of an undeclared thread", b_host_undeclared, 1, 2, REC1 + KREC,
+     "host call for host thread 3, which no host thread record declared"},
+    {"host thread after a packet", b_host_thread_late, 1, 3, REC1 + KREC + DREC,
+     "host thread record after the first packet record"},
+    {"host thread twice", b_host_thread_twice, 1, 2, REC1 + HTREC("main"), "host thread 0 is declared twice"},
+    {"host thread id", b_host_thread_id, 1, 1, REC1, "host thread 5000 (host threads are numbered 0 to 4095)"},
+    {"packet without a host call", b_host_unowned, 1, 5, HOST4, "a packet that no host call submits"},
+    {"host call cut by a wait", b_host_cut_by_wait, 1, 5, HOST4,
+     "host wait record between host call record 3 and its packets (1 more packet record(s) must come first)"},
+    {"host call cut by the end", b_host_cut_by_end, 1, 5, HOST4,
+     "the trace ends 1 packet record(s) short of what host call record 3 submits"},
+    {"host record after the last", b_host_after_last, 1, 5, HOST4,
+     "host call for host thread 0 after the record marked its last"},
+    {"host wait for an unknown signal", b_host_wait_signal, 1, 5, HOST4,
+     "host wait for signal 0x99, which is not the completion signal of any earlier packet"},
+    {"host wait kind", b_host_wait_kind, 1, 5, HOST4, "host wait: unknown kind 9 (1 signal, 2 queue, 3 device)"},
+    {"host wait queue", b_host_wait_queue, 1, 5, HOST4, "host wait for queue 1024 (queues are numbered 0 to 1023)"},
+    {"host wait device target", b_host_wait_device, 1, 5, HOST4, "host wait for the device: target 1 is not 0"},
+    {"host wait flags", b_host_wait_flags, 1, 5, HOST4, "host wait: flags 0x0004"},
+    {"host wait before its packet", b_host_wait_early, 1, 5, HOST4,
+     "its start, 50 ns, is earlier than the previous packet's submit time, 100 ns"},
+    {"packet before a host wait", b_host_packet_early, 1, 7, HOST4 + WAITREC + CALLREC,
+     "submit time 150 ns is earlier than the previous host wait's start, 200 ns"},
+    {"host wait before any packet", b_host_wait_first, 1, 2, REC1 + HTREC("main"),
+     "host wait before the first packet record: nothing to wait for"},
+    {"host call of no packet", b_host_call_zero, 1, 2, REC1 + HTREC("main"),
+     "host call of thread 0 submits 0 packets (1 to 65535)"},
+    {"host call gap", b_host_call_gap, 1, 2, REC1 + HTREC("main"), "host call: gap of 4611686018427387904 ns is past"},
+    {"host call flags", b_host_call_flags, 1, 2, REC1 + HTREC("main"), "host call: flags 0x00000002"},
 };
 
 /* Format 1.9: a calibration record and graph-launched packets are read back as
@@ -814,6 +991,110 @@ START_TEST(calibration_and_graph_round_trip)
         gd_trace_close_reader(r);
     }
     ck_assert_uint_eq(st.plain, 2);
+    remove(out);
+    free(out);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+
+/* Format 1.10: host threads, calls and waits read back as written; gdsim condense keeps
+ * them, a condensed packet merging consecutive one-packet calls of one thread (its call
+ * carrying their gaps added up), a call of several packets kept with its packets plain. */
+START_TEST(host_round_trip)
+{
+    char *path = tb_tmp_path(".gdt.gz");
+    gd_trace_writer *w = start(path);
+    w_thread(w, 0, "main");
+    w_thread(w, 1, "loader \x01");
+    w_kernel(w);
+    w_call(w, 0, 1, 10, 0);
+    w_disp(w, 0, 100);
+    w_call(w, 0, 1, 20, 0);
+    w_disp(w, 0, 120);
+    w_call(w, 0, 1, 30, 0);
+    w_disp(w, 0, 150);
+    w_call(w, 1, 1, 40, 0);
+    w_disp(w, 1, 160);
+    w_wait(w, 0, GD_WAIT_SIGNAL, 7, 170, GD_HOST_LAST | GD_HOST_POLLING);
+    w_call(w, 1, 2, 5, GD_HOST_LAST);
+    gd_aql_barrier_pkt b = barrier_pkt(GD_AQL_TYPE_BARRIER_AND, 7, 0);
+    ck_assert_int_eq(gd_trace_write_barrier(w, GD_REC_BARRIER_AND, 1, 180, &b, NULL, NULL), GD_OK);
+    w_disp(w, 1, 180);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    gd_err err;
+    gd_trace_reader *r;
+    gd_trace_record rec;
+    ck_assert_int_eq(gd_trace_open(&r, path, &err), GD_OK);
+    static const unsigned types[] = {GD_REC_HOST_THREAD, GD_REC_HOST_THREAD, GD_REC_KERNEL, GD_REC_HOST_CALL,
+                                     GD_REC_DISPATCH, GD_REC_HOST_CALL, GD_REC_DISPATCH, GD_REC_HOST_CALL,
+                                     GD_REC_DISPATCH, GD_REC_HOST_CALL, GD_REC_DISPATCH, GD_REC_HOST_WAIT,
+                                     GD_REC_HOST_CALL, GD_REC_BARRIER_AND, GD_REC_DISPATCH};
+    for (unsigned i = 0; i < sizeof types / sizeof types[0]; i++) {
+        ck_assert_msg(gd_trace_next(r, &rec, &err) == 1, "record %u: %s", i + 1, err.msg);
+        ck_assert_uint_eq(rec.type, types[i]);
+        if (i == 1) {
+            ck_assert_uint_eq(rec.host_thread.thread, 1);
+            ck_assert_uint_eq(rec.host_thread.start_ns, 5);
+            ck_assert_str_eq(rec.host_thread.name, "loader ?");
+        }
+        if (i == 7) {
+            ck_assert_uint_eq(rec.host_call.thread, 0);
+            ck_assert_uint_eq(rec.host_call.packets, 1);
+            ck_assert_uint_eq(rec.host_call.gap_ns, 30);
+            ck_assert_uint_eq(rec.host_call.flags, 0);
+        }
+        if (i == 11) {
+            const gd_trace_host_wait *h = &rec.host_wait;
+            ck_assert_uint_eq(h->thread, 0);
+            ck_assert_uint_eq(h->kind, GD_WAIT_SIGNAL);
+            ck_assert_uint_eq(h->flags, GD_HOST_LAST | GD_HOST_POLLING);
+            ck_assert_uint_eq(h->target, 7);
+            ck_assert_uint_eq(h->signal, 0);  /* the first (and only) completion-signal handle */
+            ck_assert_uint_eq(h->time_ns, 170);
+            ck_assert_uint_eq(h->gap_ns, 3);
+            ck_assert_uint_eq(h->tail_ns, 4);
+        }
+        if (i == 12) {
+            ck_assert_uint_eq(rec.host_call.packets, 2);
+            ck_assert_uint_eq(rec.host_call.flags, GD_HOST_LAST);
+        }
+    }
+    ck_assert_msg(gd_trace_next(r, &rec, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(gd_trace_host_threads(r), 2);
+    ck_assert_uint_eq(gd_trace_packets_read(r), 6);
+    gd_trace_close_reader(r);
+
+    char *out = tb_tmp_path(".gdt.gz");
+    gd_condense_opts o = {8, 1000000, 0};
+    gd_condense_stats st;
+    ck_assert_msg(gd_condense_trace(path, out, &o, &st, &err) == GD_OK, "%s", err.msg);
+    ck_assert_int_eq(gd_trace_open(&r, out, &err), GD_OK);
+    static const unsigned ctypes[] = {GD_REC_HOST_THREAD, GD_REC_HOST_THREAD, GD_REC_KERNEL, GD_REC_HOST_CALL,
+                                      GD_REC_DISPATCH, GD_REC_HOST_CALL, GD_REC_CONDENSED, GD_REC_HOST_CALL,
+                                      GD_REC_CONDENSED, GD_REC_HOST_WAIT, GD_REC_HOST_CALL, GD_REC_BARRIER_AND,
+                                      GD_REC_DISPATCH};
+    static const uint64_t gaps[] = {0, 0, 0, 10, 0, 50, 0, 40, 0, 0, 5, 0, 0};
+    static const uint32_t threads[] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0};
+    for (unsigned i = 0; i < sizeof ctypes / sizeof ctypes[0]; i++) {
+        ck_assert_msg(gd_trace_next(r, &rec, &err) == 1, "condensed, record %u: %s", i + 1, err.msg);
+        ck_assert_msg(rec.type == ctypes[i], "condensed, record %u: type %u, expected %u", i + 1, rec.type, ctypes[i]);
+        if (rec.type == GD_REC_HOST_CALL) {
+            ck_assert_uint_eq(rec.host_call.gap_ns, gaps[i]);
+            ck_assert_uint_eq(rec.host_call.thread, threads[i]);
+        }
+        if (i == 6)
+            ck_assert_uint_eq(rec.condensed.n, 2);
+    }
+    ck_assert_msg(gd_trace_next(r, &rec, &err) == 0, "%s", err.msg);
+    gd_trace_close_reader(r);
+    ck_assert_uint_eq(st.condensed_kernels, 3);
+    ck_assert_uint_eq(st.plain, 1);
+
+    /* a 1.9 trace holds none of them */
+    set_minor(path, 9);
+    expect_error(path, GD_EFORMAT, 1, REC1, "record type 11 (host thread) in a version 1.9 trace (needs format 1.10)");
     remove(out);
     free(out);
     remove(path);
@@ -1455,13 +1736,16 @@ START_TEST(mutations)
     char *path = tb_tmp_path(".gdt.gz");
     gd_trace_writer *w = start(path);
     gd_err err;
+    w_thread(w, 0, "t");  /* the host model (format 1.10): every packet comes after its call */
     w_kernel(w);
     for (uint32_t i = 0; i < 3; i++) {
         gd_aql_dispatch p = pkt(1, 256, 1 + i, 0);
         p.completion_signal = 0x70 + i;
+        w_call(w, 0, 1, 5, 0);
         ck_assert_int_eq(gd_trace_write_dispatch(w, i, 10 * i, &p, NULL, &err), GD_OK);
     }
     gd_aql_barrier_pkt b = barrier_pkt(GD_AQL_TYPE_BARRIER_AND, 0x70, 0x80);
+    w_call(w, 0, 2, 5, 0);
     ck_assert_int_eq(gd_trace_write_barrier(w, GD_REC_BARRIER_AND, 1, 40, &b, NULL, &err), GD_OK);
     gd_trace_command c;
     memset(&c, 0, sizeof c);
@@ -1471,7 +1755,10 @@ START_TEST(mutations)
     c.bytes = 64;
     c.info = gd_launch_info_unknown();
     ck_assert_int_eq(gd_trace_write_command(w, &c, &err), GD_OK);
+    w_wait(w, 0, GD_WAIT_SIGNAL, 0x71, 55, 0);
+    w_wait(w, 0, GD_WAIT_QUEUE, 1, 56, GD_HOST_POLLING);
     static const char fig1[] = FIG1;
+    w_call(w, 0, 1, 5, GD_HOST_LAST);
     ck_assert_int_eq(gd_trace_write_pipeline(w, 2, 60, 1, 0x90, fig1, sizeof fig1 - 1, &err), GD_OK);
     ck_assert_int_eq(gd_trace_finish(w, &err), GD_OK);
     ck_assert_int_eq(read_all(path, &err, NULL), 0);
@@ -1607,6 +1894,7 @@ int main(void)
     TCase *tc = tcase_create("codec");
     tcase_add_test(tc, round_trip);
     tcase_add_test(tc, calibration_and_graph_round_trip);
+    tcase_add_test(tc, host_round_trip);
     tcase_add_test(tc, aql_layout);
     tcase_add_test(tc, launch_info_round_trip);
     tcase_add_test(tc, barrier_command_round_trip);

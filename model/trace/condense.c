@@ -19,6 +19,15 @@ typedef struct encoder {
     gd_launch_info infos[GD_CONDENSED_WORDS];
     int any_info;
     gd_condense_stats *st;
+    /* The host model (format 1.10): the input's open host call, whose packets come next.
+     * A call of one packet is written before the packet it became: a condensed packet
+     * merges the dispatches of consecutive one-packet calls of one thread, and its call
+     * (acc) is submitted after their gaps together, when the last of them was. A call of
+     * several packets (a graph launch) is written as it is and its packets stay plain. */
+    gd_trace_host_call call;
+    uint32_t call_left;     /* its packets still to come */
+    int call_written;       /* several packets: written as it is */
+    gd_trace_host_call acc; /* the open condensed packet's call */
 } encoder;
 
 static int flush(encoder *e, gd_err *err)
@@ -28,7 +37,20 @@ static int flush(encoder *e, gd_err *err)
     e->open = 0;
     e->st->condensed_packets++;
     e->st->bytes_after += GD_AQL_PACKET_SIZE;
+    int rc;
+    if (e->acc.packets && (rc = gd_trace_write_host_call(e->w, &e->acc, err)) != GD_OK)
+        return rc;
+    e->acc.packets = 0;
     return gd_trace_write_condensed(e->w, e->queue, e->last_ns, &e->b.pkt, e->any_info ? e->infos : NULL, err);
+}
+
+/* Before a packet written as it came (not merged): the host call that submits it, when
+ * it is a call of one packet (one of several was written with the call). */
+static int own_call(encoder *e, gd_err *err)
+{
+    if (!e->call_left || e->call_written)
+        return GD_OK;
+    return gd_trace_write_host_call(e->w, &e->call, err);
 }
 
 static int has_info(const gd_launch_info *i)
@@ -45,10 +67,11 @@ static int dispatch(encoder *e, const gd_trace_dispatch *d, const gd_condense_op
     /* A condensed packet has no tenant field, cluster shape, wait-until time or graph
      * flag (a CUDA graph's kernels are already launched as one): such a dispatch stays
      * plain, with its own. */
-    if (gd_cluster_is_cga(&d->cluster) || gd_launch_info_waits(&d->info) || d->tenant.given || d->graph) {
+    if (gd_cluster_is_cga(&d->cluster) || gd_launch_info_waits(&d->info) || d->tenant.given || d->graph ||
+        e->call_written) {
         e->st->plain++;
         e->st->bytes_after += GD_AQL_PACKET_SIZE;
-        if ((rc = flush(e, err)) != GD_OK)
+        if ((rc = flush(e, err)) != GD_OK || (rc = own_call(e, err)) != GD_OK)
             return rc;
         return gd_trace_write_dispatch_rec(e->w, d, err);
     }
@@ -86,13 +109,16 @@ static int dispatch(encoder *e, const gd_trace_dispatch *d, const gd_condense_op
         e->used_at[victim] = e->clock;
         e->st->references++;
         e->st->bytes_after += GD_AQL_PACKET_SIZE;
+        if ((rc = own_call(e, err)) != GD_OK)
+            return rc;
         return gd_trace_write_reference(e->w, d->queue, d->submit_ns, &a, has_info(&d->info) ? &d->info : NULL, err);
     }
     /* a hit: into the open condensed packet of this queue, or a new one */
     if (!o->fifo)
         e->used_at[best] = e->clock;  /* LRU: a use counts; FIFO: only the load */
     a.reserved0 = (uint16_t)best;
-    if (e->open && (e->queue != d->queue || d->submit_ns - e->first_ns > o->window_ns)) {
+    if (e->open && (e->queue != d->queue || d->submit_ns - e->first_ns > o->window_ns ||
+                    (e->call_left && e->acc.thread != e->call.thread))) {
         if ((rc = flush(e, err)) != GD_OK)
             return rc;
     }
@@ -112,6 +138,14 @@ static int dispatch(encoder *e, const gd_trace_dispatch *d, const gd_condense_op
                               "condensed against its table entry", d->queue);
         if ((rc = flush(e, err)) != GD_OK)
             return rc;
+    }
+    if (e->call_left) {  /* its call joins the packet's */
+        if (e->b.pkt.num_kernels == 1) {
+            e->acc = e->call;
+        } else {
+            e->acc.gap_ns += e->call.gap_ns;
+            e->acc.flags = e->call.flags;
+        }
     }
     e->infos[e->b.pkt.num_kernels - 1] = d->info;
     e->any_info |= has_info(&d->info);
@@ -154,26 +188,41 @@ int gd_condense_trace(const char *in, const char *out, const gd_condense_opts *o
             rc = n;
             break;
         }
+        int packet = rec.type != GD_REC_KERNEL && rec.type < GD_REC_HOST_THREAD;
         switch (rec.type) {
         case GD_REC_KERNEL:
             rc = gd_trace_write_kernel(e.w, rec.kernel, err);
+            break;
+        case GD_REC_HOST_THREAD:
+            rc = gd_trace_write_host_thread(e.w, &rec.host_thread, err);
+            break;
+        case GD_REC_HOST_CALL:
+            e.call = rec.host_call;
+            e.call_left = rec.host_call.packets;
+            e.call_written = rec.host_call.packets > 1;
+            if (e.call_written && (rc = flush(&e, err)) == GD_OK)
+                rc = gd_trace_write_host_call(e.w, &e.call, err);
+            break;
+        case GD_REC_HOST_WAIT:
+            if ((rc = flush(&e, err)) == GD_OK)
+                rc = gd_trace_write_host_wait(e.w, &rec.host_wait, err);
             break;
         case GD_REC_DISPATCH:
             rc = dispatch(&e, &rec.dispatch, o, err);
             break;
         case GD_REC_BARRIER_AND:
         case GD_REC_BARRIER_OR:
-            if ((rc = flush(&e, err)) == GD_OK)
+            if ((rc = flush(&e, err)) == GD_OK && (rc = own_call(&e, err)) == GD_OK)
                 rc = gd_trace_write_barrier_tenant(e.w, rec.type, rec.barrier.queue, rec.barrier.submit_ns,
                                                    &rec.barrier.pkt, &rec.barrier.info,
                                                    rec.barrier.tenant.given ? &rec.barrier.tenant : NULL, err);
             break;
         case GD_REC_NONKERNEL:
-            if ((rc = flush(&e, err)) == GD_OK)
+            if ((rc = flush(&e, err)) == GD_OK && (rc = own_call(&e, err)) == GD_OK)
                 rc = gd_trace_write_command(e.w, &rec.command, err);
             break;
         case GD_REC_PIPELINE:
-            if ((rc = flush(&e, err)) == GD_OK)
+            if ((rc = flush(&e, err)) == GD_OK && (rc = own_call(&e, err)) == GD_OK)
                 rc = gd_trace_write_pipeline(e.w, rec.pipeline.queue, rec.pipeline.submit_ns, rec.pipeline.barrier,
                                              rec.pipeline.completion_signal, rec.pipeline.def->text,
                                              rec.pipeline.def->text_len, err);
@@ -183,6 +232,8 @@ int gd_condense_trace(const char *in, const char *out, const gd_condense_opts *o
                             "condense the original trace", in, (unsigned long long)rec.index,
                             (unsigned long long)rec.offset, rec.type);
         }
+        if (packet && e.call_left && --e.call_left == 0)
+            e.call_written = 0;
     }
     if (rc == GD_OK)
         rc = flush(&e, err);

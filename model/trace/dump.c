@@ -181,6 +181,28 @@ int gd_trace_dump(FILE *out, const char *path, gd_err *err)
             fputc('\n', out);
             break;
         }
+        case GD_REC_HOST_THREAD:
+            fprintf(out, "host thread %u \"%s\": starts at %" PRIu64 " ns\n", rec.host_thread.thread,
+                    rec.host_thread.name, rec.host_thread.start_ns);
+            break;
+        case GD_REC_HOST_CALL: {
+            const gd_trace_host_call *c = &rec.host_call;
+            fprintf(out, "host call thread %u: %u packet%s after %" PRIu64 " ns%s\n", c->thread, c->packets,
+                    c->packets == 1 ? "" : "s", c->gap_ns, c->flags & GD_HOST_LAST ? "; the thread's last" : "");
+            break;
+        }
+        case GD_REC_HOST_WAIT: {
+            const gd_trace_host_wait *h = &rec.host_wait;
+            fprintf(out, "host wait thread %u at %" PRIu64 " ns: %s", h->thread, h->time_ns,
+                    gd_host_wait_kind_name(h->kind));
+            if (h->kind == GD_WAIT_SIGNAL)
+                fprintf(out, " 0x%" PRIx64, h->target);
+            else if (h->kind == GD_WAIT_QUEUE)
+                fprintf(out, " %" PRIu64, h->target);
+            fprintf(out, " after %" PRIu64 " ns, returns %" PRIu64 " ns after it%s%s\n", h->gap_ns, h->tail_ns,
+                    h->flags & GD_HOST_POLLING ? "; polling" : "", h->flags & GD_HOST_LAST ? "; the thread's last" : "");
+            break;
+        }
         default:
             fprintf(out, "record type %u\n", rec.type);
             break;

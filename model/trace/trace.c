@@ -32,6 +32,10 @@
 #define DISPATCH_TENANT_SIZE (DISPATCH_CLUSTER_SIZE + TENANT_SIZE)
 #define BARRIER_TENANT_SIZE (BARRIER_SIZE + LAUNCH_INFO_SIZE + TENANT_SIZE)
 #define COMMAND_TENANT_SIZE (COMMAND_SIZE + LAUNCH_INFO_SIZE + TENANT_SIZE)
+#define HOST_THREAD_FIXED 18  /* v1.10: u32 thread, u32 flags, u64 start, u16 name length; the name */
+#define HOST_THREAD_NAME_MAX 255
+#define HOST_CALL_SIZE 24     /* v1.10: u32 thread, u32 packets, u64 gap, u32 flags, u32 reserved */
+#define HOST_WAIT_SIZE 40     /* v1.10: u32 thread, u16 kind, u16 flags, u64 target, time, gap, tail */
 
 const char *gd_insn_class_name(unsigned c)
 {
@@ -52,7 +56,20 @@ const char *gd_record_type_name(unsigned type)
     case GD_REC_NONKERNEL: return "non-kernel command";
     case GD_REC_PIPELINE: return "pipeline-launch packet";
     case GD_REC_CALIBRATION: return "calibration";
+    case GD_REC_HOST_THREAD: return "host thread";
+    case GD_REC_HOST_CALL: return "host call";
+    case GD_REC_HOST_WAIT: return "host wait";
     case GD_REC_END: return "end";
+    }
+    return "unknown";
+}
+
+const char *gd_host_wait_kind_name(unsigned kind)
+{
+    switch (kind) {
+    case GD_WAIT_SIGNAL: return "signal";
+    case GD_WAIT_QUEUE: return "queue";
+    case GD_WAIT_DEVICE: return "device";
     }
     return "unknown";
 }
@@ -268,7 +285,15 @@ struct gd_trace_reader {
     int pending;            /* gd_trace_open read record 1's frame (it was not a calibration record): */
     uint8_t pending_frame[GD_TRACE_FRAME_SIZE]; /* gd_trace_next takes it from here */
     int pending_eof;        /* ... or found the input ended there */
+    /* The host model (format 1.10): */
+    uint32_t host_threads;  /* declared */
+    uint8_t *thread_state;  /* per thread id (GD_TRACE_MAX_THREADS, once one is declared): HOST_T_* bits */
+    uint64_t host_calls;    /* host call and wait records read */
+    uint32_t call_left;     /* packets of the open host call still to come */
+    uint64_t call_index;    /* that call's record */
+    int last_was_wait;      /* the last time-bearing record was a host wait (for the messages) */
 };
+enum { HOST_T_DECLARED = 1, HOST_T_ENDED = 2 };
 
 static int rec_error(gd_trace_reader *r, gd_err *err, uint64_t index, uint64_t offset, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -832,6 +857,7 @@ void gd_trace_close_reader(gd_trace_reader *r)
     }
     map_free(&r->desc_index);
     map_free(&r->signals.map);
+    free(r->thread_state);
     free(r->buf);
     free(r->path);
     free(r);
@@ -857,6 +883,7 @@ void gd_trace_set_read_ahead(gd_trace_reader *r, int on)
 uint64_t gd_trace_dispatches_read(const gd_trace_reader *r) { return r->dispatches; }
 uint64_t gd_trace_packets_read(const gd_trace_reader *r) { return r->packets; }
 uint32_t gd_trace_signals(const gd_trace_reader *r) { return r->signals.count; }
+uint32_t gd_trace_host_threads(const gd_trace_reader *r) { return r->host_threads; }
 
 void gd_trace_set_limits(gd_trace_reader *r, const gd_sm_limits *sm, const uint32_t max_grid[3])
 {
@@ -1135,8 +1162,10 @@ static int packet_head(gd_trace_reader *r, const uint8_t *p, int reserved_set, c
     *submit_ns = gd_get64(p + 8);
     if (*submit_ns < r->last_submit_ns)
         return rec_error(r, err, idx, off,
-                         "submit time %" PRIu64 " ns is earlier than the previous packet's %" PRIu64
-                         " ns (packet records must be in submit-time order)", *submit_ns, r->last_submit_ns);
+                         "submit time %" PRIu64 " ns is earlier than the previous %s %" PRIu64
+                         " ns (packet records must be in submit-time order)", *submit_ns,
+                         r->last_was_wait ? "host wait's start," : "packet's", r->last_submit_ns);
+    r->last_was_wait = 0;
     if (!r->have_origin) {
         r->have_origin = 1;
         r->origin_ns = *submit_ns;
@@ -1697,6 +1726,172 @@ const gd_trace_calibration *gd_trace_calibration_of(const gd_trace_reader *r)
     return r->have_calibration ? &r->calibration : NULL;
 }
 
+/* The host model (format 1.10). A thread id of a call or wait record: declared, and not
+ * past its last record; no host record between a call and its packets. */
+static int host_thread_ok(gd_trace_reader *r, uint32_t thread, const char *what, uint64_t idx, uint64_t off,
+                          gd_err *err)
+{
+    if (r->call_left)
+        return rec_error(r, err, idx, off, "%s record between host call record %" PRIu64 " and its packets (%u more "
+                         "packet record(s) must come first)", what, r->call_index, r->call_left);
+    if (thread >= GD_TRACE_MAX_THREADS || !r->thread_state || !(r->thread_state[thread] & HOST_T_DECLARED))
+        return rec_error(r, err, idx, off, "%s for host thread %u, which no host thread record declared", what,
+                         thread);
+    if (r->thread_state[thread] & HOST_T_ENDED)
+        return rec_error(r, err, idx, off, "%s for host thread %u after the record marked its last", what, thread);
+    return 0;
+}
+
+static int host_time_ok(gd_trace_reader *r, uint64_t ns, const char *field, const char *what, uint64_t idx,
+                        uint64_t off, gd_err *err)
+{
+    if (ns > r->max_time_ps / GD_PS_PER_NS)
+        return rec_error(r, err, idx, off, "%s: %s of %" PRIu64 " ns is past the longest simulated time, %.0f s "
+                         "(sim.max_sim_time_s)", what, field, ns, (double)r->max_time_ps * 1e-12);
+    return 0;
+}
+
+static int parse_host_thread(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
+                             gd_trace_record *rec, gd_err *err)
+{
+    static const char what[] = "host thread";
+    if (len < HOST_THREAD_FIXED || len != HOST_THREAD_FIXED + (uint32_t)gd_get16(p + 16))
+        return rec_error(r, err, idx, off, "host thread record is %u bytes, expected %u + its name's length", len,
+                         HOST_THREAD_FIXED);
+    gd_trace_host_thread *t = &rec->host_thread;
+    t->thread = gd_get32(p);
+    t->start_ns = gd_get64(p + 8);
+    uint32_t n = gd_get16(p + 16);
+    if (gd_get32(p + 4))
+        return rec_error(r, err, idx, off, "host thread record: flags 0x%08x are not zero", gd_get32(p + 4));
+    if (r->have_origin || r->host_calls)
+        return rec_error(r, err, idx, off, "host thread record after the first %s (every host thread is declared "
+                         "before)", r->have_origin ? "packet record" : "host call or wait record");
+    if (t->thread >= GD_TRACE_MAX_THREADS)
+        return rec_error(r, err, idx, off, "host thread %u (host threads are numbered 0 to %d)", t->thread,
+                         GD_TRACE_MAX_THREADS - 1);
+    if (n > HOST_THREAD_NAME_MAX)
+        return rec_error(r, err, idx, off, "host thread %u: a name of %u bytes (at most %d)", t->thread, n,
+                         HOST_THREAD_NAME_MAX);
+    if (!r->thread_state && !(r->thread_state = calloc(GD_TRACE_MAX_THREADS, 1)))
+        return gd_err_set(err, GD_ENOMEM, "out of memory (host threads, record %" PRIu64 ")", idx);
+    if (r->thread_state[t->thread] & HOST_T_DECLARED)
+        return rec_error(r, err, idx, off, "host thread %u is declared twice", t->thread);
+    int rc = host_time_ok(r, t->start_ns, "start", what, idx, off, err);
+    if (rc)
+        return rc;
+    name_cut(t->name, sizeof t->name, p + HOST_THREAD_FIXED, n);
+    r->thread_state[t->thread] = HOST_T_DECLARED;
+    r->host_threads++;
+    return 0;
+}
+
+static int parse_host_call(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
+                           gd_trace_record *rec, gd_err *err)
+{
+    static const char what[] = "host call";
+    if (len != HOST_CALL_SIZE)
+        return rec_error(r, err, idx, off, "host call record is %u bytes, expected %u", len, HOST_CALL_SIZE);
+    gd_trace_host_call *c = &rec->host_call;
+    c->thread = gd_get32(p);
+    c->packets = gd_get32(p + 4);
+    c->gap_ns = gd_get64(p + 8);
+    c->flags = gd_get32(p + 16);
+    int rc = host_thread_ok(r, c->thread, what, idx, off, err);
+    if (rc)
+        return rc;
+    if (c->flags & ~GD_HOST_LAST)
+        return rec_error(r, err, idx, off, "host call: flags 0x%08x (bit 0, the thread's last record, is defined)",
+                         c->flags);
+    if (gd_get32(p + 20))
+        return rec_error(r, err, idx, off, "host call: reserved bytes 20-23 are not zero");
+    if (c->packets < 1 || c->packets > GD_TRACE_MAX_CALL_PACKETS)
+        return rec_error(r, err, idx, off, "host call of thread %u submits %u packets (1 to %d)", c->thread,
+                         c->packets, GD_TRACE_MAX_CALL_PACKETS);
+    if ((rc = host_time_ok(r, c->gap_ns, "gap", what, idx, off, err)) != 0)
+        return rc;
+    if (c->flags & GD_HOST_LAST)
+        r->thread_state[c->thread] |= HOST_T_ENDED;
+    r->call_left = c->packets;
+    r->call_index = idx;
+    r->host_calls++;
+    return 0;
+}
+
+static int parse_host_wait(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
+                           gd_trace_record *rec, gd_err *err)
+{
+    static const char what[] = "host wait";
+    if (len != HOST_WAIT_SIZE)
+        return rec_error(r, err, idx, off, "host wait record is %u bytes, expected %u", len, HOST_WAIT_SIZE);
+    gd_trace_host_wait *h = &rec->host_wait;
+    h->thread = gd_get32(p);
+    h->kind = gd_get16(p + 4);
+    h->flags = gd_get16(p + 6);
+    h->target = gd_get64(p + 8);
+    h->time_ns = gd_get64(p + 16);
+    h->gap_ns = gd_get64(p + 24);
+    h->tail_ns = gd_get64(p + 32);
+    h->signal = GD_NO_SIGNAL;
+    int rc = host_thread_ok(r, h->thread, what, idx, off, err);
+    if (rc)
+        return rc;
+    if (h->flags & ~(GD_HOST_LAST | GD_HOST_POLLING))
+        return rec_error(r, err, idx, off, "host wait: flags 0x%04x (bit 0 the thread's last record and bit 1 "
+                         "polling are defined)", h->flags);
+    if (!r->have_origin)
+        return rec_error(r, err, idx, off, "host wait before the first packet record: nothing to wait for");
+    if (h->time_ns < r->last_submit_ns)
+        return rec_error(r, err, idx, off, "host wait: its start, %" PRIu64 " ns, is earlier than the previous %s %"
+                         PRIu64 " ns (records must be in time order)", h->time_ns,
+                         r->last_was_wait ? "host wait's start," : "packet's submit time,", r->last_submit_ns);
+    if (h->time_ns - r->origin_ns > r->max_time_ps / GD_PS_PER_NS)
+        return rec_error(r, err, idx, off, "host wait: its start, %" PRIu64 " ns, is %.3f s after the first "
+                         "packet's, past the longest simulated time, %.0f s (sim.max_sim_time_s)", h->time_ns,
+                         (double)(h->time_ns - r->origin_ns) * 1e-9, (double)r->max_time_ps * 1e-12);
+    if ((rc = host_time_ok(r, h->gap_ns, "gap", what, idx, off, err)) != 0 ||
+        (rc = host_time_ok(r, h->tail_ns, "tail", what, idx, off, err)) != 0)
+        return rc;
+    switch (h->kind) {
+    case GD_WAIT_SIGNAL:
+        if (!h->target || (h->signal = signal_find(&r->signals, h->target)) == MAP_ABSENT)
+            return rec_error(r, err, idx, off, "host wait for signal 0x%" PRIx64 ", which is not the completion "
+                             "signal of any earlier packet", h->target);
+        break;
+    case GD_WAIT_QUEUE:
+        if (h->target >= GD_TRACE_MAX_QUEUES)
+            return rec_error(r, err, idx, off, "host wait for queue %" PRIu64 " (queues are numbered 0 to %d)",
+                             h->target, GD_TRACE_MAX_QUEUES - 1);
+        break;
+    case GD_WAIT_DEVICE:
+        if (h->target)
+            return rec_error(r, err, idx, off, "host wait for the device: target %" PRIu64 " is not 0", h->target);
+        break;
+    default:
+        return rec_error(r, err, idx, off, "host wait: unknown kind %u (1 signal, 2 queue, 3 device)", h->kind);
+    }
+    if (h->flags & GD_HOST_LAST)
+        r->thread_state[h->thread] |= HOST_T_ENDED;
+    r->last_submit_ns = h->time_ns;
+    r->last_was_wait = 1;
+    r->host_calls++;
+    return 0;
+}
+
+/* After each packet record: it belongs to the open host call, if any; a trace with host
+ * threads has no packet without one. */
+static int host_packet(gd_trace_reader *r, uint64_t idx, uint64_t off, gd_err *err)
+{
+    if (r->call_left) {
+        r->call_left--;
+        return 0;
+    }
+    if (r->host_threads)
+        return rec_error(r, err, idx, off, "a packet that no host call submits, in a trace with host threads (each "
+                         "packet of such a trace comes after the host call record that submits it)");
+    return 0;
+}
+
 int gd_trace_next(gd_trace_reader *r, gd_trace_record *rec, gd_err *err)
 {
     if (r->done)
@@ -1749,6 +1944,13 @@ int gd_trace_next(gd_trace_reader *r, gd_trace_record *rec, gd_err *err)
             break;
         return rec_error(r, err, idx, off, "record type %u (%s) in a version 1.%u trace (needs format 1.8)", type,
                          gd_record_type_name(type), r->minor);
+    case GD_REC_HOST_THREAD:
+    case GD_REC_HOST_CALL:
+    case GD_REC_HOST_WAIT:
+        if (r->minor >= 10)
+            break;
+        return rec_error(r, err, idx, off, "record type %u (%s) in a version 1.%u trace (needs format 1.10)", type,
+                         gd_record_type_name(type), r->minor);
     case GD_REC_CALIBRATION:
         if (r->minor < 9)
             return rec_error(r, err, idx, off, "record type %u (%s) in a version 1.%u trace (needs format 1.9)", type,
@@ -1774,19 +1976,33 @@ int gd_trace_next(gd_trace_reader *r, gd_trace_record *rec, gd_err *err)
     case GD_REC_KERNEL:
         return (rc = parse_kernel(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
     case GD_REC_DISPATCH:
-        return (rc = parse_dispatch(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
+        rc = parse_dispatch(r, r->buf, len, idx, off, rec, err);
+        break;
     case GD_REC_BARRIER_AND:
     case GD_REC_BARRIER_OR:
-        return (rc = parse_barrier(r, type, r->buf, len, idx, off, rec, err)) ? rc : 1;
+        rc = parse_barrier(r, type, r->buf, len, idx, off, rec, err);
+        break;
     case GD_REC_NONKERNEL:
-        return (rc = parse_command(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
+        rc = parse_command(r, r->buf, len, idx, off, rec, err);
+        break;
     case GD_REC_CONDENSED:
-        return (rc = parse_condensed(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
+        rc = parse_condensed(r, r->buf, len, idx, off, rec, err);
+        break;
     case GD_REC_PIPELINE:
-        return (rc = parse_pipeline(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
+        rc = parse_pipeline(r, r->buf, len, idx, off, rec, err);
+        break;
+    case GD_REC_HOST_THREAD:
+        return (rc = parse_host_thread(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
+    case GD_REC_HOST_CALL:
+        return (rc = parse_host_call(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
+    case GD_REC_HOST_WAIT:
+        return (rc = parse_host_wait(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
     default: { /* GD_REC_END */
         if (len != END_SIZE)
             return rec_error(r, err, idx, off, "end record is %u bytes, expected %u", len, END_SIZE);
+        if (r->call_left)
+            return rec_error(r, err, idx, off, "the trace ends %u packet record(s) short of what host call record %"
+                             PRIu64 " submits", r->call_left, r->call_index);
         uint64_t nrec = gd_get64(r->buf), npkt = gd_get64(r->buf + 8);
         if (nrec != idx || npkt != r->packets)
             return rec_error(r, err, idx, off, "end record counts %" PRIu64 " records and %" PRIu64 " packets but "
@@ -1804,6 +2020,8 @@ int gd_trace_next(gd_trace_reader *r, gd_trace_record *rec, gd_err *err)
         return 0;
     }
     }
+    /* a packet record */
+    return rc ? rc : (rc = host_packet(r, idx, off, err)) ? rc : 1;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -2155,4 +2373,39 @@ int gd_trace_write_pipeline(gd_trace_writer *w, uint32_t queue, uint64_t submit_
     int rc = gd_trace_write_raw(w, GD_REC_PIPELINE, p, PIPELINE_FIXED + len, err);
     free(p);
     return rc;
+}
+
+int gd_trace_write_host_thread(gd_trace_writer *w, const gd_trace_host_thread *t, gd_err *err)
+{
+    size_t n = strnlen(t->name, sizeof t->name);
+    uint8_t p[HOST_THREAD_FIXED + sizeof t->name];
+    memset(p, 0, sizeof p);
+    gd_put32(p, t->thread);
+    gd_put64(p + 8, t->start_ns);
+    gd_put16(p + 16, (uint16_t)n);
+    memcpy(p + HOST_THREAD_FIXED, t->name, n);
+    return gd_trace_write_raw(w, GD_REC_HOST_THREAD, p, HOST_THREAD_FIXED + (uint32_t)n, err);
+}
+
+int gd_trace_write_host_call(gd_trace_writer *w, const gd_trace_host_call *c, gd_err *err)
+{
+    uint8_t p[HOST_CALL_SIZE] = {0};
+    gd_put32(p, c->thread);
+    gd_put32(p + 4, c->packets);
+    gd_put64(p + 8, c->gap_ns);
+    gd_put32(p + 16, c->flags);
+    return gd_trace_write_raw(w, GD_REC_HOST_CALL, p, sizeof p, err);
+}
+
+int gd_trace_write_host_wait(gd_trace_writer *w, const gd_trace_host_wait *h, gd_err *err)
+{
+    uint8_t p[HOST_WAIT_SIZE] = {0};
+    gd_put32(p, h->thread);
+    gd_put16(p + 4, (uint16_t)h->kind);
+    gd_put16(p + 6, (uint16_t)h->flags);
+    gd_put64(p + 8, h->target);
+    gd_put64(p + 16, h->time_ns);
+    gd_put64(p + 24, h->gap_ns);
+    gd_put64(p + 32, h->tail_ns);
+    return gd_trace_write_raw(w, GD_REC_HOST_WAIT, p, sizeof p, err);
 }

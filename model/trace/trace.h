@@ -23,12 +23,14 @@ extern "C" {
 
 #define GD_TRACE_MAGIC "\x89GDT\r\n\x1a\n"
 #define GD_TRACE_VERSION_MAJOR 1
-#define GD_TRACE_VERSION_MINOR 9
+#define GD_TRACE_VERSION_MINOR 10
 #define GD_TRACE_FILE_HEADER_SIZE 16
 #define GD_TRACE_FRAME_SIZE 8
 #define GD_TRACE_MAX_RECORD (1u << 20)  /* largest payload accepted, bytes */
 #define GD_TRACE_MAX_QUEUES 1024        /* queue ids 0..1023 */
 #define GD_TRACE_MAX_NAME 65535
+#define GD_TRACE_MAX_THREADS 4096       /* host thread ids 0..4095 (format 1.10) */
+#define GD_TRACE_MAX_CALL_PACKETS 65535 /* packets one host call submits */
 
 enum gd_record_type {
     GD_REC_HEADER = 1,
@@ -41,6 +43,9 @@ enum gd_record_type {
     GD_REC_NONKERNEL = 8,     /* format 1.2 */
     GD_REC_PIPELINE = 9,      /* format 1.8: a pipeline-launch packet (seed 002; an AQL vendor-specific packet) */
     GD_REC_CALIBRATION = 10,  /* format 1.9: the launch-gap fit of the capture the trace came from (record 1 only) */
+    GD_REC_HOST_THREAD = 11,  /* format 1.10: a host thread of the captured program (before the first packet) */
+    GD_REC_HOST_CALL = 12,    /* format 1.10: a host thread's call that submits the next packet records */
+    GD_REC_HOST_WAIT = 13,    /* format 1.10: a host thread waits for the GPU (a synchronize, a blocking copy) */
     GD_REC_END = 15
 };
 
@@ -274,8 +279,47 @@ typedef struct gd_trace_pipeline {
     const gd_pipeline_def *def;         /* owned by the reader until it is closed */
 } gd_trace_pipeline;
 
+/* The host model (format 1.10; traces/FORMAT.md, 'Host threads'): the captured program's
+ * threads, each a sequence of calls that submit packets and of waits for the GPU, with
+ * the CPU time between them. A closed-loop replay (host.mode=closed) issues each call
+ * or wait its gap after the thread's previous one returned; a wait returns when the
+ * replay has completed what it waited for, plus its tail. */
+#define GD_HOST_LAST 1u      /* call and wait flags: the thread's last record */
+#define GD_HOST_POLLING 2u   /* wait flags: a polling loop (cudaEventQuery ... until done), not a blocking call */
+enum gd_host_wait_kind {
+    GD_WAIT_SIGNAL = 1,  /* until the completion signal's value is 0 (every packet carrying it submitted so far
+                            has completed): cudaEventSynchronize, a blocking copy */
+    GD_WAIT_QUEUE = 2,   /* until every packet submitted to the queue so far has completed: cudaStreamSynchronize */
+    GD_WAIT_DEVICE = 3   /* until every packet submitted so far has completed: cudaDeviceSynchronize */
+};
+const char *gd_host_wait_kind_name(unsigned kind);
+
+typedef struct gd_trace_host_thread {
+    uint32_t thread;      /* below GD_TRACE_MAX_THREADS, declared once */
+    uint64_t start_ns;    /* trace time when the thread's gap to its first record starts */
+    char name[64];        /* e.g. "pid 4242 tid 4251" (cut, control characters as '?') */
+} gd_trace_host_thread;
+
+typedef struct gd_trace_host_call {
+    uint32_t thread;
+    uint32_t packets;     /* the next packet records are this call's (1 .. GD_TRACE_MAX_CALL_PACKETS) */
+    uint64_t gap_ns;      /* CPU time from the thread's previous return (or its start) to this call's doorbell */
+    uint32_t flags;       /* GD_HOST_LAST */
+} gd_trace_host_call;
+
+typedef struct gd_trace_host_wait {
+    uint32_t thread;
+    uint32_t kind;        /* enum gd_host_wait_kind */
+    uint32_t flags;       /* GD_HOST_LAST, GD_HOST_POLLING */
+    uint64_t target;      /* the signal handle (GD_WAIT_SIGNAL) or the queue (GD_WAIT_QUEUE); 0 */
+    uint32_t signal;      /* GD_WAIT_SIGNAL: the handle's signal number; else GD_NO_SIGNAL */
+    uint64_t time_ns;     /* the captured start of the wait call (trace time; non-decreasing with submit times) */
+    uint64_t gap_ns;      /* CPU time from the thread's previous return (or its start) to the wait call */
+    uint64_t tail_ns;     /* from the awaited work's completion to the call's return */
+} gd_trace_host_wait;
+
 typedef struct gd_trace_record {
-    unsigned type;      /* GD_REC_KERNEL, GD_REC_DISPATCH, GD_REC_BARRIER_AND/OR, GD_REC_NONKERNEL or GD_REC_END */
+    unsigned type;      /* GD_REC_KERNEL, GD_REC_DISPATCH, GD_REC_BARRIER_AND/OR, GD_REC_NONKERNEL, ... or GD_REC_END */
     uint64_t index;     /* record index, header = 0 */
     uint64_t offset;    /* byte offset of the record frame in the uncompressed stream */
     const gd_kernel_desc *kernel;   /* GD_REC_KERNEL */
@@ -284,6 +328,9 @@ typedef struct gd_trace_record {
     gd_trace_command command;       /* GD_REC_NONKERNEL */
     gd_trace_condensed condensed;   /* GD_REC_CONDENSED */
     gd_trace_pipeline pipeline;     /* GD_REC_PIPELINE */
+    gd_trace_host_thread host_thread;  /* GD_REC_HOST_THREAD */
+    gd_trace_host_call host_call;      /* GD_REC_HOST_CALL */
+    gd_trace_host_wait host_wait;      /* GD_REC_HOST_WAIT */
 } gd_trace_record;
 
 typedef struct gd_trace_reader gd_trace_reader;
@@ -351,6 +398,8 @@ uint64_t gd_trace_dispatches_read(const gd_trace_reader *r);
 uint64_t gd_trace_packets_read(const gd_trace_reader *r);
 /* Distinct completion signals so far (signal numbers are below this). */
 uint32_t gd_trace_signals(const gd_trace_reader *r);
+/* Host threads declared so far (format 1.10; all are declared before the first packet). */
+uint32_t gd_trace_host_threads(const gd_trace_reader *r);
 
 /* ---- writer ---- */
 
@@ -399,6 +448,11 @@ int gd_trace_write_calibration(gd_trace_writer *w, const gd_trace_calibration *c
 /* A pipeline-launch packet (format 1.8): the topology's text (len bytes), unchecked here. */
 int gd_trace_write_pipeline(gd_trace_writer *w, uint32_t queue, uint64_t submit_ns, int barrier,
                             uint64_t completion_signal, const char *text, uint32_t len, gd_err *err);
+/* The host model (format 1.10): a thread (name may be NULL), a call that submits the
+ * next `packets` packet records, a wait. Unchecked here; the reader checks them. */
+int gd_trace_write_host_thread(gd_trace_writer *w, const gd_trace_host_thread *t, gd_err *err);
+int gd_trace_write_host_call(gd_trace_writer *w, const gd_trace_host_call *c, gd_err *err);
+int gd_trace_write_host_wait(gd_trace_writer *w, const gd_trace_host_wait *h, gd_err *err);
 /* Any record, unchecked (tests use it to build malformed traces). */
 int gd_trace_write_raw(gd_trace_writer *w, unsigned type, const void *payload, uint32_t len, gd_err *err);
 /* Write the END record and close. Frees w even on error. */

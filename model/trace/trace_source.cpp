@@ -113,7 +113,10 @@ bool trace_source::read_packet()
             finished_ = true;
             return false;
         }
-        if (rec_.type == GD_REC_KERNEL) {  // kernel descriptors are kept by the reader
+        // kernel descriptors are kept by the reader; the host model's records (format 1.10)
+        // are read and checked, and the packets enter at their captured submit times
+        if (rec_.type == GD_REC_KERNEL || rec_.type == GD_REC_HOST_THREAD || rec_.type == GD_REC_HOST_CALL ||
+            rec_.type == GD_REC_HOST_WAIT) {
             if (!env_.progress->tick(dom_->now()))
                 return false;  // interrupted, or past the timeout: the replay stops
             continue;

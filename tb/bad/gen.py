@@ -265,6 +265,35 @@ def cases():
     w = Buf()
     w.pipeline(0, 0, "pipeline p\nbuffer b length=0\n")
     add("pipeline_bad_topology", w.end(), replay, 1, R + ": pipeline-launch packet: ")
+    # the host model (format 1.10)
+    def host(packets=1, call=True, signal=0):
+        """A 1.10 trace: thread 0 declared, a kernel, (a call of `packets`,) a dispatch."""
+        w = Buf(minor=10)
+        w.host_thread(0, 0, "main")
+        kernel(w)
+        if call:
+            w.host_call(0, packets, 10)
+        w.dispatch(0, 0, 1, (128, 1, 1), (4, 1, 1), 0, signal=signal)
+        return w
+    add("host_packet_without_call", host(call=False).end(), replay, 1, R + ": a packet that no host call submits, in "
+        "a trace with host threads")
+    add("host_call_cut_short", host(packets=2).end(), replay, 1, R + ": the trace ends 1 packet record\\(s\\) short of "
+        "what host call record 3 submits")
+    w = host(signal=0x40)
+    w.host_wait(0, g.WAIT_SIGNAL, 0x41, 5, 0, 0)
+    add("host_wait_unknown_signal", w.end(), replay, 1, R + ": host wait for signal 0x41, which is not the completion "
+        "signal of any earlier packet")
+    w = host()
+    w.host_wait(0, g.WAIT_QUEUE, 0, 5, 0, 0)
+    w.host_wait(0, g.WAIT_DEVICE, 0, 6, 0, 0, last=True)
+    w.host_call(0, 1, 10)
+    w.dispatch(0, 7, 1, (128, 1, 1), (4, 1, 1), 0)
+    add("host_call_after_last", w.end(), replay, 1, R + ": host call for host thread 0 after the record marked its "
+        "last")
+    w = Buf(minor=9)
+    w.minor = 10   # lets the writer put a 1.10 record in a 1.9 trace: the reader must refuse it
+    w.host_thread(0, 0, "main")
+    add("host_thread_in_1_9", w.end(), replay, 1, R + r": record type 11 \(host thread\) in a version 1.9 trace")
     # limits reached while running
     w = Buf()
     kernel(w, cta_ps=600 * 10 ** 9)

@@ -103,6 +103,9 @@ struct replay_driver : vp::driver_base {
             if (rec.type == GD_REC_KERNEL) {
                 descriptor(rec.kernel);
                 continue;
+            } else if (rec.type == GD_REC_HOST_THREAD || rec.type == GD_REC_HOST_CALL ||
+                       rec.type == GD_REC_HOST_WAIT) {
+                continue;  // the host model (format 1.10): this driver submits at the captured times
             } else if (rec.type == GD_REC_DISPATCH) {
                 const gd_aql_dispatch &a = rec.dispatch.pkt;
                 gdsim::dispatch_packet d;
