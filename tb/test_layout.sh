@@ -11,6 +11,8 @@
 #     unchanged Makefile and replays the sample with the same report and kernel
 #     table, every dispatch and completion having gone through the new block.
 # Usage: sh tb/test_layout.sh BUILD_DIR
+# Slow: part 3 builds a copy of the tree (the changed block and gpu_top, the link): about
+# 20 s on 2 cores alone, up to 60 s while make -j2 check runs another test beside it.
 set -u
 B=${1:-build}
 fail() { echo "FAIL: $*"; exit 1; }

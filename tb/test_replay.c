@@ -1101,6 +1101,141 @@ START_TEST(shortcuts_change_nothing)
 END_TEST
 
 /* A trace without dispatches replays to an empty report. */
+
+/* The closed-loop host (issue 41; host.h, format 1.10). One host thread, N iterations
+ * of: a call launching a one-CTA kernel on queue 0 (CPU gap 300 ns after the previous
+ * return; the first at the thread's start), a wait for queue 0 (cudaStreamSynchronize:
+ * issued at once, returning 100 ns after the kernel completed). Captured every 2500 ns.
+ * On the small GPU a kernel submitted at s completes at s + 360 + D (fetch 100, decode
+ * 10, grid launch 200, the CTA's D, completion 50). A second thread, when given, launches
+ * a small kernel on queue 1 every 700 ns and never waits. */
+#define LOOP_N 4
+static char *loop_trace(uint64_t cta_ns, int loader)
+{
+    char *path = tb_tmp_path(".gdt.gz");
+    gd_trace_device d = h100_dev();
+    gd_trace_writer *w;
+    ck_assert_int_eq(gd_trace_create(&w, path, &d, "test_replay closed loop", 6, NULL), GD_OK);
+    gd_trace_host_thread t;
+    memset(&t, 0, sizeof t);
+    t.start_ns = 1000;
+    snprintf(t.name, sizeof t.name, "main");
+    ck_assert_int_eq(gd_trace_write_host_thread(w, &t, NULL), GD_OK);
+    if (loader) {
+        t.thread = 1;
+        t.start_ns = 1200;
+        snprintf(t.name, sizeof t.name, "loader");
+        ck_assert_int_eq(gd_trace_write_host_thread(w, &t, NULL), GD_OK);
+    }
+    add_kernel(w, 1, "step", 1024, 32, cta_ns);
+    add_kernel(w, 2, "load", 32, 16, 500);
+    uint64_t next_load = 1200;
+    int loads = 0;
+    for (int i = 0; i < LOOP_N; i++) {
+        uint64_t at = 1000 + 2500 * (uint64_t)i;
+        for (; loader && next_load < at + 2; next_load += 700, loads++) {  /* the loader's calls before it */
+            gd_trace_host_call lc = {1, 1, loads ? 700 : 0, 0};
+            ck_assert_int_eq(gd_trace_write_host_call(w, &lc, NULL), GD_OK);
+            add_dispatch(w, 1, next_load, 2, 32, 1, 1);
+        }
+        gd_trace_host_call c = {0, 1, i ? 300 : 0, 0};
+        ck_assert_int_eq(gd_trace_write_host_call(w, &c, NULL), GD_OK);
+        add_dispatch(w, 0, at, 1, 1024, 1, 1);
+        gd_trace_host_wait h = {0, GD_WAIT_QUEUE, i == LOOP_N - 1 ? GD_HOST_LAST : 0, 0, 0, at + 1, 0, 100};
+        ck_assert_int_eq(gd_trace_write_host_wait(w, &h, NULL), GD_OK);
+    }
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    return path;
+}
+
+/* Column col (0-based) of data row i of a kernels CSV, as a number. */
+static double csv_num(const char *csv, int i, int col)
+{
+    char *r = row_full(csv, i);
+    const char *p = r;
+    for (int c = 0; c < col; c++)
+        p = strchr(p, ',') + 1;
+    double v = strtod(p, NULL);
+    free(r);
+    return v;
+}
+#define COL_QUEUE 2
+#define COL_SUBMIT 10
+
+START_TEST(closed_loop_follows_the_gpu)
+{
+    uint64_t span[2][2];  /* [closed, open][D 1000, 500] */
+    for (int open = 0; open < 2; open++) {
+        for (int half = 0; half < 2; half++) {
+            const uint64_t D = half ? 500 : 1000;
+            char *path = loop_trace(D, 0);
+            gd_sim *sim = small_gpu();
+            if (open)
+                ck_assert_int_eq(gd_sim_set(sim, "host.mode", "open"), GD_OK);
+            char *csv = replay_csv(sim, path);
+            for (int i = 0; i < LOOP_N; i++) {
+                /* closed: each call 300 ns after the previous wait returned (completion + 100);
+                 * open: at its captured time */
+                double want = open ? 1000.0 + 2500.0 * i : 1000.0 + (760.0 + (double)D) * i;
+                ck_assert_msg(csv_num(csv, i, COL_SUBMIT) == want, "%s, D %llu: kernel %d submitted at %.3f, not %.3f",
+                              open ? "open" : "closed", (unsigned long long)D, i, csv_num(csv, i, COL_SUBMIT), want);
+            }
+            gd_summary s;
+            gd_sim_summary(sim, &s);
+            span[open][half] = s.sim_time_ns;
+            ck_assert_uint_eq(stat_value(sim, "host", "threads"), open ? 0 : 1);
+            ck_assert_uint_eq(stat_value(sim, "host", "calls"), open ? 0 : LOOP_N);
+            ck_assert_uint_eq(stat_value(sim, "host", "waits"), open ? 0 : LOOP_N);
+            if (!open) {  /* CPU: 3 gaps of 300 ns; waited: submit to completion, 360 + D each */
+                ck_assert_uint_eq(stat_value(sim, "host", "cpu"), 900000);
+                ck_assert_uint_eq(stat_value(sim, "host", "waited"), (uint64_t)LOOP_N * (360 + D) * 1000);
+            }
+            free(csv);
+            gd_sim_free(sim);
+            remove(path);
+            free(path);
+        }
+    }
+    /* closed: N x (760 + D) - 400 from the first submit to the last completion */
+    ck_assert_uint_eq(span[0][0], LOOP_N * (760 + 1000) - 400);
+    ck_assert_uint_eq(span[0][0] - span[0][1], LOOP_N * 500);  /* every kernel's half saved */
+    ck_assert_uint_eq(span[1][0] - span[1][1], 500);           /* open: the last kernel's only */
+}
+END_TEST
+
+/* A thread that never waits goes on at its own pace whatever the GPU does: the loader's
+ * submits are its captured times in closed loop, for both kernel durations. */
+START_TEST(closed_loop_threads_independent)
+{
+    char *csv[2];
+    for (int half = 0; half < 2; half++) {
+        char *path = loop_trace(half ? 500 : 1000, 1);
+        gd_sim *sim = small_gpu();
+        csv[half] = replay_csv(sim, path);
+        ck_assert_uint_eq(stat_value(sim, "host", "threads"), 2);
+        gd_sim_free(sim);
+        remove(path);
+        free(path);
+    }
+    int loads = 0, rows = -1;  /* (the header line) */
+    for (const char *p = csv[0]; (p = strchr(p, '\n')) != NULL; p++)
+        rows++;
+    ck_assert_int_eq(rows, LOOP_N + 11);  /* 11 loads: 1200, 1900, ... 8200 */
+    for (int i = 0; i < rows; i++) {
+        if (csv_num(csv[0], i, COL_QUEUE) != 1)
+            continue;
+        double want = 1200.0 + 700.0 * loads++;
+        ck_assert_msg(csv_num(csv[0], i, COL_SUBMIT) == want, "loader kernel %d at %.3f, not %.3f", i,
+                      csv_num(csv[0], i, COL_SUBMIT), want);
+        ck_assert_msg(csv_num(csv[1], i, COL_SUBMIT) == want, "loader kernel %d at %.3f with D 500, not %.3f", i,
+                      csv_num(csv[1], i, COL_SUBMIT), want);
+    }
+    ck_assert_int_eq(loads, 11);
+    free(csv[0]);
+    free(csv[1]);
+}
+END_TEST
+
 START_TEST(empty_trace)
 {
     char *path;
@@ -1182,6 +1317,8 @@ int main(void)
     tcase_add_loop_test(tc, shortcuts_change_nothing, 0, 12);
     tcase_add_test(tc, model_errors);
     tcase_add_test(tc, empty_trace);
+    tcase_add_test(tc, closed_loop_follows_the_gpu);
+    tcase_add_test(tc, closed_loop_threads_independent);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return tb_run_suite(s);

@@ -475,6 +475,20 @@ static const key_def KEYS[] = {
      "every step goes through the lake and every wait is told when it begins. Results are identical (tb/test_replay.c compares the "
      "two on random traces); off is slower and serves to check that.",
      "gdsim"},
+    {"host.mode", T_ENUM, OFF(host_mode), 0, 0, 0, "closed|open", "closed",
+     "The host of a trace with host threads (format 1.10: a capture converted by kineto2gdt.py). "
+     "closed: each host thread issues its calls and waits in order, a call its captured CPU gap "
+     "after the thread's previous call or wait returned, a wait (a synchronize, a blocking copy) "
+     "returning its captured tail after the replay has completed what it waited for: a faster or "
+     "slower GPU moves the host's later launches, as the real program's. open: every packet enters "
+     "its queue at its captured submit time (what a trace without host threads always does). "
+     "traces/FORMAT.md 'Host threads', docs/MODEL.md 'The host'.",
+     "DESIGN.md 'The host: closed loop'; the captured program's own order"},
+    {"host.max_lookahead", T_UINT, OFF(host_max_lookahead), 1, 1u << 30, 0, NULL, "65536",
+     "Closed loop: the most packets read ahead of the host threads (a thread's next call must be "
+     "known before an earlier-due call of another thread goes; the packets of the other threads "
+     "in between are held). A trace that needs more stops with an error naming the thread.",
+     "gdsim: bounds memory (a packet held takes about 450 bytes: 65536 about 30 MB)"},
     {"sim.read_ahead", T_ENUM, OFF(sim_read_ahead), 0, 0, 0, "on|off", "on",
      "Simulation technique, not a model number. on: while a replay reads a gzip trace file, a "
      "second thread decompresses the next 256 KiB of it (the simulation runs on the caller's "

@@ -127,6 +127,8 @@ typedef struct gd_config {
     uint32_t sim_max_ctas;                 /* the most CTAs a replay may run (0: no limit) */
     uint32_t sim_max_kernel_descriptors;   /* the most distinct kernel descriptors of a trace (0: no limit) */
     uint32_t sim_max_signals;              /* the most distinct completion signals of a trace (0: no limit) */
+    char host_mode[16];                    /* "closed" | "open" */
+    uint32_t host_max_lookahead;           /* closed loop: packets read ahead of the host threads, at most */
 } gd_config;
 
 /* A trace's calibration record (format 1.9, traces/FORMAT.md): where the launch-gap fit

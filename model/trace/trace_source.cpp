@@ -1,17 +1,63 @@
 #include "trace_source.hpp"
 
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
 namespace gd {
 
+namespace {
+void host_text(FILE *f, const gd_section_ctx *c)
+{
+    const uint64_t threads = gd_stats_get(c->stats, c->block, "threads");
+    if (!threads) {
+        std::fprintf(f, "  host                open loop: every packet at its captured submit time%s\n",
+                     std::strcmp(c->cfg->host_mode, "open") == 0 ? " (host.mode=open)" : " (no host threads in the trace)");
+        return;
+    }
+    std::fprintf(f, "  host                closed loop: %" PRIu64 " thread%s, %" PRIu64 " calls, %" PRIu64
+                 " waits; CPU between calls %.3f us, waiting for the GPU %.3f us (summed over threads)\n",
+                 threads, threads == 1 ? "" : "s", gd_stats_get(c->stats, c->block, "calls"),
+                 gd_stats_get(c->stats, c->block, "waits"), gd_stats_get(c->stats, c->block, "cpu") * 1e-6,
+                 gd_stats_get(c->stats, c->block, "waited") * 1e-6);
+}
+
+void host_json(FILE *f, const gd_section_ctx *c)
+{
+    const uint64_t threads = gd_stats_get(c->stats, c->block, "threads");
+    std::fprintf(f, "  \"host\": {\"mode\": \"%s\", \"threads\": %" PRIu64 ", \"calls\": %" PRIu64
+                 ", \"waits\": %" PRIu64 ", \"cpu_us\": %.3f, \"waited_us\": %.3f},\n",
+                 threads ? "closed" : "open", threads, gd_stats_get(c->stats, c->block, "calls"),
+                 gd_stats_get(c->stats, c->block, "waits"), gd_stats_get(c->stats, c->block, "cpu") * 1e-6,
+                 gd_stats_get(c->stats, c->block, "waited") * 1e-6);
+}
+}  // namespace
+
 trace_source::trace_source(sc_core::sc_module_name name, host_env &env, bool condensed_overlap,
-                           uint32_t physical_queues, domain *dom)
+                           uint32_t physical_queues, domain *dom, bool closed_loop, uint32_t max_lookahead,
+                           gd_stats *stats)
     : sc_module(name), doorbell_out("doorbell_out"), space_in("space_in"), env_(env),
       condensed_overlap_(condensed_overlap), physical_queues_(physical_queues), dom_(dom),
-      wake_(*dom_, this, &domain::call<trace_source, &trace_source::wake>)
+      wake_(*dom_, this, &domain::call<trace_source, &trace_source::wake>), closed_wanted_(closed_loop)
 {
+    gd_host_init(&host_, max_lookahead);
     space_in.register_b_transport(this, &trace_source::space_bt);
     space_in.register_get_direct_mem_ptr(this, &trace_source::space_dmi);  // its direct transport
+    if (stats) {
+        gd_stats_add(stats, basename(), "threads", "threads", "host threads of the captured program (closed loop)",
+                     &threads_);
+        gd_stats_add(stats, basename(), "calls", "calls", "host calls issued (closed loop)", &host_.calls);
+        gd_stats_add(stats, basename(), "waits", "waits", "host waits for the GPU (closed loop)", &host_.waits);
+        gd_stats_add(stats, basename(), "cpu", "ps", "the threads' CPU time between their calls (closed loop)",
+                     &host_.cpu_ps);
+        gd_stats_add(stats, basename(), "waited", "ps",
+                     "the threads' time in waits for the GPU, to their completion (closed loop)", &host_.waited_ps);
+        gd_stats_add_section(stats, basename(), host_text, host_json);
+    }
     wake_.notify(0);  // the first packets
 }
+
+trace_source::~trace_source() { gd_host_destroy(&host_); }
 
 void trace_source::fail(int code)
 {
@@ -26,6 +72,11 @@ bool trace_source::space(op_code code, void *body, sc_core::sc_time &delay)
     if (code == op::packet_completed) {  // nothing to write back: the trace knows its completions
         auto *b = static_cast<packet_completed_body *>(body);
         b->same_domain = b->domain == &*dom_;
+        if (mode_ == CLOSED) {  // a thread waiting for it may go on
+            gd_time_ps at = gd_host_completed(&host_, b->run, now_ps() + ps_of(delay));
+            if (at != GD_TIME_NEVER)
+                wake_.notify(at);
+        }
         return true;
     }
     if (code != op::queue_space)
@@ -35,6 +86,15 @@ bool trace_source::space(op_code code, void *body, sc_core::sc_time &delay)
     if (blocked_) {
         blocked_ = false;
         wake_.notify(now_ps() + ps_of(delay));
+    }
+    if (mode_ == CLOSED) {  // threads stalled on a full queue try again
+        bool any = false;
+        for (uint32_t i = 0; i < host_.nthreads; i++) {
+            any |= host_.t[i].stalled != 0;
+            host_.t[i].stalled = 0;
+        }
+        if (any)
+            wake_.notify(now_ps() + ps_of(delay));
     }
     return true;
 }
@@ -98,124 +158,294 @@ void trace_source::set_times(gd_kernel_run *r, uint64_t submit_ns, const gd_laun
         r->wait_until = (info->wait_until_ns - origin_ns_) * GD_PS_PER_NS;
 }
 
-// The runs of the next packet record: one, or one per kernel of a condensed packet
-// (seed 000: they enter the queue as one packet). Returns false at the end or on an
-// error (then the replay stops).
+// The next record into rec_: 1, or 0 at the trace's end, -1 on an error or a stop (the
+// replay stops). Kernel descriptors are kept by the reader (a progress tick each).
+int trace_source::next_record()
+{
+    int rc = gd_trace_next(env_.reader, &rec_, env_.err);
+    if (rc < 0) {
+        fail(rc);
+        return -1;
+    }
+    if (rc == 0)
+        return 0;
+    if (rec_.type == GD_REC_KERNEL && !env_.progress->tick(dom_->now()))
+        return -1;  // interrupted, or past the timeout: the replay stops
+    return 1;
+}
+
+static bool is_packet(unsigned type)
+{
+    return type == GD_REC_DISPATCH || type == GD_REC_BARRIER_AND || type == GD_REC_BARRIER_OR ||
+           type == GD_REC_NONKERNEL || type == GD_REC_CONDENSED || type == GD_REC_PIPELINE;
+}
+
+// The runs of the packet record in rec_ into batch_: one, or one per kernel of a
+// condensed packet (seed 000: they enter the queue as one packet). False when out of
+// memory (the replay stops).
+bool trace_source::take_packet()
+{
+    uint32_t n = rec_.type == GD_REC_CONDENSED ? rec_.condensed.n : 1;
+    batch_.clear();
+    batch_pos_ = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        gd_kernel_run *r = gd_run_alloc(env_.pool);
+        if (!r) {
+            gd_err_set(env_.err, GD_ENOMEM, "out of memory");
+            fail(GD_ENOMEM);
+            return false;
+        }
+        r->record = rec_.index;
+        batch_.push_back(r);
+    }
+    if (rec_.type == GD_REC_CONDENSED) {
+        const gd_trace_condensed &c = rec_.condensed;
+        for (uint32_t k = 0; k < n; k++) {
+            gd_kernel_run *r = batch_[k];
+            const gd_trace_dispatch &d = c.kernel[k];
+            fill_dispatch(r, d);
+            r->index = next_index_++;
+            r->in_packet = (uint8_t)k;
+            r->rsb_access = 2;  // looks its entry up
+            // Seed 000 fig 6: each kernel after the previous one completes (unless
+            // pp.condensed_overlap); cleanup where gd_condensed_needs_cleanup says.
+            if (k > 0 && !condensed_overlap_)
+                r->barrier = 1;
+            r->skip_cleanup = !gd_condensed_needs_cleanup(&d.pkt, k, n);
+            set_times(r, c.submit_ns, &d.info);
+            set_tenant(r, gd_tenant_default(d.queue, r->barrier));
+        }
+        return true;
+    }
+    gd_kernel_run *r = batch_[0];
+    uint64_t submit_ns;
+    const gd_launch_info *info;
+    const gd_tenant *tenant;
+    const gd_launch_info none = gd_launch_info_unknown();
+    if (rec_.type == GD_REC_DISPATCH) {
+        fill_dispatch(r, rec_.dispatch);
+        r->index = next_index_++;
+        submit_ns = rec_.dispatch.submit_ns;
+        info = &rec_.dispatch.info;
+        tenant = &rec_.dispatch.tenant;
+    } else if (rec_.type == GD_REC_NONKERNEL) {
+        const gd_trace_command &c = rec_.command;
+        r->kind = GD_PKT_COMMAND;
+        r->queue = c.queue;
+        r->barrier = c.barrier;
+        r->graph = (uint8_t)c.graph;
+        r->cmd_kind = (uint8_t)c.kind;
+        r->completion_signal = c.completion_signal;
+        r->signal = c.signal;
+        r->cta_ps = c.duration_ps;
+        r->bytes = c.bytes;
+        submit_ns = c.submit_ns;
+        info = &c.info;
+        tenant = &c.tenant;
+    } else if (rec_.type == GD_REC_PIPELINE) {
+        const gd_trace_pipeline &pl = rec_.pipeline;
+        r->kind = GD_PKT_PIPELINE;
+        r->index = next_index_++;  // a row of the kernel table
+        r->queue = pl.queue;
+        r->barrier = pl.barrier;
+        r->completion_signal = pl.completion_signal;
+        r->signal = pl.signal;
+        r->pipeline = pl.def;
+        r->desc = &pl.def->row;
+        r->cluster = gd_cluster_none();
+        r->wq = r->engine = -1;
+        submit_ns = pl.submit_ns;
+        info = &none;
+        tenant = &pl.tenant;
+    } else {  // barrier-AND / barrier-OR
+        const gd_trace_barrier &b = rec_.barrier;
+        r->kind = rec_.type == GD_REC_BARRIER_OR ? GD_PKT_BARRIER_OR : GD_PKT_BARRIER_AND;
+        r->queue = b.queue;
+        r->barrier = gd_aql_barrier(b.pkt.header);
+        r->completion_signal = b.pkt.completion_signal;
+        r->signal = b.signal;
+        r->ndeps = (uint8_t)b.ndeps;
+        for (uint32_t i = 0; i < b.ndeps; i++)
+            r->dep[i] = b.dep[i];
+        submit_ns = b.submit_ns;
+        info = &b.info;
+        tenant = &b.tenant;
+    }
+    set_times(r, submit_ns, info);
+    set_tenant(r, *tenant);
+    return true;
+}
+
+// The next packet record's runs (open loop): false at the end or on an error. The host
+// model's records (format 1.10) are read and checked, and passed over.
 bool trace_source::read_packet()
 {
     for (;;) {
-        int rc = gd_trace_next(env_.reader, &rec_, env_.err);
-        if (rc < 0) {
-            fail(rc);
-            return false;
+        if (have_rec_) {
+            have_rec_ = false;
+        } else {
+            int rc = next_record();
+            if (rc <= 0) {
+                if (rc == 0)
+                    finished_ = true;
+                return false;
+            }
         }
+        if (is_packet(rec_.type))
+            return take_packet();
+    }
+}
+
+// At the first wake-up: closed loop when host.mode=closed and the trace declares host
+// threads (they come before every packet, call and wait), else open loop (the record
+// read to decide is the open loop's first). False on an error or a stop.
+bool trace_source::decide_mode()
+{
+    for (;;) {
+        int rc = next_record();
+        if (rc < 0)
+            return false;
         if (rc == 0) {
             finished_ = true;
+            mode_ = OPEN;
             return false;
         }
-        // kernel descriptors are kept by the reader; the host model's records (format 1.10)
-        // are read and checked, and the packets enter at their captured submit times
-        if (rec_.type == GD_REC_KERNEL || rec_.type == GD_REC_HOST_THREAD || rec_.type == GD_REC_HOST_CALL ||
-            rec_.type == GD_REC_HOST_WAIT) {
-            if (!env_.progress->tick(dom_->now()))
-                return false;  // interrupted, or past the timeout: the replay stops
+        if (rec_.type == GD_REC_KERNEL)
             continue;
-        }
-        uint32_t n = rec_.type == GD_REC_CONDENSED ? rec_.condensed.n : 1;
-        batch_.clear();
-        batch_pos_ = 0;
-        for (uint32_t k = 0; k < n; k++) {
-            gd_kernel_run *r = gd_run_alloc(env_.pool);
-            if (!r) {
+        if (rec_.type == GD_REC_HOST_THREAD && closed_wanted_) {
+            if (gd_host_declare(&host_, &rec_.host_thread)) {
                 gd_err_set(env_.err, GD_ENOMEM, "out of memory");
                 fail(GD_ENOMEM);
                 return false;
             }
-            r->record = rec_.index;
-            batch_.push_back(r);
+            threads_++;
+            continue;
         }
-        if (rec_.type == GD_REC_CONDENSED) {
-            const gd_trace_condensed &c = rec_.condensed;
-            for (uint32_t k = 0; k < n; k++) {
-                gd_kernel_run *r = batch_[k];
-                const gd_trace_dispatch &d = c.kernel[k];
-                fill_dispatch(r, d);
-                r->index = next_index_++;
-                r->in_packet = (uint8_t)k;
-                r->rsb_access = 2;  // looks its entry up
-                // Seed 000 fig 6: each kernel after the previous one completes (unless
-                // pp.condensed_overlap); cleanup where gd_condensed_needs_cleanup says.
-                if (k > 0 && !condensed_overlap_)
-                    r->barrier = 1;
-                r->skip_cleanup = !gd_condensed_needs_cleanup(&d.pkt, k, n);
-                set_times(r, c.submit_ns, &d.info);
-                set_tenant(r, gd_tenant_default(d.queue, r->barrier));
-            }
-            return true;
-        }
-        gd_kernel_run *r = batch_[0];
-        uint64_t submit_ns;
-        const gd_launch_info *info;
-        const gd_tenant *tenant;
-        const gd_launch_info none = gd_launch_info_unknown();
-        if (rec_.type == GD_REC_DISPATCH) {
-            fill_dispatch(r, rec_.dispatch);
-            r->index = next_index_++;
-            submit_ns = rec_.dispatch.submit_ns;
-            info = &rec_.dispatch.info;
-            tenant = &rec_.dispatch.tenant;
-        } else if (rec_.type == GD_REC_NONKERNEL) {
-            const gd_trace_command &c = rec_.command;
-            r->kind = GD_PKT_COMMAND;
-            r->queue = c.queue;
-            r->barrier = c.barrier;
-            r->graph = (uint8_t)c.graph;
-            r->cmd_kind = (uint8_t)c.kind;
-            r->completion_signal = c.completion_signal;
-            r->signal = c.signal;
-            r->cta_ps = c.duration_ps;
-            r->bytes = c.bytes;
-            submit_ns = c.submit_ns;
-            info = &c.info;
-            tenant = &c.tenant;
-        } else if (rec_.type == GD_REC_PIPELINE) {
-            const gd_trace_pipeline &pl = rec_.pipeline;
-            r->kind = GD_PKT_PIPELINE;
-            r->index = next_index_++;  // a row of the kernel table
-            r->queue = pl.queue;
-            r->barrier = pl.barrier;
-            r->completion_signal = pl.completion_signal;
-            r->signal = pl.signal;
-            r->pipeline = pl.def;
-            r->desc = &pl.def->row;
-            r->cluster = gd_cluster_none();
-            r->wq = r->engine = -1;
-            submit_ns = pl.submit_ns;
-            info = &none;
-            tenant = &pl.tenant;
-        } else {  // barrier-AND / barrier-OR
-            const gd_trace_barrier &b = rec_.barrier;
-            r->kind = rec_.type == GD_REC_BARRIER_OR ? GD_PKT_BARRIER_OR : GD_PKT_BARRIER_AND;
-            r->queue = b.queue;
-            r->barrier = gd_aql_barrier(b.pkt.header);
-            r->completion_signal = b.pkt.completion_signal;
-            r->signal = b.signal;
-            r->ndeps = (uint8_t)b.ndeps;
-            for (uint32_t i = 0; i < b.ndeps; i++)
-                r->dep[i] = b.dep[i];
-            submit_ns = b.submit_ns;
-            info = &b.info;
-            tenant = &b.tenant;
-        }
-        set_times(r, submit_ns, info);
-        set_tenant(r, *tenant);
+        if (rec_.type == GD_REC_HOST_THREAD)
+            continue;
+        mode_ = host_.declared ? CLOSED : OPEN;
+        have_rec_ = true;
         return true;
+    }
+}
+
+// Closed loop: one record for the host threads (host.h). False on an error or a stop.
+bool trace_source::read_closed()
+{
+    int rc;
+    if (have_rec_) {
+        have_rec_ = false;
+        rc = 1;
+    } else if ((rc = next_record()) < 0) {
+        return false;
+    }
+    int nomem = 0;
+    if (rc == 0) {
+        gd_host_eof(&host_);
+    } else if (rec_.type == GD_REC_HOST_CALL) {
+        nomem = gd_host_call(&host_, &rec_.host_call);
+    } else if (rec_.type == GD_REC_HOST_WAIT) {
+        nomem = gd_host_wait(&host_, &rec_.host_wait);
+    } else if (is_packet(rec_.type)) {
+        if (!take_packet())
+            return false;
+        if (!host_.have_origin)
+            gd_host_origin(&host_, origin_ns_);
+        for (gd_kernel_run *r : batch_)
+            gd_host_add_run(&host_, r);
+        batch_.clear();
+        gd_host_packet_read(&host_);
+    }
+    if (nomem) {
+        gd_err_set(env_.err, GD_ENOMEM, "out of memory");
+        fail(GD_ENOMEM);
+        return false;
+    }
+    return true;
+}
+
+// Closed loop: submit the head call's runs of thread at now (a full queue stalls the
+// thread, which tries again on room); true when they are all in.
+bool trace_source::issue_call(uint32_t thread, gd_time_ps now)
+{
+    gd_host_item *it = gd_host_head(&host_, thread);
+    while (gd_kernel_run *r = it->runs) {
+        submit_body b{r, false};  // (the packet processor stamps its submit time when it takes it)
+        sc_core::sc_time d = dom_->delay_to(now);
+        ch_.call(doorbell_out, op::submit, &b, d);
+        if (!b.accepted) {
+            host_.t[thread].stalled = 1;  // the packet processor calls space() when there is room
+            return false;
+        }
+        if (gd_host_submitted(&host_, r)) {
+            gd_err_set(env_.err, GD_ENOMEM, "out of memory");
+            fail(GD_ENOMEM);
+            return false;
+        }
+        it->runs = r->host_next;
+    }
+    gd_host_call_done(&host_, thread, now);
+    return true;
+}
+
+void trace_source::wake_closed(gd_time_ps now)
+{
+    for (;;) {
+        if (!env_.progress->tick(now))
+            return;  // interrupted, or past the timeout: the domain stops the replay
+        uint32_t th;
+        gd_time_ps due = 0;
+        int what = gd_host_next(&host_, &th, &due);
+        if (what == GD_HOST_READ) {
+            if (gd_host_full(&host_)) {
+                const char *name = th < host_.nthreads ? host_.t[th].name : "";
+                gd_err_set(env_.err, GD_ELIMIT, "%s: record %" PRIu64 ": closed-loop host: %" PRIu64 " packets read "
+                           "ahead and host thread %u (\"%s\") has no next call or wait yet (host.max_lookahead is %"
+                           PRIu64 "; raise it, or replay with host.mode=open)", gd_trace_path(env_.reader),
+                           rec_.index, host_.buffered, th, name, host_.max_buffered);
+                fail(GD_ELIMIT);
+                return;
+            }
+            if (!read_closed())
+                return;
+            continue;
+        }
+        if (what == GD_HOST_IDLE) {
+            while (!host_.eof && gd_host_all_ended(&host_))  // the rest of the trace, to its end record
+                if (!read_closed())
+                    return;
+            if (gd_host_done(&host_))
+                finished_ = true;
+            return;  // a completion or room in a queue wakes it
+        }
+        if (due > now) {
+            wake_.notify(due);
+            return;
+        }
+        gd_host_item *it = gd_host_head(&host_, th);
+        if (it->is_wait) {
+            if (gd_host_begin_wait(&host_, th, now) < 0) {
+                gd_err_set(env_.err, GD_ENOMEM, "out of memory");
+                fail(GD_ENOMEM);
+                return;
+            }
+        } else if (!issue_call(th, now) && finished_) {
+            return;  // an error
+        }
     }
 }
 
 void trace_source::wake(gd_time_ps now)
 {
-    if (finished_ || blocked_)
+    if (finished_)
+        return;
+    if (mode_ == UNDECIDED && !decide_mode())
+        return;
+    if (mode_ == CLOSED) {
+        wake_closed(now);
+        return;
+    }
+    if (blocked_)
         return;
     for (;;) {
         if (!env_.progress->tick(now))

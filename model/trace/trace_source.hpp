@@ -1,10 +1,13 @@
 // trace_source.hpp - the host: streams a gdsim trace and writes each packet
-// (kernel dispatch, barrier-AND/-OR, non-kernel command) into its hardware queue
-// at the packet's host submit time
-// (relative to the first dispatch, which is simulated time 0). Kernel descriptors
-// are loaded as they stream past. A submit that finds its queue full waits until
-// the packet processor says there is room. Reading errors stop the simulation
-// with the reader's message.
+// (kernel dispatch, barrier-AND/-OR, non-kernel command) into its hardware queue.
+// Open loop (a trace without host threads, or host.mode=open): at the packet's host
+// submit time (relative to the first packet, which is simulated time 0). Closed loop
+// (host.mode=closed, the default, on a trace with host threads, format 1.10): the
+// captured program's threads issue their calls and waits as host.h decides, each call
+// its gap after the thread's previous return, each wait returning when what it waited
+// for has completed. Kernel descriptors are loaded as they stream past. A submit that
+// finds its queue full waits (its thread, in closed loop) until the packet processor
+// says there is room. Reading errors stop the simulation with the reader's message.
 #ifndef GD_TRACE_SOURCE_HPP
 #define GD_TRACE_SOURCE_HPP
 
@@ -19,6 +22,7 @@
 #include "gd_msg.hpp"
 #include "sc_compat.hpp"
 #include "gdsim.h"
+#include "host.h"
 #include "host_msg.hpp"
 #include "packet.h"
 #include "pp_msg.hpp"
@@ -46,11 +50,17 @@ public:
     // physical_queues: cs.physical_queues (0: a hardware queue per trace queue); dom: an
     // event domain to join (the GPU's: the whole replay then runs in one), or null: one
     // of its own
+    // closed_loop: host.mode=closed (it applies to traces with host threads);
+    // max_lookahead: host.max_lookahead; stats: the host's report section, or null
     trace_source(sc_core::sc_module_name name, host_env &env, bool condensed_overlap = false,
-                 uint32_t physical_queues = 0, domain *dom = nullptr);
+                 uint32_t physical_queues = 0, domain *dom = nullptr, bool closed_loop = false,
+                 uint32_t max_lookahead = 65536, gd_stats *stats = nullptr);
+    ~trace_source() override;
 
     bool finished() const { return finished_; }
     uint64_t dispatches() const { return next_index_; }  // kernel dispatches submitted
+    bool closed() const { return mode_ == CLOSED; }
+    const gd_host &host() const { return host_; }
 
 private:
     void wake(gd_time_ps now);  // its wake-up in the domain (and once at start)
@@ -59,7 +69,13 @@ private:
     void space_bt(tlm::tlm_generic_payload &p, sc_core::sc_time &delay) { space_port_.serve(p, delay); }
     bool space_dmi(tlm::tlm_generic_payload &p, tlm::tlm_dmi &d) { return space_port_.grant(p, d); }
     void fail(int code);
+    int next_record();
+    bool take_packet();
     bool read_packet();
+    bool decide_mode();
+    bool read_closed();
+    void wake_closed(gd_time_ps now);
+    bool issue_call(uint32_t thread, gd_time_ps now);
     void fill_dispatch(gd_kernel_run *r, const gd_trace_dispatch &d);
     void set_times(gd_kernel_run *r, uint64_t submit_ns, const gd_launch_info *info);
     void set_tenant(gd_kernel_run *r, const gd_tenant &t);
@@ -78,6 +94,12 @@ private:
     link ch_;
     domain_ref dom_;      // the event domain it belongs to
     domain::event wake_;  // its wake-up there
+    // the closed-loop host (host.h): decided at the first wake-up from the trace's first records
+    enum { UNDECIDED, OPEN, CLOSED } mode_ = UNDECIDED;
+    bool closed_wanted_ = false;
+    bool have_rec_ = false;  // rec_ holds a packet the open loop has not taken yet
+    gd_host host_;
+    uint64_t threads_ = 0;  // declared (its report section counts them)
 };
 
 }  // namespace gd
