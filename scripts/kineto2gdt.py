@@ -44,8 +44,8 @@ import traceback
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-from gdtrace import (CMD_COND, CMD_SYNC, EXEC_PER_DISPATCH, Device, TraceWriter, max_ctas_per_sm,  # noqa: E402
-                     resident_placement, slots_beside)
+from gdtrace import (CMD_COND, CMD_SYNC, EXEC_PER_DISPATCH, MAX_HOST_THREADS, WAIT_DEVICE, WAIT_QUEUE,  # noqa: E402
+                     WAIT_SIGNAL, Device, TraceWriter, max_ctas_per_sm, resident_placement, slots_beside)
 import bisect  # noqa: E402
 import itertools  # noqa: E402
 import heapq  # noqa: E402
@@ -419,6 +419,7 @@ class Capture:
         self.kernels = []                  # per kernel event: dict of what we use
         self.commands = []                 # per gpu_memcpy / gpu_memset event
         self.waits = []                    # per cuda_sync "Stream Wait Event"
+        self.syncs = {}                    # correlation -> cuda_sync "Stream Sync" / "Event Sync" / "Context Sync"
         self.unresolved_calls = set()      # cudaStreamWaitEvent calls resolve_wait_calls could not rebuild
         self.unlinked_calls = set()        # cudaStreamWaitEvent calls of unlinked cuda_sync waits (unlinked_waits)
         self.runtime = {}                  # correlation -> (name, ts_ns, end_ns, pid, args)
@@ -486,15 +487,17 @@ def collect_event(cap, e, pid_filter):
     elif not isinstance(args, dict):
         raise EventError("'args' is not an object: %s" % _show(args))
     name = _str(e, "name", "")
-    if cat == "cuda_sync":
-        kind = _opt_str(args, "cuda_sync_kind", "args.") or name
-        if kind != "Stream Wait Event":
-            cap.skipped[("cuda_sync '%s'" % kind, "the host waited; the captured launch times after it "
-                         "already include the wait")] += 1
-            return
     pid = _id(e, "pid")
     ts, dur = _time(e, "ts", True), _time(e, "dur", False)
     corr = _int(args, "correlation", *CORR_RANGE, where="args.")
+    if cat == "cuda_sync":
+        kind = _opt_str(args, "cuda_sync_kind", "args.") or name
+        if kind != "Stream Wait Event":   # what a host wait waited for (host_model)
+            cap.syncs[corr] = dict(kind=kind, ts=ts, end=ts + dur, device=_id(args, "device", "args."),
+                                   stream=_id(args, "stream", "args."),
+                                   wait_stream=_id(args, "wait_on_stream", "args."),
+                                   record=_int(args, "wait_on_cuda_event_record_corr_id", *CORR_RANGE, where="args."))
+            return
     if cat == "kernel":
         cap.kernels.append(dict(name=name, ts=ts, dur=dur, device=_id(args, "device", "args.", pid),
                                 stream=_id(args, "stream", "args."), corr=corr, grid=_shape(args, "grid"),
@@ -1175,6 +1178,218 @@ def infer_waits(per_stream, wait_ns=INFER_WAIT_NS, queued_ns=INFER_QUEUED_NS, he
     return out, dict(inferred_barriers=n_barriers, wait_commands=n_fillers, wait_ns=filler_ns, typical_gap_ns=typical)
 
 
+# --------------------------------------------------------------------------------------
+# The host model (format 1.10; docs/KINETO.md 'Host threads and waits')
+
+# Host API calls that wait for the GPU, and what they wait for.
+HOST_WAIT_CALLS = {
+    "cudaStreamSynchronize": "stream", "cudaStreamSynchronize_ptsz": "stream", "cuStreamSynchronize": "stream",
+    "hipStreamSynchronize": "stream",
+    "cudaDeviceSynchronize": "device", "cuCtxSynchronize": "device", "hipDeviceSynchronize": "device",
+    "cudaEventSynchronize": "event", "cuEventSynchronize": "event", "hipEventSynchronize": "event",
+}
+# A copy is a host wait when its call returned no earlier than this before the copy ended
+# (a blocking copy: cudaMemcpy, hipMemcpyWithStream, a cudaMemcpyAsync from pageable memory).
+BLOCKING_COPY_SLACK_NS = 1000
+NO_LAUNCH_THREAD = "packets without a launch call in the capture"
+
+
+def _thread_of(rt):
+    return NO_LAUNCH_THREAD if rt is None else "pid %s tid %s" % (rt[3], rt[5])
+
+
+def _host_calls(packets):
+    """The host calls: runs of consecutive packets (in file order) of one launch call
+    (a graph launch submits several); a packet without a launch call is a call of its
+    own on the NO_LAUNCH_THREAD thread."""
+    calls, i = [], 0
+    while i < len(packets):
+        rt = packets[i][1].get("rt")
+        j = i + 1
+        while rt is not None and j < len(packets) and packets[j][1].get("rt") is rt:
+            j += 1
+        calls.append(dict(kind="call", thread=_thread_of(rt), first=i, n=j - i, time=packets[i][1]["submit"],
+                          end=packets[i][1]["submit"]))
+        i = j
+    return calls
+
+
+class _Before:
+    """What had been submitted by a time (the captured submits, packets in file order):
+    the packets, the last one of each stream, the latest end."""
+
+    def __init__(self, packets):
+        self.packets = packets
+        self.submits = [p["submit"] for _, p in packets]
+        self.by_stream = collections.defaultdict(list)   # stream -> [(submit, index)]
+        self.max_end = []
+        m = 0
+        for i, (_, p) in enumerate(packets):
+            self.by_stream[p["stream"]].append((p["submit"], i))
+            if p["type"] != "barrier" and p.get("ts") is not None:   # (a timed filler has no start)
+                m = max(m, p["ts"] + p["dur"])
+            self.max_end.append(m)
+
+    def count(self, t):
+        return bisect.bisect_right(self.submits, t)
+
+    def last_of(self, stream, t):
+        """The last packet of stream submitted by t (its index), or None."""
+        lst = self.by_stream.get(stream, [])
+        j = bisect.bisect_right(lst, (t, float("inf"))) - 1
+        return lst[j][1] if j >= 0 else None
+
+    def end_of(self, i):
+        p = self.packets[i][1]
+        return p["ts"] + p["dur"] if p["type"] != "barrier" and p.get("ts") is not None else 0
+
+
+def _wait_target(cap, before, kind, rt, corr, sync, thread):
+    """What a wait call waited for: (queue stream or None, packet index or None, awaited
+    end, how), how 'recorded' (the cuda_sync event says) or 'inferred'."""
+    start, end = rt[1], rt[2]
+    n = before.count(start)
+    if kind == "device":
+        return None, None, before.max_end[n - 1] if n else 0, "recorded"
+    stream, how = None, "recorded"
+    if sync is not None:
+        stream = sync["wait_stream"] if kind == "event" else sync["stream"]
+        if stream == -1:
+            stream = None
+        if kind == "event" and stream is not None and sync.get("record") not in (None, -1):
+            lst = [i for _, i in before.by_stream.get(stream, [])
+                   if isinstance(before.packets[i][1]["corr"], int) and before.packets[i][1]["corr"] < sync["record"]]
+            if lst:
+                i = max(lst)
+                return stream, i, before.end_of(i), how
+    if stream is None:
+        # the stream whose last packet submitted before the call ended last before the call
+        # returned; with none still running at the call, the one the thread last launched onto
+        how = "inferred"
+        best = None
+        for st in before.by_stream:
+            i = before.last_of(st, start)
+            if i is None:
+                continue
+            e = before.end_of(i)
+            if start <= e <= end + BLOCKING_COPY_SLACK_NS and (best is None or e > best[0]):
+                best = (e, st, i)
+        if best is None:
+            for i in range(n - 1, -1, -1):
+                if _thread_of(before.packets[i][1].get("rt")) == thread:
+                    best = (before.end_of(i), before.packets[i][1]["stream"], i)
+                    break
+        if best is None:
+            return None, None, 0, "nothing submitted by its thread before it"
+        stream = best[1]
+    i = before.last_of(stream, start)
+    if i is None:
+        return None, None, 0, "its stream has no converted work before it"
+    return stream, i, before.end_of(i), how
+
+
+def host_model(cap, packets, device_id):
+    """The captured program for a closed-loop replay (trace format 1.10): the host threads
+    (pid, tid of the launch calls), each call that submitted packets, and each wait for
+    the GPU (a stream, event or device synchronize; a blocking copy), with the CPU time
+    between them. None when no packet has a launch call. Otherwise a dict: threads
+    [(name, start_ns)] by id; before {packet index: [record]} and after [record], the
+    host records to write before packet i and after the last one; awaited {id(packet)}
+    (packets a wait needs a completion signal on); used {correlation} (the wait calls it
+    took); counts."""
+    if not any(p.get("rt") is not None for _, p in packets):
+        return None
+    before = _Before(packets)
+    entries = _host_calls(packets)
+    used, counts = set(), collections.Counter()
+    for corr, rt in cap.runtime.items():
+        kind = HOST_WAIT_CALLS.get(rt[0])
+        if kind is None:
+            continue
+        sync = cap.syncs.get(corr)
+        what = "runtime call %s" % rt[0]
+        if sync is not None and sync["device"] is not None and sync["device"] != device_id:
+            cap.skipped[(what, "waits for device %s, not the converted device %s" % (sync["device"],
+                                                                                        device_id))] += 1
+            used.add(corr)
+            continue
+        thread = _thread_of(rt)
+        if before.count(rt[1]) == 0:
+            cap.skipped[(what, "before the first converted packet: nothing to wait for")] += 1
+            used.add(corr)
+            continue
+        stream, target, awaited, how = _wait_target(cap, before, kind, rt, corr, sync, thread)
+        if kind != "device" and target is None:
+            cap.skipped[(what, how)] += 1
+            used.add(corr)
+            continue
+        if how == "inferred":
+            cap.assumed[(what + " without a cuda_sync event naming its %s" % ("event" if kind == "event" else
+                                                                              "stream"),
+                         "waits for the stream whose last packet before it ended last before it returned (else "
+                         "the stream its thread last launched onto)")] += 1
+        entries.append(dict(kind="wait", thread=thread, wkind=kind, stream=stream, target=target, time=rt[1],
+                            end=rt[2], tail=max(0, rt[2] - max(awaited, rt[1])), corr=corr))
+        used.add(corr)
+        counts[kind] += 1
+    # blocking copies: the call returned when the copy had ended
+    for e in [e for e in entries if e["kind"] == "call" and e["n"] == 1]:
+        p = packets[e["first"]][1]
+        rt = p.get("rt")
+        if p["type"] == "command" and not p.get("filler") and rt is not None and \
+                rt[2] >= p["ts"] + p["dur"] - BLOCKING_COPY_SLACK_NS:
+            entries.append(dict(kind="wait", thread=e["thread"], wkind="copy", stream=p["stream"],
+                                target=e["first"], time=p["submit"], end=rt[2],
+                                tail=max(0, rt[2] - (p["ts"] + p["dur"])), corr=None))
+            counts["copy"] += 1
+    entries.sort(key=lambda e: (e["time"], e["kind"] == "wait", e.get("first", 0), e.get("corr") or 0))
+    names, prev, last_of = {}, {}, {}
+    out_before, out_after, pending = collections.defaultdict(list), [], []
+    awaited, negative, last_time = set(), 0, 0
+    for e in entries:
+        if e["thread"] not in names:
+            names[e["thread"]] = (len(names), e["time"])
+            prev[e["thread"]] = e["time"]
+        tid = names[e["thread"]][0]
+        gap = e["time"] - prev[e["thread"]]
+        if gap < 0:
+            negative += 1
+            gap = 0
+        if e["kind"] == "call":
+            rec = ["call", tid, e["n"], gap, False]
+            prev[e["thread"]] = e["time"]
+            pending.append(rec)
+            out_before[e["first"]].extend(pending)
+            pending = []
+            last_time = packets[e["first"] + e["n"] - 1][1]["submit"]
+        else:
+            t = max(e["time"], last_time)
+            if e["wkind"] == "device":
+                rec = ["wait", tid, WAIT_DEVICE, 0, t, gap, e["tail"], False]
+            elif e["wkind"] == "stream":
+                rec = ["wait", tid, WAIT_QUEUE, e["stream"], t, gap, e["tail"], False]
+            else:
+                rec = ["wait", tid, WAIT_SIGNAL, packets[e["target"]][1], t, gap, e["tail"], False]
+                awaited.add(id(packets[e["target"]][1]))
+            prev[e["thread"]] = max(e["end"], e["time"])
+            pending.append(rec)
+            last_time = t
+        last_of[e["thread"]] = rec
+    out_after.extend(pending)
+    for rec in last_of.values():
+        rec[-1] = True
+    if negative:
+        cap.assumed[("host call or wait that the capture puts before its thread's previous one returned (the "
+                     "launch times' adjustments to the stream order)", "gap 0")] += negative
+    if len(names) > MAX_HOST_THREADS:
+        return None
+    threads = [None] * len(names)
+    for name, (tid, start) in names.items():
+        threads[tid] = (name, start)
+    counts["calls"] = sum(1 for e in entries if e["kind"] == "call")
+    return dict(threads=threads, before=out_before, after=out_after, awaited=awaited, used=used, counts=counts)
+
+
 def device_kernels(cap, device_id, warnings):
     """The capturing device and its kernels as the conversion uses them: each kernel
     dict gains its launch shape, registers, `waves` on the idle device and `rt` (its
@@ -1402,8 +1617,12 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
     except ConvertError as e:
         raise ConvertError("%s: %s" % (in_path, e)) from None
 
+    # The host model (format 1.10): the program's threads, calls and waits.
+    host = host_model(cap, packets, device_id)
+
     # Host API calls: those behind a converted packet were used (a barrier uses its
-    # cudaStreamWaitEvent and the cudaEventRecord it waits for); report the rest.
+    # cudaStreamWaitEvent and the cudaEventRecord it waits for; the host model its
+    # synchronize calls); report the rest.
     used = {id(p["rt"]) for _, p in packets if p.get("rt") is not None}
     used_corr = {p["corr"] for _, p in packets if p["type"] == "barrier"}
     used_corr |= {p["record"] for _, p in packets if p["type"] == "barrier"}
@@ -1415,7 +1634,7 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
             continue   # counted by resolve_wait_calls
         if corr in rebuilt_calls:
             continue   # the call is the wait: a barrier, or counted by place_barriers
-        if id(rt) in used or corr in used_corr:
+        if id(rt) in used or corr in used_corr or (host is not None and corr in host["used"]):
             runtime_used += 1
             continue
         if rt[0] in KERNEL_LAUNCH_APIS:
@@ -1430,6 +1649,21 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
         else:
             why = "host API call without GPU work of its own (allocation, query, event, synchronisation)"
         cap.skipped[("runtime call %s" % rt[0], why)] += 1
+
+    # The cuda_sync events of the host's synchronizations: what a host wait waited for.
+    for corr, sync in cap.syncs.items():
+        rt = cap.runtime.get(corr)
+        if host is not None and corr in host["used"] and rt is not None:
+            runtime_used += 1
+        elif host is None:
+            cap.skipped[("cuda_sync '%s'" % sync["kind"], "the host waited, but the capture has no launch calls: no "
+                                                          "host model, the captured submit times include the wait")] += 1
+        elif rt is not None and rt[0] not in HOST_WAIT_CALLS:
+            cap.skipped[("cuda_sync '%s'" % sync["kind"], "its call, %s, is not taken as a host wait (a query "
+                                                          "returns at once; polling loops are not followed yet)"
+                         % rt[0])] += 1
+        else:
+            cap.skipped[("cuda_sync '%s'" % sync["kind"], "no synchronize call of the capture behind it")] += 1
 
     # Tenants (seed 004's VIDs, trace format 1.6): a stream belongs to the host process
     # that launched most of its packets and its VID is its queue (the default, so no
@@ -1456,16 +1690,34 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
     producer = "kineto2gdt.py %s device %s" % (os.path.basename(in_path), device_id)
     tmp, w = output_name(out_path), None
     try:
-        w = TraceWriter(tmp or out_path, dev, producer, minor=9 if n_graph or record else 6 if extra_vid else 3)
+        w = TraceWriter(tmp or out_path, dev, producer,
+                        minor=10 if host else 9 if n_graph or record else 6 if extra_vid else 3)
         if record:
             w.calibration(fitted["provenance"], calibration.record_lines(fitted))
+        for tid, (name, start) in enumerate(host["threads"] if host else []):
+            w.host_thread(tid, start, name)
         descs = {}
         handles = {}   # completion signals: only packets something depends on carry one
         for _, p in packets:
             if p["type"] == "barrier" and id(p["dep"]) not in handles:
                 handles[id(p["dep"])] = len(handles) + 1
+        for _, p in packets:
+            if host and id(p) in host["awaited"] and id(p) not in handles:
+                handles[id(p)] = len(handles) + 1
+
+        def write_host(recs):
+            for rec in recs:
+                if rec[0] == "call":
+                    w.host_call(rec[1], rec[2], rec[3], last=rec[4])
+                else:
+                    target = queue_of[rec[3]] if rec[2] == WAIT_QUEUE else handles[id(rec[3])] \
+                        if rec[2] == WAIT_SIGNAL else 0
+                    w.host_wait(rec[1], rec[2], target, rec[4], rec[5], rec[6], last=rec[7])
+
         n_kernels = n_commands = n_barriers = 0
-        for (q, p), vid in zip(packets, vids):
+        for i, ((q, p), vid) in enumerate(zip(packets, vids)):
+            if host:
+                write_host(host["before"].get(i, ()))
             tenant = (vid, CMD_SYNC | CMD_COND) if vid != q else None
             signal = handles.get(id(p), 0)
             corr = p["corr"] if isinstance(p["corr"], int) and p["corr"] >= 0 else None
@@ -1494,6 +1746,8 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
                           info=(None, corr, None, None), tenant=tenant)
                 if not p.get("inferred"):
                     n_barriers += 1
+        if host:
+            write_host(host["after"])
         w.close()
         if tmp is not None:
             os.replace(tmp, os.path.realpath(out_path))
@@ -1511,6 +1765,12 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
         print("kineto2gdt: %d packet(s) launched by a CUDA/HIP graph launch (%s): flagged graph-launched "
               "(format 1.9)" % (n_graph, ", ".join(sorted({p["rt"][0] for _, p in packets if graph_of[id(p)]}))),
               file=log)
+    if host:
+        c = host["counts"]
+        print("kineto2gdt: host model (format 1.10): %d thread(s), %d call(s), %d wait(s): %d stream, %d event and %d "
+              "device synchronize(s), %d blocking copy(ies); the replay is closed-loop (host.mode=closed, the "
+              "default; docs/KINETO.md)" % (len(host["threads"]), c["calls"], c["stream"] + c["event"] + c["device"] +
+                                            c["copy"], c["stream"], c["event"], c["device"], c["copy"]), file=log)
     if record:
         print("kineto2gdt: calibration record (format 1.9): %s: %s%s" % (
             fitted["provenance"], ", ".join("%s = %d" % kv for kv in fitted["keys"].items()),
@@ -1535,7 +1795,8 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
                 capture_kernels=capture_kernels, device_id=device_id, **inferred,
                 skipped=dict(cap.skipped), assumed=dict(cap.assumed), device=dev, warnings=warnings,
                 events=cap.events, launches_used=runtime_used, graph_packets=n_graph,
-                calibration=fitted if record else None)
+                calibration=fitted if record else None,
+                host=None if host is None else dict(threads=len(host["threads"]), **host["counts"]))
 
 
 class _Discard:

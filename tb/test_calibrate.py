@@ -338,22 +338,22 @@ def test_kineto2gdt_calibrate():
     assert recs[1]["type"] == gdtrace.REC_CALIBRATION and recs[1]["keys"] == FIRST_HALF, recs[1]
     assert recs[1]["provenance"] == calibrate.fit(PATH, first_fraction=0.5)["provenance"]
     assert res["calibration"]["keys"] == FIRST_HALF and "calibration record (format 1.9)" in log.getvalue()
-    assert gzip.open(out).read(12)[8:12] == b"\x01\x00\x09\x00"
+    assert gzip.open(out).read(12)[8:12] == b"\x01\x00\x0a\x00"  # 1.10: the host model
     graph = [x for x in recs if x.get("graph")]
     assert [x["type"] for x in graph] == [3] * 5 + [8] and res["graph_packets"] == 6, graph
     assert "6 packet(s) launched by a CUDA/HIP graph launch (cudaGraphLaunch)" in log.getvalue()
     # the whole capture: calibrate=1
     kineto2gdt.convert(PATH, out, log=io.StringIO(), calibrate=1.0)
     assert gdtrace.read(out)[1]["keys"] == WHOLE
-    # no graph launch and no --calibrate: format 1.3 as before; --calibrate without enough
-    # gaps: no record, said on the log
+    # no graph launch and no --calibrate: format 1.10 for the host model (its launch call and
+    # device synchronize); --calibrate without enough gaps: no record, said on the log
     one = os.path.join(SHARED, "a100_triton_1_kernel.json.gz")
     kineto2gdt.convert(one, out, log=io.StringIO())
-    assert gzip.open(out).read(12)[8:12] == b"\x01\x00\x03\x00"
+    assert gzip.open(out).read(12)[8:12] == b"\x01\x00\x0a\x00"
     log = io.StringIO()
     res = kineto2gdt.convert(one, out, log=log, calibrate=1.0)
     assert res["calibration"] is None and "no calibration record: no class has 5 clean gaps" in log.getvalue()
-    assert gzip.open(out).read(12)[8:12] == b"\x01\x00\x03\x00"
+    assert gzip.open(out).read(12)[8:12] == b"\x01\x00\x0a\x00"
     assert all(x["type"] != gdtrace.REC_CALIBRATION for x in gdtrace.read(out))
     # the command line
     r = subprocess.run([sys.executable, os.path.join(HERE, "..", "scripts", "kineto2gdt.py"), PATH, out,

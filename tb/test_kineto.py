@@ -112,8 +112,9 @@ def test_multistream():
     assert b["submit_ns"] == 1712867402367685000 and b["info"][1] == 1389, b
     assert all(r["signal"] == 0 for r in p if r is not p[1])   # only what is waited for carries a signal
     assert res["barriers"] == 1 and res["commands"] == 3 and res["waits"] == 1
-    assert res["skipped"][("cuda_sync 'Event Sync'", "the host waited; the captured launch times after it "
-                           "already include the wait")] == 3
+    assert res["skipped"][("cuda_sync 'Event Sync'", "its call, cudaEventQuery, is not taken as a host wait (a "
+                           "query returns at once; polling loops are not followed yet)")] == 3
+    assert res["host"] == dict(threads=1, calls=7, device=1), res["host"]   # the cudaDeviceSynchronize
     accounted(res)
     assert len(replay_csv(out)) == 3
 
@@ -163,6 +164,78 @@ def test_old_profiler_waits_rebuilt():
     assert p[4]["deps"] == [p[3]["signal"]] and p[3]["info"][1] == 57 and p[4]["info"][1] == 1389
     assert "1 cudaStreamWaitEvent call(s) but not what they wait for" in log.getvalue()
     accounted(res)
+
+
+def host_call_event(name, corr, ts, dur, tid=1):
+    return dict(ph="X", cat="cuda_runtime", name=name, pid=1, tid=tid, ts=ts, dur=dur, args={"correlation": corr})
+
+
+def test_host_model():
+    """The host model (format 1.10) of a constructed capture, times in us. Thread 1: launch
+    1 (10..11) of A on stream 7 (20..60); cudaStreamSynchronize 2 (15..70) with its
+    cuda_sync 'Stream Sync' on stream 7; launch 3 (80..81) of B on s7 (90..100);
+    cudaMemcpy 4 (105..140), its DtoH copy on s7 (110..138): a blocking copy;
+    cudaStreamSynchronize 5 (150..155) without a cuda_sync event (the stream inferred: the
+    copy's, the last work submitted before it); launch 6 (160..161) of C on s7 (170..180);
+    cudaDeviceSynchronize 7 (185..200). Thread 2: launch 8 (30..31) of D on stream 9
+    (40..50). The idle launch latency (median start - launch end) is 9 us."""
+    ev = [launch_event(1, 10), host_call_event("cudaStreamSynchronize", 2, 15, 55),
+          dict(ph="X", cat="cuda_sync", name="Stream Sync", pid=0, tid=7, ts=16, dur=53,
+               args={"cuda_sync_kind": "Stream Sync", "stream": 7, "device": 0, "correlation": 2}),
+          launch_event(3, 80), host_call_event("cudaMemcpy", 4, 105, 35),
+          dict(ph="X", cat="gpu_memcpy", name="Memcpy DtoH (Device -> Pageable)", pid=0, tid=7, ts=110, dur=28,
+               args={"device": 0, "stream": 7, "correlation": 4, "bytes": 4096}),
+          host_call_event("cudaStreamSynchronize", 5, 150, 5), launch_event(6, 160),
+          host_call_event("cudaDeviceSynchronize", 7, 185, 15),
+          dict(launch_event(8, 30), tid=2),
+          kernel_event(7, 1, 20, 40), kernel_event(7, 3, 90, 10), kernel_event(7, 6, 170, 10),
+          kernel_event(9, 8, 40, 10)]
+    path = synthetic(ev)
+    out = os.path.join(TMP, "host.gdt.gz")
+    log = io.StringIO()
+    res = kineto2gdt.convert(path, out, log=log)
+    assert res["host"] == dict(threads=2, calls=5, stream=2, device=1, copy=1), res["host"]
+    assert "host model (format 1.10): 2 thread(s), 5 call(s), 4 wait(s): 2 stream, 0 event and 1 device " \
+           "synchronize(s), 1 blocking copy(ies)" in log.getvalue(), log.getvalue()
+    assert res["assumed"][("runtime call cudaStreamSynchronize without a cuda_sync event naming its stream",
+                           "waits for the stream whose last packet before it ended last before it returned (else "
+                           "the stream its thread last launched onto)")] == 1, res["assumed"]
+    accounted(res)
+    recs = gdtrace.read(out)
+    assert gzip.open(out).read(12)[8:12] == b"\x01\x00\x0a\x00"
+    us = 1000
+    host = [r for r in recs if r["type"] in (gdtrace.REC_HOST_THREAD, gdtrace.REC_HOST_CALL, gdtrace.REC_HOST_WAIT)
+            or r["type"] in (gdtrace.REC_DISPATCH, gdtrace.REC_NONKERNEL)]
+    got = []
+    for r in host:
+        if r["type"] == gdtrace.REC_HOST_THREAD:
+            got.append(("thread", r["thread"], r["start_ns"] // us, r["name"]))
+        elif r["type"] == gdtrace.REC_HOST_CALL:
+            got.append(("call", r["thread"], r["packets"], r["gap_ns"] // us, r["last"]))
+        elif r["type"] == gdtrace.REC_HOST_WAIT:
+            got.append(("wait", r["thread"], r["kind"], r["target"], r["time_ns"] // us, r["gap_ns"] // us,
+                        r["tail_ns"] // us, r["last"]))
+        else:
+            got.append(("packet", r["queue"], r["submit_ns"] // us))
+    sig = [r for r in recs if r["type"] == gdtrace.REC_NONKERNEL][0]["signal"]
+    assert sig != 0
+    # thread 0 = pid 1 tid 1 (first at 11), thread 1 = pid 1 tid 2 (31); queue 0 = stream 7, 1 = stream 9
+    assert got == [
+        ("thread", 0, 11, "pid 1 tid 1"), ("thread", 1, 31, "pid 1 tid 2"),
+        ("call", 0, 1, 0, False), ("packet", 0, 11),                   # launch of A: its doorbell at 11
+        ("wait", 0, gdtrace.WAIT_QUEUE, 0, 15, 4, 10, False),          # 15 - 11; 70 - A's end 60
+        ("call", 1, 1, 0, True), ("packet", 1, 31),                   # thread 2's launch of D
+        ("call", 0, 1, 11, False), ("packet", 0, 81),                  # B: 81 - the sync's return 70
+        ("call", 0, 1, 20, False), ("packet", 0, 101),                 # the copy: 110 - 9 us lead = 101
+        ("wait", 0, gdtrace.WAIT_SIGNAL, sig, 101, 0, 2, False),       # its own signal: 140 - 138
+        ("wait", 0, gdtrace.WAIT_QUEUE, 0, 150, 10, 5, False),         # inferred s7; 150 - 140; 155 - 150
+        ("call", 0, 1, 6, False), ("packet", 0, 161),                  # C: 161 - 155
+        ("wait", 0, gdtrace.WAIT_DEVICE, 0, 185, 24, 15, True),        # 185 - 161; 200 - C's end 180 < 185
+    ], got
+    # closed loop: B is launched the sync's tail (10 us) and its gap (11 us) after A completed
+    rows = {int(r["source_id"]): r for r in replay_csv(out)}
+    assert len(rows) == 4
+    assert float(rows[3]["submit_ns"]) == float(rows[1]["completion_ns"]) + 21000, (rows[1], rows[3])
 
 
 def wait_call(corr, ts, tid=1):

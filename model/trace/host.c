@@ -110,6 +110,7 @@ void gd_host_add_run(gd_host *h, gd_kernel_run *r)
 {
     gd_host_item *it = tail_of(h, h->open_thread);
     r->host_next = NULL;
+    r->host_qseq = h->read_q[r->trace_queue]++;
     if (it->runs_tail)
         it->runs_tail->host_next = r;
     else
@@ -165,9 +166,9 @@ int gd_host_next(const gd_host *h, uint32_t *thread, gd_time_ps *due)
             }
             continue;
         }
-        if (t->stalled)
-            continue;
         const gd_host_item *it = &t->q[t->head];
+        if (t->stalled || (it->runs && !gd_host_in_order(h, it->runs)))
+            continue;  /* room in its queue, or another thread's earlier packet of its queue, first */
         gd_time_ps d = t->ready + it->gap;
         if (d < best_due || (d == best_due && it->seq < best_seq)) {
             best = i;

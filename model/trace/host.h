@@ -13,7 +13,15 @@
  * runs). Wait conditions count packets: a queue's (or a signal's) packets submitted
  * before the wait began have completed when as many of that queue's (signal's) packets
  * have completed (a queue's packets complete in order: a CUDA stream's have the
- * barrier bit). */
+ * barrier bit).
+ *
+ * Packets of one queue enter it in the trace's order, whichever thread submits them: a
+ * thread that would overtake another's earlier packet on a shared queue waits for it.
+ * The capture shows that order but not what kept it (a lock, a condition variable: the
+ * main thread of a PyTorch step waits on its CPU for the autograd thread, whose
+ * launches go to the same streams). With the threads' own orders and the barriers'
+ * dependencies, which the trace also gives in its order, it leaves no cycle: the first
+ * packet of the trace not yet submitted can always go once what it waits for completes. */
 #ifndef GD_HOST_H
 #define GD_HOST_H
 
@@ -69,6 +77,7 @@ typedef struct gd_host {
     uint32_t nthreads;          /* ids below this exist (declared or not) */
     uint32_t declared;
     uint64_t sub_q[GD_TRACE_MAX_QUEUES], done_q[GD_TRACE_MAX_QUEUES];  /* runs submitted / completed per trace queue */
+    uint64_t read_q[GD_TRACE_MAX_QUEUES];  /* runs read per trace queue (their host_qseq) */
     uint64_t *sub_sig, *done_sig;  /* per signal number (grown) */
     uint32_t nsig;
     uint32_t open_thread;       /* the call whose packets are being read (UINT32_MAX: none) */
@@ -106,13 +115,20 @@ static inline int gd_host_full(const gd_host *h) { return h->max_buffered && h->
  * earlier than its ready time: a thread that starts late, or is busy on its CPU, lets
  * the others go on without reading ahead to it). GD_HOST_READ: read another record
  * first (*thread: the thread it is read for, UINT32_MAX for an open call's packets).
- * GD_HOST_IDLE: nothing can act until a completion or room in a queue (or all done). */
+ * GD_HOST_IDLE: nothing can act until a completion or room in a queue (or all done).
+ * A call whose next run is not next in its queue (gd_host_in_order) waits too. */
 enum { GD_HOST_IDLE = 0, GD_HOST_ISSUE = 1, GD_HOST_READ = 2 };
 int gd_host_next(const gd_host *h, uint32_t *thread, gd_time_ps *due);
 static inline gd_host_item *gd_host_head(gd_host *h, uint32_t thread)
 {
     gd_host_thread *t = &h->t[thread];
     return &t->q[t->head];
+}
+/* Whether run r is the next of its trace queue to go in (every earlier one of the
+ * queue, in trace order, has been submitted). */
+static inline int gd_host_in_order(const gd_host *h, const gd_kernel_run *r)
+{
+    return r->host_qseq == h->sub_q[r->trace_queue];
 }
 /* A run was submitted (its counts rise), or completed (they fall; waits it satisfies
  * end: the earliest time a thread is ready again, else GD_TIME_NEVER). */

@@ -71,6 +71,7 @@ typedef struct gd_kernel_run {
     uint64_t warp_ps;           /* sum over CTAs of warps x residency (ps) */
     struct gd_kernel_run *next_free;
     struct gd_kernel_run *host_next;  /* the closed-loop host (host.h): the next run of its call */
+    uint64_t host_qseq;         /* the closed-loop host: its place among its trace queue's runs, in trace order */
     gd_aql_dispatch ref_pkt;    /* rsb_access 1: the dispatch the reference packet installs */
     /* multi-tenant command (seed 004): from the trace, or derived (trace.h gd_tenant_default) */
     uint32_t vid;               /* virtual queue (tenant) */

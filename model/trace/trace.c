@@ -288,6 +288,7 @@ struct gd_trace_reader {
     /* The host model (format 1.10): */
     uint32_t host_threads;  /* declared */
     uint8_t *thread_state;  /* per thread id (GD_TRACE_MAX_THREADS, once one is declared): HOST_T_* bits */
+    uint64_t *thread_start; /* their declared starts (trace time) */
     uint64_t host_calls;    /* host call and wait records read */
     uint32_t call_left;     /* packets of the open host call still to come */
     uint64_t call_index;    /* that call's record */
@@ -858,6 +859,7 @@ void gd_trace_close_reader(gd_trace_reader *r)
     map_free(&r->desc_index);
     map_free(&r->signals.map);
     free(r->thread_state);
+    free(r->thread_start);
     free(r->buf);
     free(r->path);
     free(r);
@@ -1169,6 +1171,14 @@ static int packet_head(gd_trace_reader *r, const uint8_t *p, int reserved_set, c
     if (!r->have_origin) {
         r->have_origin = 1;
         r->origin_ns = *submit_ns;
+        for (uint32_t t = 0; r->host_threads && t < GD_TRACE_MAX_THREADS; t++)  /* host threads start in time */
+            if ((r->thread_state[t] & HOST_T_DECLARED) && r->thread_start[t] > r->origin_ns &&
+                r->thread_start[t] - r->origin_ns > r->max_time_ps / GD_PS_PER_NS)
+                return rec_error(r, err, idx, off, "host thread %u starts at %" PRIu64 " ns, %.3f s after the first "
+                                 "packet's submit time (%" PRIu64 " ns), past the longest simulated time, %.0f s "
+                                 "(sim.max_sim_time_s)", t, r->thread_start[t],
+                                 (double)(r->thread_start[t] - r->origin_ns) * 1e-9, r->origin_ns,
+                                 (double)r->max_time_ps * 1e-12);
     } else if (*submit_ns - r->origin_ns > r->max_time_ps / GD_PS_PER_NS) {
         return rec_error(r, err, idx, off,
                          "%s: submit time %" PRIu64 " ns is %.3f s after the first packet's (%" PRIu64 " ns), past "
@@ -1754,7 +1764,6 @@ static int host_time_ok(gd_trace_reader *r, uint64_t ns, const char *field, cons
 static int parse_host_thread(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
                              gd_trace_record *rec, gd_err *err)
 {
-    static const char what[] = "host thread";
     if (len < HOST_THREAD_FIXED || len != HOST_THREAD_FIXED + (uint32_t)gd_get16(p + 16))
         return rec_error(r, err, idx, off, "host thread record is %u bytes, expected %u + its name's length", len,
                          HOST_THREAD_FIXED);
@@ -1777,9 +1786,9 @@ static int parse_host_thread(gd_trace_reader *r, const uint8_t *p, uint32_t len,
         return gd_err_set(err, GD_ENOMEM, "out of memory (host threads, record %" PRIu64 ")", idx);
     if (r->thread_state[t->thread] & HOST_T_DECLARED)
         return rec_error(r, err, idx, off, "host thread %u is declared twice", t->thread);
-    int rc = host_time_ok(r, t->start_ns, "start", what, idx, off, err);
-    if (rc)
-        return rc;
+    if (!r->thread_start && !(r->thread_start = calloc(GD_TRACE_MAX_THREADS, sizeof *r->thread_start)))
+        return gd_err_set(err, GD_ENOMEM, "out of memory (host threads, record %" PRIu64 ")", idx);
+    r->thread_start[t->thread] = t->start_ns;  /* checked against the first packet's submit time */
     name_cut(t->name, sizeof t->name, p + HOST_THREAD_FIXED, n);
     r->thread_state[t->thread] = HOST_T_DECLARED;
     r->host_threads++;

@@ -370,6 +370,8 @@ bool trace_source::issue_call(uint32_t thread, gd_time_ps now)
 {
     gd_host_item *it = gd_host_head(&host_, thread);
     while (gd_kernel_run *r = it->runs) {
+        if (!gd_host_in_order(&host_, r))
+            return false;  // another thread's earlier packet of its queue first
         submit_body b{r, false};  // (the packet processor stamps its submit time when it takes it)
         sc_core::sc_time d = dom_->delay_to(now);
         ch_.call(doorbell_out, op::submit, &b, d);
