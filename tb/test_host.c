@@ -190,6 +190,30 @@ START_TEST(signal_counts)
 }
 END_TEST
 
+
+/* A queue's packets go in in trace order, whichever thread submits them: a call due
+ * earlier waits for another thread's earlier packet of its queue. */
+START_TEST(queue_order_across_threads)
+{
+    uint32_t th;
+    gd_time_ps due;
+    declare(0, 0);
+    declare(1, 0);
+    gd_host_origin(&h, 0);
+    call(0, 500, 2, GD_NO_SIGNAL, 1);  /* thread 0: queue 2 at 500 ns, first in the trace */
+    call(1, 100, 2, GD_NO_SIGNAL, 0);  /* thread 1: queue 2 at 100 ns, after it */
+    call(1, 0, 3, GD_NO_SIGNAL, 1);
+    gd_host_eof(&h);
+    ck_assert_int_eq(next(&th, &due), GD_HOST_ISSUE);
+    ck_assert_uint_eq(th, 0);  /* not thread 1, though due first */
+    ck_assert_uint_eq(due, 500000);
+    issue(0, 500000);
+    ck_assert_int_eq(next(&th, &due), GD_HOST_ISSUE);
+    ck_assert_uint_eq(th, 1);
+    ck_assert_uint_eq(due, 100000);  /* overdue: it goes at once */
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("host");
@@ -198,6 +222,7 @@ int main(void)
     tcase_add_test(tc, order_and_reading);
     tcase_add_test(tc, wait_conditions);
     tcase_add_test(tc, signal_counts);
+    tcase_add_test(tc, queue_order_across_threads);
     suite_add_tcase(s, tc);
     return tb_run_suite(s);
 }
