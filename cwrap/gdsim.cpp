@@ -480,7 +480,7 @@ int replay(gd_sim *s, const char *path)
             host = new gd::trace_source("host", host_env, std::string(s->cfg.pp_condensed_overlap) == "on",
                                         s->cfg.cs_physical_queues, &top->events,
                                         std::string(s->cfg.host_mode) == "closed", s->cfg.host_max_lookahead,
-                                        &s->stats);
+                                        &s->stats, s->cfg.sm_cta_time_ppm);
             host->doorbell_out.bind(top->pp.doorbell_in);
             top->pp.space_out.bind(host->space_in);
             if (!s->vcd_path.empty()) {  // SystemC writes NAME.vcd: a temporary name, renamed at the end

@@ -242,6 +242,35 @@ START_TEST(config_text)
 }
 END_TEST
 
+
+/* A scale key (sm.cta_time_scale): decimals of at most 6 places within its range, kept
+ * in millionths and shown back as the shortest decimal; anything else refused. */
+START_TEST(scale_values)
+{
+    static const struct { const char *in; uint32_t ppm; const char *shown; } ok[] = {
+        {"1", 1000000, "1"}, {"0.5", 500000, "0.5"}, {"2.25", 2250000, "2.25"}, {"0.001", 1000, "0.001"},
+        {"1000", 1000000000, "1000"}, {"0.123456", 123456, "0.123456"}, {"007.500", 7500000, "7.5"},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        const char *kv[][2] = {{"gpu.preset", "h100"}, {"sm.cta_time_scale", ok[i].in}};
+        gd_config c = resolve(kv, 2, NULL, GD_OK);
+        ck_assert_uint_eq(c.sm_cta_time_ppm, ok[i].ppm);
+        char buf[64];
+        ck_assert_int_eq(gd_config_format(buf, sizeof buf, &c, "sm.cta_time_scale"), GD_OK);
+        ck_assert_str_eq(buf, ok[i].shown);
+    }
+    static const char *const bad[] = {"0", "0.0009", "1000.000001", "1001", "1.", ".5", "1.1234567", "-1", "1e3",
+                                      "0x1", "", "1 ", "1,5", "99999999999999999999"};
+    gd_settings *s = gd_settings_new();
+    gd_err e;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_msg(gd_settings_set(s, "sm.cta_time_scale", bad[i], &e) == GD_ECONFIG, "'%s' accepted", bad[i]);
+        ck_assert_ptr_nonnull(strstr(e.msg, "expected a decimal from 0.001 to 1000 with at most 6 places"));
+    }
+    gd_settings_free(s);
+}
+END_TEST
+
 /* 20,000 mutations of the sweep point (1 to 8 byte edits each, a fixed seed): each
  * loads or fails with a message that names the source and leaves the settings alone,
  * and whatever loads resolves or fails with GD_ECONFIG (under the sanitizers: without
@@ -289,6 +318,7 @@ int main(void)
     tcase_add_test(tc, trace_layout_and_overrides);
     tcase_add_test(tc, mi250_occupancy);
     tcase_add_test(tc, config_text);
+    tcase_add_test(tc, scale_values);
     tcase_add_test(tc, config_mutations_never_crash);
     suite_add_tcase(s, tc);
     return tb_run_suite(s);

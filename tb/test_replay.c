@@ -1167,11 +1167,14 @@ START_TEST(closed_loop_follows_the_gpu)
     uint64_t span[2][2];  /* [closed, open][D 1000, 500] */
     for (int open = 0; open < 2; open++) {
         for (int half = 0; half < 2; half++) {
+            /* the kernels twice as fast: the same trace, sm.cta_time_scale=0.5 */
             const uint64_t D = half ? 500 : 1000;
-            char *path = loop_trace(D, 0);
+            char *path = loop_trace(1000, 0);
             gd_sim *sim = small_gpu();
             if (open)
                 ck_assert_int_eq(gd_sim_set(sim, "host.mode", "open"), GD_OK);
+            if (half)
+                ck_assert_int_eq(gd_sim_set(sim, "sm.cta_time_scale", "0.5"), GD_OK);
             char *csv = replay_csv(sim, path);
             for (int i = 0; i < LOOP_N; i++) {
                 /* closed: each call 300 ns after the previous wait returned (completion + 100);

@@ -14,7 +14,9 @@
 /* ------------------------------------------------------------------------- */
 /* Key table                                                                  */
 
-typedef enum { T_UINT, T_ENUM, T_STRING, T_CC, T_LIST } key_type;
+/* T_SCALE: a factor written as a decimal (at most 6 places: 0.5, 1, 2.25), kept in
+ * millionths (a uint32_t; min and max in millionths too). */
+typedef enum { T_UINT, T_ENUM, T_STRING, T_CC, T_LIST, T_SCALE } key_type;
 
 typedef struct key_def {
     const char *name;
@@ -479,6 +481,12 @@ static const key_def KEYS[] = {
      "every step goes through the lake and every wait is told when it begins. Results are identical (tb/test_replay.c compares the "
      "two on random traces); off is slower and serves to check that.",
      "gdsim"},
+    {"sm.cta_time_scale", T_SCALE, OFF(sm_cta_time_ppm), 1000, 1000000000, 0, NULL, "1",
+     "Every kernel CTA's duration is multiplied by this (a trace replay's dispatches, and the "
+     "kernels of pipeline topologies; copies keep theirs). A capture replayed on another device "
+     "keeps the per-CTA times measured on its own unless told: 0.5 asks what kernels twice as fast "
+     "would do.",
+     "1: the trace's own times"},
     {"host.mode", T_ENUM, OFF(host_mode), 0, 0, 0, "closed|open", "closed",
      "The host of a trace with host threads (format 1.10: a capture converted by kineto2gdt.py). "
      "closed: each host thread issues its calls and waits in order, a call its captured CPU gap "
@@ -808,6 +816,21 @@ const char *gd_settings_get(const gd_settings *s, const char *key)
     return k < 0 ? NULL : s->values[k];
 }
 
+/* A T_SCALE value (millionths) as the shortest decimal: 0.5, 1, 2.25. */
+static void scale_text(char *buf, size_t size, uint32_t v)
+{
+    uint32_t frac = v % 1000000;
+    int places = 6;
+    while (places && frac % 10 == 0) {
+        frac /= 10;
+        places--;
+    }
+    if (places)
+        snprintf(buf, size, "%" PRIu32 ".%0*" PRIu32, v / 1000000, places, frac);
+    else
+        snprintf(buf, size, "%" PRIu32, v / 1000000);
+}
+
 static void accepted_text(char *buf, size_t size, const key_def *d)
 {
     switch (d->type) {
@@ -823,6 +846,13 @@ static void accepted_text(char *buf, size_t size, const key_def *d)
     case T_CC:
         snprintf(buf, size, "major.minor, e.g. 8.0");
         break;
+    case T_SCALE: {
+        char lo[24], hi[24];
+        scale_text(lo, sizeof lo, d->min);
+        scale_text(hi, sizeof hi, d->max);
+        snprintf(buf, size, "a decimal from %s to %s with at most 6 places", lo, hi);
+        break;
+    }
     case T_LIST:
         if (d->list_fixed)
             snprintf(buf, size, "%" PRIu32 " comma-separated integers from %" PRIu32 " to %" PRIu32,
@@ -849,9 +879,45 @@ static int parse_u32(const char *s, uint32_t *out)
 
 /* Parse value for key d into cfg (when cfg is non-NULL). Returns 0 or -1. For
  * T_LIST the element count goes to *count. */
+/* A T_SCALE value: digits, optionally '.' and 1 to 6 digits, into millionths. */
+static int parse_scale(const char *s, uint64_t *out)
+{
+    uint64_t whole = 0, frac = 0;
+    const char *p = s;
+    if (*p < '0' || *p > '9')
+        return -1;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if ((whole = whole * 10 + (uint64_t)(*p - '0')) > 1000000)
+            return -1;
+    if (*p == '.') {
+        int places = 0;
+        for (p++; *p >= '0' && *p <= '9'; p++, places++)
+            if (places < 6)
+                frac = frac * 10 + (uint64_t)(*p - '0');
+            else
+                return -1;
+        if (!places)
+            return -1;
+        for (; places < 6; places++)
+            frac *= 10;
+    }
+    if (*p)
+        return -1;
+    *out = whole * 1000000 + frac;
+    return 0;
+}
+
 static int parse_value(const key_def *d, const char *value, gd_config *cfg, uint32_t *count)
 {
     switch (d->type) {
+    case T_SCALE: {
+        uint64_t v;
+        if (parse_scale(value, &v) || v < d->min || v > d->max)
+            return -1;
+        if (cfg)
+            *(uint32_t *)((char *)cfg + d->offset) = (uint32_t)v;
+        return 0;
+    }
     case T_UINT: {
         uint32_t v;
         if (parse_u32(value, &v) || v < d->min || v > d->max)
@@ -1475,6 +1541,9 @@ int gd_config_format(char *buf, size_t size, const gd_config *cfg, const char *k
     case T_UINT:
         snprintf(buf, size, "%" PRIu32, *(const uint32_t *)base);
         break;
+    case T_SCALE:
+        scale_text(buf, size, *(const uint32_t *)base);
+        break;
     case T_ENUM:
     case T_STRING:
         snprintf(buf, size, "%s", base);
@@ -1506,7 +1575,7 @@ static char ACCEPTED[NKEYS][160];
 
 static void build_info_once(void)
 {
-    static const char *TYPES[] = {"uint", "enum", "string", "cc", "list"};
+    static const char *TYPES[] = {"uint", "enum", "string", "cc", "list", "scale"};
     for (size_t i = 0; i < NKEYS; i++) {
         accepted_text(ACCEPTED[i], sizeof ACCEPTED[i], &KEYS[i]);
         INFO[i].type = TYPES[KEYS[i].type];

@@ -127,6 +127,7 @@ typedef struct gd_config {
     uint32_t sim_max_ctas;                 /* the most CTAs a replay may run (0: no limit) */
     uint32_t sim_max_kernel_descriptors;   /* the most distinct kernel descriptors of a trace (0: no limit) */
     uint32_t sim_max_signals;              /* the most distinct completion signals of a trace (0: no limit) */
+    uint32_t sm_cta_time_ppm;              /* sm.cta_time_scale, in millionths */
     char host_mode[16];                    /* "closed" | "open" */
     uint32_t host_max_lookahead;           /* closed loop: packets read ahead of the host threads, at most */
 } gd_config;
@@ -204,7 +205,7 @@ int gd_config_check_calibration(const char *key, const char *value, char *why, s
 /* Key table access. */
 typedef struct gd_key_info {
     const char *name;
-    const char *type;     /* "uint", "enum", "string", "cc", "list" */
+    const char *type;     /* "uint", "enum", "string", "cc", "list", "scale" (a decimal factor) */
     const char *def;      /* default text; NULL when the preset gives it */
     const char *accepted; /* what values are accepted, in words */
     const char *doc;

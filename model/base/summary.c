@@ -67,6 +67,20 @@ int gd_write_summary_text(FILE *f, const gd_config *cfg, const gd_summary *s, co
 static void json_value(FILE *f, const char *type, const char *v)
 {
     int list = strcmp(type, "list") == 0;
+    if (strcmp(type, "scale") == 0) {  /* a decimal (0.5, 1): a JSON number as it is */
+        const char *p = v;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (*p == '.')
+            for (p++; *p >= '0' && *p <= '9';)
+                p++;
+        if (p != v && !*p && v[strlen(v) - 1] != '.') {
+            fputs(v, f);
+            return;
+        }
+        gd_json_str(f, v);
+        return;
+    }
     if (strcmp(type, "uint") && !list) {
         gd_json_str(f, v);
         return;

@@ -1,5 +1,7 @@
 #include "meta_scheduler.hpp"
 
+#include "exec.h"
+
 #include <cinttypes>
 #include <cstring>
 #include <new>
@@ -155,7 +157,7 @@ meta_scheduler::meta_scheduler(sc_core::sc_module_name name, const gd_config &cf
       err_(err),
       source_(source ? source : "trace"),
       log_(log),
-      policy_cfg_(policy_cfg(cfg.meta_policy)),
+      policy_cfg_(policy_cfg(cfg.meta_policy)), cta_time_ppm_(cfg.sm_cta_time_ppm),
       check_ps_(gd_cycles_to_ps(cfg.meta_check_cycles, cfg.clock_mhz)),
       launch_ps_(gd_cycles_to_ps(cfg.meta_launch_cycles, cfg.clock_mhz)),
       sm_(cfg.sm),
@@ -351,7 +353,7 @@ void meta_scheduler::issue(pipe &p, gd_time_ps now)
         r->grid[1] = r->grid[2] = 1;
         r->ctas = x->l.ctas;
         r->cluster = gd_cluster_none();
-        r->cta_ps = d->cta_duration_ps;
+        r->cta_ps = gd_cta_time_scaled(d->cta_duration_ps, cta_time_ppm_);
         r->submit = r->fetched = r->decoded = r->ready = now;
         r->wq = r->engine = -1;
         r->meta = x;

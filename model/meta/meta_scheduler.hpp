@@ -107,6 +107,7 @@ private:
     uint32_t log_pipe_ = 0;
     gd_meta_params params_;
     const int policy_cfg_;             // -1: the topology's
+    const uint32_t cta_time_ppm_;      // sm.cta_time_scale
     const gd_time_ps check_ps_, launch_ps_;
     const gd_sm_limits sm_;
     std::vector<std::unique_ptr<pipe>> pipes_;

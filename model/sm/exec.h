@@ -4,7 +4,9 @@
  * descriptor, or given by the dispatch itself: format 1.1 launch info), independent
  * of what else shares the SM; a dispatch with a wait-until time (format 1.3: a kernel
  * that waits inside for work outside the modelled GPU, such as a collective waiting
- * for its peer GPUs) keeps each CTA running at least until that time. */
+ * for its peer GPUs) keeps each CTA running at least until that time. A replay may
+ * scale the durations (sm.cta_time_scale: the what-if of a faster or slower SM); the
+ * wait-until times stay, as the peers' are not the modelled GPU's. */
 #ifndef GD_EXEC_H
 #define GD_EXEC_H
 
@@ -13,6 +15,16 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* A CTA duration times sm.cta_time_scale (ppm: millionths), rounded to the nearest ps
+ * (a what-if on a capture: its measured times, faster or slower). */
+static inline gd_time_ps gd_cta_time_scaled(gd_time_ps ps, uint32_t ppm)
+{
+    if (ppm == 1000000)
+        return ps;
+    unsigned __int128 v = ((unsigned __int128)ps * ppm + 500000) / 1000000;
+    return v > GD_TIME_LIMIT_PS ? GD_TIME_LIMIT_PS : (gd_time_ps)v;
+}
 
 static inline gd_time_ps gd_cta_exec_time(const gd_kernel_run *k, gd_time_ps start)
 {

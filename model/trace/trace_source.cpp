@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "exec.h"
+
 namespace gd {
 
 namespace {
@@ -35,10 +37,11 @@ void host_json(FILE *f, const gd_section_ctx *c)
 
 trace_source::trace_source(sc_core::sc_module_name name, host_env &env, bool condensed_overlap,
                            uint32_t physical_queues, domain *dom, bool closed_loop, uint32_t max_lookahead,
-                           gd_stats *stats)
+                           gd_stats *stats, uint32_t cta_time_ppm)
     : sc_module(name), doorbell_out("doorbell_out"), space_in("space_in"), env_(env),
       condensed_overlap_(condensed_overlap), physical_queues_(physical_queues), dom_(dom),
-      wake_(*dom_, this, &domain::call<trace_source, &trace_source::wake>), closed_wanted_(closed_loop)
+      wake_(*dom_, this, &domain::call<trace_source, &trace_source::wake>), closed_wanted_(closed_loop),
+      cta_time_ppm_(cta_time_ppm)
 {
     gd_host_init(&host_, max_lookahead);
     space_in.register_b_transport(this, &trace_source::space_bt);
@@ -113,7 +116,7 @@ void trace_source::fill_dispatch(gd_kernel_run *r, const gd_trace_dispatch &d)
         r->grid[i] = d.grid_ctas[i];
     r->ctas = d.ctas;
     r->cluster = d.cluster;
-    r->cta_ps = d.cta_ps;
+    r->cta_ps = gd_cta_time_scaled(d.cta_ps, cta_time_ppm_);
     r->has_insn = d.kernel->has_insn;
     if (d.ref_num >= 0) {  // a reference packet installs its RSB entry
         r->rsb_access = 1;

@@ -51,10 +51,11 @@ public:
     // event domain to join (the GPU's: the whole replay then runs in one), or null: one
     // of its own
     // closed_loop: host.mode=closed (it applies to traces with host threads);
-    // max_lookahead: host.max_lookahead; stats: the host's report section, or null
+    // max_lookahead: host.max_lookahead; stats: the host's report section, or null;
+    // cta_time_ppm: sm.cta_time_scale in millionths
     trace_source(sc_core::sc_module_name name, host_env &env, bool condensed_overlap = false,
                  uint32_t physical_queues = 0, domain *dom = nullptr, bool closed_loop = false,
-                 uint32_t max_lookahead = 65536, gd_stats *stats = nullptr);
+                 uint32_t max_lookahead = 65536, gd_stats *stats = nullptr, uint32_t cta_time_ppm = 1000000);
     ~trace_source() override;
 
     bool finished() const { return finished_; }
@@ -97,6 +98,7 @@ private:
     // the closed-loop host (host.h): decided at the first wake-up from the trace's first records
     enum { UNDECIDED, OPEN, CLOSED } mode_ = UNDECIDED;
     bool closed_wanted_ = false;
+    uint32_t cta_time_ppm_ = 1000000;  // sm.cta_time_scale
     bool have_rec_ = false;  // rec_ holds a packet the open loop has not taken yet
     gd_host host_;
     uint64_t threads_ = 0;  // declared (its report section counts them)
