@@ -493,6 +493,10 @@ def collect_event(cap, e, pid_filter):
     if cat == "cuda_sync":
         kind = _opt_str(args, "cuda_sync_kind", "args.") or name
         if kind != "Stream Wait Event":   # what a host wait waited for (host_model)
+            if corr is None or corr in cap.syncs:
+                cap.skipped[("cuda_sync '%s'" % kind, "no correlation id, or one another cuda_sync event has: "
+                                                      "no call to attach it to")] += 1
+                return
             cap.syncs[corr] = dict(kind=kind, ts=ts, end=ts + dur, device=_id(args, "device", "args."),
                                    stream=_id(args, "stream", "args."),
                                    wait_stream=_id(args, "wait_on_stream", "args."),
@@ -1208,8 +1212,7 @@ def _host_calls(packets):
         j = i + 1
         while rt is not None and j < len(packets) and packets[j][1].get("rt") is rt:
             j += 1
-        calls.append(dict(kind="call", thread=_thread_of(rt), first=i, n=j - i, time=packets[i][1]["submit"],
-                          end=packets[i][1]["submit"]))
+        calls.append(dict(kind="call", thread=_thread_of(rt), first=i, n=j - i, time=packets[i][1]["submit"]))
         i = j
     return calls
 
@@ -1244,7 +1247,7 @@ class _Before:
         return p["ts"] + p["dur"] if p["type"] != "barrier" and p.get("ts") is not None else 0
 
 
-def _wait_target(cap, before, kind, rt, corr, sync, thread):
+def _wait_target(before, kind, rt, sync, thread):
     """What a wait call waited for: (queue stream or None, packet index or None, awaited
     end, how), how 'recorded' (the cuda_sync event says) or 'inferred'."""
     start, end = rt[1], rt[2]
@@ -1288,7 +1291,7 @@ def _wait_target(cap, before, kind, rt, corr, sync, thread):
     return stream, i, before.end_of(i), how
 
 
-def host_model(cap, packets, device_id):
+def host_model(cap, packets, device_id, warnings):
     """The captured program for a closed-loop replay (trace format 1.10): the host threads
     (pid, tid of the launch calls), each call that submitted packets, and each wait for
     the GPU (a stream, event or device synchronize; a blocking copy), with the CPU time
@@ -1318,7 +1321,7 @@ def host_model(cap, packets, device_id):
             cap.skipped[(what, "before the first converted packet: nothing to wait for")] += 1
             used.add(corr)
             continue
-        stream, target, awaited, how = _wait_target(cap, before, kind, rt, corr, sync, thread)
+        stream, target, awaited, how = _wait_target(before, kind, rt, sync, thread)
         if kind != "device" and target is None:
             cap.skipped[(what, how)] += 1
             used.add(corr)
@@ -1382,6 +1385,8 @@ def host_model(cap, packets, device_id):
         cap.assumed[("host call or wait that the capture puts before its thread's previous one returned (the "
                      "launch times' adjustments to the stream order)", "gap 0")] += negative
     if len(names) > MAX_HOST_THREADS:
+        warnings.append("%d host threads, more than a trace holds (%d): no host model; the replay is open-loop "
+                        "(every packet at its captured submit time)" % (len(names), MAX_HOST_THREADS))
         return None
     threads = [None] * len(names)
     for name, (tid, start) in names.items():
@@ -1618,7 +1623,7 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
         raise ConvertError("%s: %s" % (in_path, e)) from None
 
     # The host model (format 1.10): the program's threads, calls and waits.
-    host = host_model(cap, packets, device_id)
+    host = host_model(cap, packets, device_id, warnings)
 
     # Host API calls: those behind a converted packet were used (a barrier uses its
     # cudaStreamWaitEvent and the cudaEventRecord it waits for; the host model its

@@ -238,6 +238,29 @@ def test_host_model():
     assert float(rows[3]["submit_ns"]) == float(rows[1]["completion_ns"]) + 21000, (rows[1], rows[3])
 
 
+def test_host_syncs_unattached():
+    """cuda_sync synchronize events without a correlation id, or with one another has,
+    are counted as not converted (every event accounted for), not attached to a call."""
+    src = json.load(gzip.open(capture("a100_triton_1_kernel")))
+    ev = src["traceEvents"] + [
+        dict(ph="X", cat="cuda_sync", name="Context Sync", pid=0, tid=7, ts=1, dur=1,
+             args={"cuda_sync_kind": "Context Sync"}),
+        dict(ph="X", cat="cuda_sync", name="Stream Sync", pid=0, tid=7, ts=1, dur=1,
+             args={"cuda_sync_kind": "Stream Sync", "stream": 7, "correlation": 5}),
+        dict(ph="X", cat="cuda_sync", name="Stream Sync", pid=0, tid=7, ts=2, dur=1,
+             args={"cuda_sync_kind": "Stream Sync", "stream": 7, "correlation": 5})]
+    path = os.path.join(TMP, "syncs.json")
+    json.dump(dict(src, traceEvents=ev), open(path, "w"))
+    res = kineto2gdt.convert(path, os.path.join(TMP, "syncs.gdt.gz"), log=io.StringIO())
+    sk = res["skipped"]
+    assert sk[("cuda_sync 'Context Sync'", "no correlation id, or one another cuda_sync event has: no call to attach "
+               "it to")] == 1, sk
+    assert sk[("cuda_sync 'Stream Sync'", "no correlation id, or one another cuda_sync event has: no call to attach "
+               "it to")] == 1, sk
+    assert sk[("cuda_sync 'Stream Sync'", "no synchronize call of the capture behind it")] == 1, sk
+    accounted(res)
+
+
 def wait_call(corr, ts, tid=1):
     return dict(ph="X", cat="cuda_runtime", name="cudaStreamWaitEvent", pid=1, tid=tid, ts=ts, dur=1,
                 args={"correlation": corr})

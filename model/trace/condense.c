@@ -188,7 +188,7 @@ int gd_condense_trace(const char *in, const char *out, const gd_condense_opts *o
             rc = n;
             break;
         }
-        int packet = rec.type != GD_REC_KERNEL && rec.type < GD_REC_HOST_THREAD;
+        int packet = gd_record_is_packet(rec.type);
         switch (rec.type) {
         case GD_REC_KERNEL:
             rc = gd_trace_write_kernel(e.w, rec.kernel, err);

@@ -133,7 +133,6 @@ int gd_host_wait(gd_host *h, const gd_trace_host_wait *w)
         return -1;
     it->is_wait = 1;
     it->kind = (uint8_t)w->kind;
-    it->polling = (w->flags & GD_HOST_POLLING) != 0;
     it->target = w->kind == GD_WAIT_SIGNAL ? w->signal : (uint32_t)w->target;
     it->tail = w->tail_ns * GD_PS_PER_NS;
     return 0;

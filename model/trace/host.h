@@ -42,7 +42,7 @@ typedef struct gd_host_item {
     gd_kernel_run *runs, *runs_tail;  /* a call's runs, in submit order (NULL: a wait) */
     uint32_t packets_left;      /* a call: packet records still to be read */
     uint32_t target;            /* a wait: the trace queue or the signal number */
-    uint8_t is_wait, kind, polling;
+    uint8_t is_wait, kind;
     gd_time_ps tail;            /* a wait: from the awaited work's completion to the return */
 } gd_host_item;
 
@@ -75,7 +75,7 @@ typedef struct gd_host_thread {
 typedef struct gd_host {
     gd_host_thread *t;          /* by thread id */
     uint32_t nthreads;          /* ids below this exist (declared or not) */
-    uint32_t declared;
+    uint64_t declared;          /* threads declared (a counter of the report's host section) */
     uint64_t sub_q[GD_TRACE_MAX_QUEUES], done_q[GD_TRACE_MAX_QUEUES];  /* runs submitted / completed per trace queue */
     uint64_t read_q[GD_TRACE_MAX_QUEUES];  /* runs read per trace queue (their host_qseq) */
     uint64_t *sub_sig, *done_sig;  /* per signal number (grown) */

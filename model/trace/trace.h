@@ -51,6 +51,14 @@ enum gd_record_type {
 
 const char *gd_record_type_name(unsigned type);
 
+/* Whether a record type is a packet (goes into a hardware queue; the end record counts
+ * them): dispatch, barrier-AND/-OR, condensed, non-kernel command, pipeline launch. */
+static inline int gd_record_is_packet(unsigned type)
+{
+    return type == GD_REC_DISPATCH || type == GD_REC_BARRIER_AND || type == GD_REC_BARRIER_OR ||
+           type == GD_REC_CONDENSED || type == GD_REC_NONKERNEL || type == GD_REC_PIPELINE;
+}
+
 /* Execution-time models of a kernel descriptor. */
 enum {
     GD_EXEC_FIXED_CTA = 1,     /* every CTA runs the descriptor's cta_duration_ps */

@@ -48,7 +48,7 @@ trace_source::trace_source(sc_core::sc_module_name name, host_env &env, bool con
     space_in.register_get_direct_mem_ptr(this, &trace_source::space_dmi);  // its direct transport
     if (stats) {
         gd_stats_add(stats, basename(), "threads", "threads", "host threads of the captured program (closed loop)",
-                     &threads_);
+                     &host_.declared);
         gd_stats_add(stats, basename(), "calls", "calls", "host calls issued (closed loop)", &host_.calls);
         gd_stats_add(stats, basename(), "waits", "waits", "host waits for the GPU (closed loop)", &host_.waits);
         gd_stats_add(stats, basename(), "cpu", "ps", "the threads' CPU time between their calls (closed loop)",
@@ -177,12 +177,6 @@ int trace_source::next_record()
     return 1;
 }
 
-static bool is_packet(unsigned type)
-{
-    return type == GD_REC_DISPATCH || type == GD_REC_BARRIER_AND || type == GD_REC_BARRIER_OR ||
-           type == GD_REC_NONKERNEL || type == GD_REC_CONDENSED || type == GD_REC_PIPELINE;
-}
-
 // The runs of the packet record in rec_ into batch_: one, or one per kernel of a
 // condensed packet (seed 000: they enter the queue as one packet). False when out of
 // memory (the replay stops).
@@ -294,7 +288,7 @@ bool trace_source::read_packet()
                 return false;
             }
         }
-        if (is_packet(rec_.type))
+        if (gd_record_is_packet(rec_.type))
             return take_packet();
     }
 }
@@ -321,7 +315,6 @@ bool trace_source::decide_mode()
                 fail(GD_ENOMEM);
                 return false;
             }
-            threads_++;
             continue;
         }
         if (rec_.type == GD_REC_HOST_THREAD)
@@ -349,7 +342,7 @@ bool trace_source::read_closed()
         nomem = gd_host_call(&host_, &rec_.host_call);
     } else if (rec_.type == GD_REC_HOST_WAIT) {
         nomem = gd_host_wait(&host_, &rec_.host_wait);
-    } else if (is_packet(rec_.type)) {
+    } else if (gd_record_is_packet(rec_.type)) {
         if (!take_packet())
             return false;
         if (!host_.have_origin)

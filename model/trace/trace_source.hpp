@@ -101,7 +101,6 @@ private:
     uint32_t cta_time_ppm_ = 1000000;  // sm.cta_time_scale
     bool have_rec_ = false;  // rec_ holds a packet the open loop has not taken yet
     gd_host host_;
-    uint64_t threads_ = 0;  // declared (its report section counts them)
 };
 
 }  // namespace gd
