@@ -77,6 +77,12 @@ with gdsim.Sim() as sim:
     assert len(k) == 40 and k[0]["kernel_index"] == 0 and isinstance(k[0]["grid_ctas"], int)
     assert k[0]["first_cta_ns"] == float(raw[0]["first_cta_ns"]) and isinstance(k[0]["name"], str)
     assert sim.report() == report, "text report differs from the CLI's"
+    b = sim.bounds()  # the sample: two queues kept busy from the start, GPU-bound
+    assert b["verdict"] == "GPU" and b is s["bounds"], b
+    assert abs(sum(b["critical_path_us"].values()) - b["span_us"]) < 1e-5, b
+    assert abs(sum(b["gpu_us"].values()) - b["span_us"]) < 1e-5, b
+    assert b["host_floor_us"] <= b["span_us"] and b["gpu_floor_us"] <= b["span_us"], b
+    assert "  bounds              GPU-bound:" in report, report
     st = sim.stages()
     assert list(st) == list(gdsim.STAGES) and st["fetch"]["kernels"] == 40, st["fetch"]
     lat = sum(r["first_cta_ns"] - r["submit_ns"] for r in k) / len(k)

@@ -1193,6 +1193,30 @@ START_TEST(closed_loop_follows_the_gpu)
                 ck_assert_uint_eq(stat_value(sim, "host", "cpu"), 900000);
                 ck_assert_uint_eq(stat_value(sim, "host", "waited"), (uint64_t)LOOP_N * (360 + D) * 1000);
             }
+            /* the bounds (bounds.h): closed, the critical path is every iteration (front end
+             * 360 and the kernel's D), the 3 CPU gaps and 3 wait tails between; open, the
+             * captured submit of the last kernel (7500) and that kernel. With no host time
+             * (the GPU floor) the four kernels run one after another on their queue. */
+            const uint64_t span_ps = s.sim_time_ns * 1000;
+            ck_assert_uint_eq(stat_value(sim, "bounds", "span"), span_ps);
+            ck_assert_uint_eq(stat_value(sim, "bounds", "host_cpu"), open ? 7500000 : 900000);
+            ck_assert_uint_eq(stat_value(sim, "bounds", "host_sync"), open ? 0 : 300000);
+            ck_assert_uint_eq(stat_value(sim, "bounds", "held"), 0);
+            ck_assert_uint_eq(stat_value(sim, "bounds", "front_end"), (open ? 1 : LOOP_N) * 360000);
+            ck_assert_uint_eq(stat_value(sim, "bounds", "sms_full"), 0);
+            ck_assert_uint_eq(stat_value(sim, "bounds", "kernels"), (open ? 1 : LOOP_N) * D * 1000);
+            ck_assert_uint_eq(stat_value(sim, "bounds", "host_floor"), open ? 7500000 : 1200000);
+            ck_assert_uint_eq(stat_value(sim, "bounds", "gpu_floor"), LOOP_N * (360 + D) * 1000);  /* one queue */
+            /* the GPU: each kernel's D running, 360 in the front end, the rest idle for the host */
+            ck_assert_uint_eq(stat_value(sim, "bounds", "busy_kernels"), LOOP_N * D * 1000);
+            ck_assert_uint_eq(stat_value(sim, "bounds", "idle_front_end"), LOOP_N * 360000);
+            ck_assert_uint_eq(stat_value(sim, "bounds", "idle_dependency"), 0);
+            ck_assert_uint_eq(stat_value(sim, "bounds", "idle_nothing_submitted"),
+                              span_ps - LOOP_N * (360 + D) * 1000);
+            char *report = written(sim, gd_sim_write_summary_text, ".txt");
+            ck_assert_ptr_nonnull(strstr(report, open ? "  bounds              host-bound:"
+                                                      : "  bounds              GPU-bound:"));
+            free(report);
             free(csv);
             gd_sim_free(sim);
             remove(path);

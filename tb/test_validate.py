@@ -307,6 +307,46 @@ def held_out(name):
     return out.getvalue()
 
 
+# The bounds report against a what-if (docs/VALIDATION.md, 'What bounds each capture'):
+# kernels twice as fast (sm.cta_time_scale=0.5), closed loop. The saving never exceeds
+# what the report says a faster GPU can give (the span less the host floor); GPU-bound
+# captures save most of their kernels' half, host-bound ones nearly nothing.
+# capture: (verdict, least and most saving, as fractions of the span)
+SENSITIVITY = {
+    "h100_graph_840_kernels": ("GPU", 0.40, 0.50),
+    "h100_transformer_large_1296_kernels": ("GPU", 0.05, 0.09),
+    "h100_resnet_large_1956_kernels": ("host", 0.03, 0.06),
+    "h100_resnet_1036_kernels": ("host", 0.0, 0.001),
+    "a100_train_nccl_2700_kernels": ("host", 0.0, 0.001),
+}
+
+
+def test_bounds_predict_what_if(tmp):
+    os.environ["GDSIM_LIBRARY"] = os.path.join(os.path.abspath(BUILD), "libgdsim.so")
+    sys.path.insert(0, os.path.join(HERE, "..", "python"))
+    import gdsim  # noqa: E402
+    for name, (verdict, least, most) in sorted(SENSITIVITY.items()):
+        trace = os.path.join(tmp, name + ".gdt.gz")
+        validate.kineto2gdt.convert(os.path.join(SHARED, name + ".json.gz"), trace, log=io.StringIO())
+        spans = []
+        for scale in ("1", "0.5"):
+            with gdsim.Sim({"sm.cta_time_scale": scale}) as sim:
+                sim.set_kernel_table(False)
+                sim.replay(trace)
+                b = sim.bounds()
+                spans.append(b["span_us"])
+                if scale == "1":
+                    bound = b
+        b = bound
+        saving = (spans[0] - spans[1]) / spans[0]
+        can = (b["span_us"] - b["host_floor_us"]) / b["span_us"]
+        assert b["verdict"] == verdict, (name, b)
+        assert saving <= can + 1e-9, (name, "saved %.4f, the report said at most %.4f" % (saving, can))
+        assert least <= saving <= most, (name, saving)
+        print("ok   %s: %s-bound, kernels twice as fast save %.2f %% (at most %.2f %%, the report said)" % (
+            name, verdict, 100 * saving, 100 * can))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="test-validate-")
     try:
@@ -314,6 +354,7 @@ def main():
         print("ok   split bookkeeping")
         test_metrics(tmp)
         print("ok   metrics on a constructed capture (gap error, stalls, start error without them, split)")
+        test_bounds_predict_what_if(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     for case in CASES + [c + ("closed",) for c in CLOSED_CASES]:

@@ -332,6 +332,8 @@ void gpu2gpc::admit(gd_time_ps now, gd_time_ps t)
     switches_++;
     set_waiting(now, t, false);
     head_ = channel_[win];
+    if (!head_->head_at)
+        head_->head_at = t;
     stalled_ = false;
     reselect(now, t);
 }
@@ -477,6 +479,8 @@ void gpu2gpc::select_head(gd_time_ps now, gd_time_ps t)
     stalled_ = false;
     if (!head_)
         return;
+    if (!head_->head_at)
+        head_->head_at = t;
     for (uint32_t g = 0; g < ngpc_; g++) {
         if (view_.retire[g] <= t) {
             gpc_prefetch(g + 1);
@@ -487,11 +491,21 @@ void gpu2gpc::select_head(gd_time_ps now, gd_time_ps t)
     reselect(now, t);
 }
 
+// A kernel's first CTA launches at `at`, from a step at t: the time it waited for
+// room before that step, from when it was ready to launch as the next kernel (set up,
+// the front end's previous launch or step done: pace), for the run's bounds (bounds.h).
+void gpu2gpc::first_launch(gd_kernel_run *k, gd_time_ps t, gd_time_ps at, gd_time_ps pace)
+{
+    k->first_cta = at;
+    const gd_time_ps ready = std::max({k->dispatched + grid_launch_ps_, k->head_at, pace});
+    k->room_wait = t > ready ? t - ready : 0;
+}
+
 void gpu2gpc::launched(gd_time_ps now, gd_time_ps t, gd_time_ps end)
 {
     gd_kernel_run *k = head_;
     if (k->ctas_launched++ == 0)
-        k->first_cta = t;
+        first_launch(k, t, t, next_launch_);
     k->last_cta = t;
     if (end > k->end)
         k->end = end;
@@ -694,7 +708,7 @@ void gpu2gpc::launch_mask(gd_time_ps now, gd_time_ps at, uint32_t g, const uint3
     if (!b.launched)
         return;
     if (!k->launching) {
-        k->first_cta = at;
+        first_launch(k, step_t_, at, next_step_);
         k->launching = 1;
     }
     if (b.sub) {  // a split CTA has launched when its last sub-workgroup has
@@ -818,7 +832,7 @@ bool gpu2gpc::refill_step(gd_time_ps now, gd_time_ps t)
         masks_++;
     }
     if (!k->launching) {
-        k->first_cta = at;
+        first_launch(k, t, at, next_step_);
         k->launching = 1;
     }
     k->last_cta = at;

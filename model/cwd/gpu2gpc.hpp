@@ -138,6 +138,7 @@ private:
     gd_time_ps next_event() const;
     void step(gd_time_ps now, gd_time_ps t, uint32_t g, gd_kernel_run *launch, bool conditional,
               uint32_t beat_free, uint32_t beat_gpc);
+    void first_launch(gd_kernel_run *k, gd_time_ps t, gd_time_ps at, gd_time_ps pace);
     void launched(gd_time_ps now, gd_time_ps t, gd_time_ps end);
     gd_time_ps kernel_completes(gd_time_ps t);
     void select_head(gd_time_ps now, gd_time_ps t);

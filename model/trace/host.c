@@ -54,8 +54,10 @@ void gd_host_origin(gd_host *h, uint64_t origin_ns)
 {
     h->origin_ns = origin_ns;
     h->have_origin = 1;
-    for (uint32_t i = 0; i < h->nthreads; i++)
+    for (uint32_t i = 0; i < h->nthreads; i++) {
         h->t[i].ready = h->t[i].start_ns > origin_ns ? (h->t[i].start_ns - origin_ns) * GD_PS_PER_NS : 0;
+        gd_path_start(&h->t[i].path, h->t[i].ready);
+    }
 }
 
 /* A new item at the tail of thread's queue. */
@@ -239,6 +241,10 @@ static int conds_met(const gd_host *h, const gd_host_thread *t)
 
 static void wait_over(gd_host *h, gd_host_thread *t, gd_time_ps now)
 {
+    if (h->bounds)  /* its predecessor: the later of itself and what it waited for */
+        gd_path_join(&t->path, gd_bounds_awaited(h->bounds, t->wait_kind, t->wait_target));
+    gd_path_extend(&t->path, now, GD_PATH_HELD);  /* (the awaited work completed at now) */
+    gd_path_extend(&t->path, now + t->wait_tail, GD_PATH_HOST_SYNC);
     t->waiting = 0;
     t->waited_ps += now - t->wait_began;
     h->waited_ps += now - t->wait_began;
@@ -266,9 +272,24 @@ gd_time_ps gd_host_completed(gd_host *h, const gd_kernel_run *r, gd_time_ps now)
     return first;
 }
 
+/* The thread's path to an item issued at now: its gap, then held back until now. */
+static void issue_path(gd_host_thread *t, const gd_host_item *it, gd_time_ps now)
+{
+    gd_path_extend(&t->path, t->ready + it->gap, GD_PATH_HOST_CPU);
+    gd_path_extend(&t->path, now, GD_PATH_HELD);
+}
+
+void gd_host_issue_path(gd_host *h, uint32_t thread, gd_time_ps now, gd_path *out)
+{
+    gd_host_thread *t = &h->t[thread];
+    issue_path(t, &t->q[t->head], now);
+    *out = t->path;
+}
+
 void gd_host_call_done(gd_host *h, uint32_t thread, gd_time_ps now)
 {
     gd_host_thread *t = &h->t[thread];
+    issue_path(t, &t->q[t->head], now);
     t->cpu_ps += t->q[t->head].gap;
     h->cpu_ps += t->q[t->head].gap;
     t->calls++;
@@ -297,6 +318,7 @@ int gd_host_begin_wait(gd_host *h, uint32_t thread, gd_time_ps now)
 {
     gd_host_thread *t = &h->t[thread];
     gd_host_item it = t->q[t->head];
+    issue_path(t, &it, now);
     pop(t);
     t->cpu_ps += it.gap;
     h->cpu_ps += it.gap;
@@ -319,6 +341,8 @@ int gd_host_begin_wait(gd_host *h, uint32_t thread, gd_time_ps now)
         return -1;
     t->wait_began = now;
     t->wait_tail = it.tail;
+    t->wait_kind = it.kind;
+    t->wait_target = it.target;
     if (!t->nconds) {
         wait_over(h, t, now);
         return 1;

@@ -27,6 +27,7 @@
 
 #include <stdint.h>
 
+#include "bounds.h"
 #include "gd_util.h"
 #include "packet.h"
 #include "trace.h"
@@ -66,6 +67,9 @@ typedef struct gd_host_thread {
     uint32_t nconds, capconds;
     gd_time_ps wait_began;      /* the wait in progress: when it was issued */
     gd_time_ps wait_tail;
+    uint32_t wait_target;       /* the wait in progress: what it waits for (gd_bounds_awaited) */
+    uint8_t wait_kind;
+    gd_path path;               /* its path to ready (bounds.h) */
     char name[64];
     /* what it did (the report's host section) */
     uint64_t calls, waits;
@@ -88,6 +92,7 @@ typedef struct gd_host {
     int eof;                    /* the trace has no more records */
     uint64_t origin_ns;
     int have_origin;
+    const gd_bounds *bounds;    /* the paths of what waits wait for (null: the paths are not kept) */
     /* what the threads did, together (the report's host section) */
     uint64_t calls, waits;
     gd_time_ps cpu_ps, waited_ps;
@@ -134,6 +139,9 @@ static inline int gd_host_in_order(const gd_host *h, const gd_kernel_run *r)
  * end: the earliest time a thread is ready again, else GD_TIME_NEVER). */
 int gd_host_submitted(gd_host *h, const gd_kernel_run *r);  /* 0, or -1 when out of memory */
 gd_time_ps gd_host_completed(gd_host *h, const gd_kernel_run *r, gd_time_ps now);
+/* The path of the head call of thread to a submit at now (its gap, then held back
+ * until now) into *out. */
+void gd_host_issue_path(gd_host *h, uint32_t thread, gd_time_ps now, gd_path *out);
 /* The head call of thread has submitted all its runs at now: it returns. */
 void gd_host_call_done(gd_host *h, uint32_t thread, gd_time_ps now);
 /* Issue the head wait of thread at now: 1 when it is satisfied at once (the thread is

@@ -25,6 +25,26 @@ enum gd_packet_kind {
     GD_PKT_PIPELINE         /* pipeline launch (AQL vendor-specific packet, seed 002): the meta-scheduler runs it */
 };
 
+/* The account of a path to an event (bounds.h): when the event happened and how the
+ * time before it splits along its critical path by category (enum gd_path_cat, the
+ * categories summing to at), with the event's time under two what-ifs: every GPU-side
+ * duration zero (host_floor) and every host duration zero (gpu_floor). */
+enum gd_path_cat {
+    GD_PATH_HOST_CPU = 0,   /* a host thread's CPU time between calls (open loop: to the captured submit time) */
+    GD_PATH_HOST_SYNC,      /* a host wait's tail: from the awaited work's completion to the call's return */
+    GD_PATH_HELD,           /* a host call held back: its queue full, or another thread's earlier packet of it not in */
+    GD_PATH_FRONT_END,      /* dependencies met -> first CTA, and last CTA's end -> completion signalled */
+    GD_PATH_SMS_FULL,       /* the distributor's next kernel, ready to launch, waiting for room on the SMs */
+    GD_PATH_KERNELS,        /* first CTA launched -> last CTA done */
+    GD_PATH_COPIES,         /* a copy or another non-kernel command running on its engine */
+    GD_PATH_CATS
+};
+typedef struct gd_path {
+    gd_time_ps at;
+    gd_time_ps cat[GD_PATH_CATS];
+    gd_time_ps host_floor, gpu_floor;
+} gd_path;
+
 /* One packet on its way through the model; times in ps since the trace origin.
  * For a non-kernel command first_cta is when its engine starts it and end when
  * it finishes; a barrier packet has only the packet-processor stages. */
@@ -72,6 +92,10 @@ typedef struct gd_kernel_run {
     struct gd_kernel_run *next_free;
     struct gd_kernel_run *host_next;  /* the closed-loop host (host.h): the next run of its call */
     uint64_t host_qseq;         /* the closed-loop host: its place among its trace queue's runs, in trace order */
+    gd_path path;               /* the path to its submit (bounds.h) */
+    uint64_t bseq;              /* its place in submit order (bounds.h) */
+    gd_time_ps head_at;         /* kernels: when it first became the distributor's next to launch (0: not yet) */
+    gd_time_ps room_wait;       /* kernels: from ready to launch as the distributor's next to its first CTA's step */
     gd_aql_dispatch ref_pkt;    /* rsb_access 1: the dispatch the reference packet installs */
     /* multi-tenant command (seed 004): from the trace, or derived (trace.h gd_tenant_default) */
     uint32_t vid;               /* virtual queue (tenant) */

@@ -33,6 +33,70 @@ void host_json(FILE *f, const gd_section_ctx *c)
                  gd_stats_get(c->stats, c->block, "waits"), gd_stats_get(c->stats, c->block, "cpu") * 1e-6,
                  gd_stats_get(c->stats, c->block, "waited") * 1e-6);
 }
+// The bounds section (bounds.h): the verdict, the critical path by category, the GPU's
+// time by state and the floors. Text in us to the ns below, as the simulated time.
+double us(gd_time_ps ps) { return (double)(ps / GD_PS_PER_NS) * 1e-3; }
+
+void bounds_text(FILE *f, const gd_section_ctx *c)
+{
+    const double span = (double)gd_stats_get(c->stats, c->block, "span");
+    if (span <= 0) {
+        std::fprintf(f, "  bounds              none: no packet completed\n");
+        return;
+    }
+    gd_path end{};
+    end.at = (gd_time_ps)span;
+    for (int i = 0; i < GD_PATH_CATS; i++)
+        end.cat[i] = gd_stats_get(c->stats, c->block, gd_path_cat_key(i));
+    gd_time_ps share[3];
+    const int v = gd_bounds_verdict(&end, share);
+    const char *side[] = {"the host", "the front end", "the GPU"};
+    const double hf = (double)gd_stats_get(c->stats, c->block, "host_floor");
+    const double gf = (double)gd_stats_get(c->stats, c->block, "gpu_floor");
+    std::fprintf(f, "  bounds              %s-bound: %s holds %.1f %% of the critical path (host %.1f %%, front end "
+                 "%.1f %%, GPU %.1f %%)", gd_bound_name(v), side[v], 100.0 * (double)share[v] / span,
+                 100.0 * (double)share[0] / span, 100.0 * (double)share[1] / span, 100.0 * (double)share[2] / span);
+    if (v == GD_BOUND_HOST && gf >= GD_BOUNDS_CLOSE * span)  // the other side's floor near the span
+        std::fprintf(f, "; the GPU close behind (its floor %.1f %% of the span)", 100.0 * gf / span);
+    else if (v != GD_BOUND_HOST && hf >= GD_BOUNDS_CLOSE * span)
+        std::fprintf(f, "; the host close behind (its floor %.1f %% of the span)", 100.0 * hf / span);
+    std::fprintf(f, "\n");
+    std::fprintf(f, "  critical path, us  ");
+    for (int i = 0; i < GD_PATH_CATS; i++)
+        std::fprintf(f, "%s %s %.3f", i ? "," : "", gd_path_cat_name(i), us(end.cat[i]));
+    std::fprintf(f, "\n");
+    double g[GD_GPU_STATES];
+    for (int i = 0; i < GD_GPU_STATES; i++)
+        g[i] = 100.0 * (double)gd_stats_get(c->stats, c->block, gd_gpu_state_key(i)) / span;
+    std::fprintf(f, "  GPU time            busy %.1f %% (kernels %.1f %%, copies alone %.1f %%); idle %.1f %%: front end "
+                 "%.1f %%, waiting on a dependency %.1f %%, nothing submitted %.1f %%\n", g[0] + g[1], g[0], g[1],
+                 g[2] + g[3] + g[4], g[2], g[3], g[4]);
+    std::fprintf(f, "  floors              host %.3f us (every GPU-side duration zero), GPU %.3f us (every host gap "
+                 "zero): a faster GPU shortens the span by at most %.1f %%, a faster host by at most %.1f %%\n",
+                 us((gd_time_ps)hf), us((gd_time_ps)gf), 100.0 * (span - hf) / span, 100.0 * (span - gf) / span);
+}
+
+void bounds_json(FILE *f, const gd_section_ctx *c)
+{
+    const gd_time_ps span = gd_stats_get(c->stats, c->block, "span");
+    gd_path end{};
+    end.at = span;
+    for (int i = 0; i < GD_PATH_CATS; i++)
+        end.cat[i] = gd_stats_get(c->stats, c->block, gd_path_cat_key(i));
+    gd_time_ps share[3];
+    const int v = gd_bounds_verdict(&end, share);
+    std::fprintf(f, "  \"bounds\": {\"verdict\": \"%s\", \"span_us\": %.6f, \"critical_path_us\": {",
+                 span ? gd_bound_name(v) : "none", (double)span * 1e-6);
+    for (int i = 0; i < GD_PATH_CATS; i++)
+        std::fprintf(f, "%s\"%s\": %.6f", i ? ", " : "", gd_path_cat_key(i), (double)end.cat[i] * 1e-6);
+    std::fprintf(f, "}, \"gpu_us\": {");
+    for (int i = 0; i < GD_GPU_STATES; i++)
+        std::fprintf(f, "%s\"%s\": %.6f", i ? ", " : "", gd_gpu_state_key(i),
+                     (double)gd_stats_get(c->stats, c->block, gd_gpu_state_key(i)) * 1e-6);
+    std::fprintf(f, "}, \"host_floor_us\": %.6f, \"gpu_floor_us\": %.6f},\n",
+                 (double)gd_stats_get(c->stats, c->block, "host_floor") * 1e-6,
+                 (double)gd_stats_get(c->stats, c->block, "gpu_floor") * 1e-6);
+}
 }  // namespace
 
 trace_source::trace_source(sc_core::sc_module_name name, host_env &env, bool condensed_overlap,
@@ -44,6 +108,9 @@ trace_source::trace_source(sc_core::sc_module_name name, host_env &env, bool con
       cta_time_ppm_(cta_time_ppm)
 {
     gd_host_init(&host_, max_lookahead);
+    if (gd_bounds_init(&bounds_))
+        throw std::bad_alloc();  // the replay ends with GD_ENOMEM
+    host_.bounds = &bounds_;
     space_in.register_b_transport(this, &trace_source::space_bt);
     space_in.register_get_direct_mem_ptr(this, &trace_source::space_dmi);  // its direct transport
     if (stats) {
@@ -56,11 +123,42 @@ trace_source::trace_source(sc_core::sc_module_name name, host_env &env, bool con
         gd_stats_add(stats, basename(), "waited", "ps",
                      "the threads' time in waits for the GPU, to their completion (closed loop)", &host_.waited_ps);
         gd_stats_add_section(stats, basename(), host_text, host_json);
+        static const char *const state_desc[GD_GPU_STATES] = {
+            "time a kernel's CTAs were on the SMs", "time only copies or other commands ran",
+            "idle time with a packet in the front end (dependencies met, not launched; or completing)",
+            "idle time with packets submitted, each waiting for another's completion",
+            "idle time with nothing submitted and not completed"};
+        gd_stats_add(stats, "bounds", "span", "ps", "the critical path: first submit to last completion",
+                     &bounds_.end.at);
+        for (int i = 0; i < GD_PATH_CATS; i++)
+            gd_stats_add(stats, "bounds", gd_path_cat_key(i), "ps", "the critical path's time in this category",
+                         &bounds_.end.cat[i]);
+        for (int i = 0; i < GD_GPU_STATES; i++)
+            gd_stats_add(stats, "bounds", gd_gpu_state_key(i), "ps", state_desc[i], &bounds_.gpu[i]);
+        gd_stats_add(stats, "bounds", "host_floor", "ps", "the span with every GPU-side duration zero",
+                     &bounds_.all.host_floor);
+        gd_stats_add(stats, "bounds", "gpu_floor", "ps", "the span with every host duration zero",
+                     &bounds_.all.gpu_floor);
+        gd_stats_add_section(stats, "bounds", bounds_text, bounds_json);
     }
     wake_.notify(0);  // the first packets
 }
 
-trace_source::~trace_source() { gd_host_destroy(&host_); }
+trace_source::~trace_source()
+{
+    gd_host_destroy(&host_);
+    gd_bounds_destroy(&bounds_);
+}
+
+bool trace_source::submitted(gd_kernel_run *r)
+{
+    gd_path_extend(&r->path, r->submit, GD_PATH_HELD);
+    if (gd_bounds_submitted(&bounds_, r) == 0)
+        return true;
+    gd_err_set(env_.err, GD_ENOMEM, "out of memory");
+    fail(GD_ENOMEM);
+    return false;
+}
 
 void trace_source::fail(int code)
 {
@@ -75,6 +173,11 @@ bool trace_source::space(op_code code, void *body, sc_core::sc_time &delay)
     if (code == op::packet_completed) {  // nothing to write back: the trace knows its completions
         auto *b = static_cast<packet_completed_body *>(body);
         b->same_domain = b->domain == &*dom_;
+        if (gd_bounds_completed(&bounds_, b->run, nullptr)) {
+            gd_err_set(env_.err, GD_ENOMEM, "out of memory");
+            fail(GD_ENOMEM);
+            return true;
+        }
         if (mode_ == CLOSED) {  // a thread waiting for it may go on
             gd_time_ps at = gd_host_completed(&host_, b->run, now_ps() + ps_of(delay));
             if (at != GD_TIME_NEVER)
@@ -370,11 +473,14 @@ bool trace_source::issue_call(uint32_t thread, gd_time_ps now)
             return false;  // another thread's earlier packet of its queue first
         submit_body b{r, false};  // (the packet processor stamps its submit time when it takes it)
         sc_core::sc_time d = dom_->delay_to(now);
+        gd_host_issue_path(&host_, thread, now, &r->path);
         ch_.call(doorbell_out, op::submit, &b, d);
         if (!b.accepted) {
             host_.t[thread].stalled = 1;  // the packet processor calls space() when there is room
             return false;
         }
+        if (!submitted(r))
+            return false;
         if (gd_host_submitted(&host_, r)) {
             gd_err_set(env_.err, GD_ENOMEM, "out of memory");
             fail(GD_ENOMEM);
@@ -459,11 +565,14 @@ void trace_source::wake(gd_time_ps now)
         }
         submit_body b{pending_, false};
         sc_core::sc_time d = dom_->delay_to(now);
+        gd_path_start(&pending_->path, pending_->submit);  // the captured submit time: the host's
         ch_.call(doorbell_out, op::submit, &b, d);
         if (!b.accepted) {
             blocked_ = true;  // the packet processor calls space() when there is room
             return;
         }
+        if (!submitted(pending_))
+            return;
         pending_ = nullptr;
         batch_pos_++;
     }

@@ -18,6 +18,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "bounds.h"
 #include "domain.hpp"
 #include "gd_msg.hpp"
 #include "sc_compat.hpp"
@@ -62,6 +63,7 @@ public:
     uint64_t dispatches() const { return next_index_; }  // kernel dispatches submitted
     bool closed() const { return mode_ == CLOSED; }
     const gd_host &host() const { return host_; }
+    const gd_bounds &bounds() const { return bounds_; }
 
 private:
     void wake(gd_time_ps now);  // its wake-up in the domain (and once at start)
@@ -101,6 +103,8 @@ private:
     uint32_t cta_time_ppm_ = 1000000;  // sm.cta_time_scale
     bool have_rec_ = false;  // rec_ holds a packet the open loop has not taken yet
     gd_host host_;
+    gd_bounds bounds_;  // what bounds the replay (bounds.h): its report section
+    bool submitted(gd_kernel_run *r);  // a packet went in: its path to there (false: out of memory)
 };
 
 }  // namespace gd

@@ -335,6 +335,15 @@ class Sim:
             self._summary = json.loads(self._written(_lib.gd_sim_write_summary_json, "summary.json"))
         return self._summary
 
+    def bounds(self):
+        """What bounds the last replay (docs/WHATIF.md): a dict with verdict ("host",
+        "front-end" or "GPU"), span_us, critical_path_us (host_cpu, host_sync, held,
+        front_end, sms_full, kernels, copies: summing to the span), gpu_us (busy_kernels,
+        busy_copies, idle_front_end, idle_dependency, idle_nothing_submitted), host_floor_us
+        and gpu_floor_us. The summary's "bounds" object; a replay of a platform's queues
+        (no trace) has none: {}."""
+        return self.summary().get("bounds", {})
+
     def report(self):
         """The last replay's text report (what `gdsim replay` prints)."""
         return self._written(_lib.gd_sim_write_summary_text, "report.txt")

@@ -1,0 +1,120 @@
+/* bounds.h - what bounds a replay (issue 41; docs/WHATIF.md): the critical path to its
+ * last completion, the GPU's busy and idle time by cause, and the two floors no
+ * what-if can beat. Pure C, fed by the host (trace_source.cpp, host.c) as packets are
+ * submitted and complete; memory bounded by the packets in flight.
+ *
+ * The critical path. Every event carries a gd_path (packet.h): its time, that time
+ * split by category along the chain of events that decided it, and its time under
+ * two reweightings of that chain. A packet's dependencies are met when the latest of
+ * its submit, its queue's earlier packets (the barrier bit) and the packets of the
+ * signals it waits on (a barrier packet) have completed: the latest one is its
+ * predecessor on the path. From there the path runs through the front end (and the
+ * distributor's wait for room on the SMs, gd_kernel_run.room_wait) to its first
+ * CTA, its execution (kernels, or a copy), and the front end again to its completion.
+ * A host thread's path runs through its CPU gaps, its calls held back, and through the
+ * waits: a wait's predecessor is the latest of the thread itself and what it waited
+ * for, then its tail. The categories of the last completion's path sum to the span.
+ *
+ * The floors: host_floor is the longest chain with every GPU-side segment zero (the
+ * span an infinitely fast GPU would give: the host's CPU and sync tails alone);
+ * gpu_floor the longest with every host segment zero (the GPU's chains with their
+ * replayed durations, the host submitting at once). Both are longest paths through
+ * the dependencies of this replay with its durations kept, not replays of their own:
+ * the span is at least each of them, and a what-if on one side cannot take the span
+ * below the other side's floor.
+ *
+ * The GPU's time: a sweep over every packet's stages, in time order (a completed
+ * packet's are held until no packet in flight can still add an earlier one: memory
+ * bounded by the packets in flight and their time): busy while a kernel runs
+ * (or only a copy), otherwise idle because a packet is in the front end, or one waits
+ * for a dependency, or nothing is submitted (the host). */
+#ifndef GD_BOUNDS_H
+#define GD_BOUNDS_H
+
+#include <stdint.h>
+
+#include "heap.h"  /* gd_heap_entry */
+#include "packet.h"
+#include "trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The categories of the host (the rest are the GPU's: a queue held full is the GPU's
+ * doing). */
+#define GD_PATH_HOST_MASK ((1u << GD_PATH_HOST_CPU) | (1u << GD_PATH_HOST_SYNC))
+
+/* A path starting at 0 reaching t as the host's own time (a thread's start, an
+ * open-loop packet's captured submit time). */
+void gd_path_start(gd_path *p, gd_time_ps t);
+/* The path goes on to t (no earlier than p->at) in category cat. */
+void gd_path_extend(gd_path *p, gd_time_ps t, int cat);
+/* p joins q: the later of the two is the predecessor (p on a tie); each floor is the
+ * larger. */
+void gd_path_join(gd_path *p, const gd_path *q);
+
+/* What the GPU did over the span (ps). */
+enum gd_gpu_state {
+    GD_GPU_KERNELS = 0,     /* a kernel's CTAs on the SMs */
+    GD_GPU_COPIES,          /* no kernel; a copy or another command running */
+    GD_GPU_FRONT_END,       /* idle; a packet between its dependencies met and its first CTA, or completing */
+    GD_GPU_DEPENDENCY,      /* idle; packets submitted, each waiting for another's completion */
+    GD_GPU_NOTHING,         /* idle; nothing submitted and not completed (the host) */
+    GD_GPU_STATES
+};
+
+typedef struct gd_bounds {
+    gd_path *qpath;             /* by hardware queue: its completed packets' paths joined */
+    gd_path *tqpath;            /* by trace queue (the host's waits) */
+    gd_path *sigpath;           /* by signal number (grown) */
+    uint32_t nsig;
+    gd_path all;                /* every completed packet's (a device-wide wait) */
+    gd_path end;                /* the latest completion's: the critical path */
+    uint64_t completed;
+    /* the sweep: submit events from the ring (in submit order, which is time order),
+       the other events of completed packets from held (kept sorted: they come nearly
+       in time order, completions in theirs), merged */
+    gd_time_ps *ring;           /* submit times by bseq, from the oldest not swept */
+    uint8_t *done;              /* by bseq: completed */
+    uint64_t swept_sub, head, next;  /* bseq of the first submit not swept / the oldest in flight / the next */
+    uint64_t cap;               /* ring size (a power of two) */
+    gd_heap_entry *held;        /* (time, code << 1 | copy), sorted by time, from held_first */
+    uint64_t held_first, held_n, held_cap;
+    gd_time_ps swept;           /* the sweep has accounted up to here */
+    int64_t pending, front, kernels, copies;  /* packets in each state at swept */
+    gd_time_ps gpu[GD_GPU_STATES];
+    int nomem;
+} gd_bounds;
+
+int gd_bounds_init(gd_bounds *b);  /* 0, or -1 when out of memory */
+void gd_bounds_destroy(gd_bounds *b);
+/* A packet went into its queue (r->submit stamped, r->path its path to then). 0, or
+ * -1 when out of memory (also remembered in nomem). */
+int gd_bounds_submitted(gd_bounds *b, gd_kernel_run *r);
+/* A packet completed: its path to the completion (into *out if not null), the
+ * queues', signal's and the critical path's updated, the sweep advanced. 0, or -1
+ * when out of memory. */
+int gd_bounds_completed(gd_bounds *b, const gd_kernel_run *r, gd_path *out);
+/* The path of what a host wait waits for: a trace queue's packets, a signal's, or the
+ * device's (enum gd_wait_kind). */
+const gd_path *gd_bounds_awaited(const gd_bounds *b, int kind, uint32_t target);
+
+/* The verdict: which of the host (CPU, sync tails), the front end and the GPU
+ * (kernels, copies, waiting for SMs, holding the host back on a full queue) holds the
+ * most of the critical path. */
+enum { GD_BOUND_HOST = 0, GD_BOUND_FRONT_END, GD_BOUND_GPU };
+/* The report names the other side "close behind" when its floor is at least this
+ * share of the span (a what-if on the verdict's side alone then gains little). */
+#define GD_BOUNDS_CLOSE 0.8
+int gd_bounds_verdict(const gd_path *end, gd_time_ps *share);  /* share[3]: each side's time */
+const char *gd_bound_name(int verdict);  /* "host", "front-end", "GPU" */
+const char *gd_path_cat_name(int cat);   /* "host CPU", ... (the report's words) */
+const char *gd_path_cat_key(int cat);    /* "host_cpu", ... (JSON) */
+const char *gd_gpu_state_key(int state); /* "kernels", ... (JSON) */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
