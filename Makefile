@@ -382,7 +382,7 @@ FUZZ_CC = clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover
 # the trace reader and what it calls, no SystemC
 FUZZ_TRACE_SRC = model/trace/trace.c model/trace/aql.c model/trace/condensed.c model/trace/topology.c \
 	    model/cwd/cga.c model/sm/occupancy.c model/sm/alloc.c model/sm/waves.c model/base/gd_util.c \
-	    model/base/config.c
+	    model/base/config.c model/base/cta_rules.c
 FUZZ_RUN = -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 fuzz: deps
 	@SYSTEMC_HOME="$(SYSTEMC_HOME)" scripts/deps.sh clang
@@ -392,7 +392,7 @@ fuzz: deps
 	$(FUZZ_CC) tb/fuzz/fuzz_config.c $(FUZZ_TRACE_SRC) -o $(BUILD)/fuzz/fuzz_config -lm -lz
 	$(FUZZ_CC) -Icli tb/fuzz/fuzz_compare.c cli/compare.c -o $(BUILD)/fuzz/fuzz_compare -lm
 	cp tb/fuzz/corpus/trace/* tb/bad/*.gdt $(BUILD)/fuzz/corpus_trace/
-	cp tb/data/configs/*.cfg tb/bad/*.cfg $(BUILD)/fuzz/corpus_config/
+	cp tb/data/configs/*.cfg tb/bad/*.cfg tb/bad/rules_*.txt $(BUILD)/fuzz/corpus_config/
 	cp traces/topologies/*.topo $(BUILD)/fuzz/corpus_topology/
 	cp tb/fuzz/corpus/compare/* $(BUILD)/fuzz/corpus_compare/
 	cd $(BUILD)/fuzz && ./fuzz_trace $(FUZZ_RUN) -dict=$(CURDIR)/tb/fuzz/trace.dict corpus_trace

@@ -39,6 +39,8 @@ static const char USAGE[] =
     "  --set KEY=VALUE        set a configuration key (repeatable; `gdsim keys` lists them)\n"
     "  --config FILE          read KEY = VALUE lines from FILE ('#' starts a comment);\n"
     "                         later --set and --config override earlier ones\n"
+    "  --cta-time-rules FILE  scale the CTA times of kernels by name: lines FACTOR PATTERN (a glob),\n"
+    "                         the first match wins (same as --set sm.cta_time_rules=FILE; docs/WHATIF.md)\n"
     "  --kernels-csv FILE     write the per-kernel table (one row per kernel, CSV)\n"
     "  --cta-log FILE         write one row per CTA (CSV: kernel_index,cta_id,x,y,z,cga_id,cga_cta_id,\n"
     "                         gpc,sm,launch_ns,end_ns), written as the CTAs launch\n"
@@ -395,6 +397,11 @@ static int cmd_replay(int argc, char **argv)
             rc = set_kv(sim, a + 6, "--set");
         } else if (strcmp(a, "--config") == 0 && has_next) {
             rc = read_config(sim, argv[++i]);
+        } else if (strcmp(a, "--cta-time-rules") == 0 && has_next) {
+            if (gd_sim_set(sim, "sm.cta_time_rules", argv[++i]) != GD_OK) {
+                fprintf(stderr, "gdsim: --cta-time-rules: %s\n", gd_sim_errmsg(sim));
+                rc = 2;
+            }
         } else if (strcmp(a, "--kernels-csv") == 0 && has_next) {
             rc = once(&csv, a, argv[++i]);
         } else if (strcmp(a, "--cta-log") == 0 && has_next) {

@@ -23,6 +23,7 @@
 
 #include "config.h"
 #include "cta_log.h"
+#include "cta_rules.h"
 #include "gpc_waves.hpp"
 #include "gpu_top.hpp"
 #include "occ_series.h"
@@ -70,6 +71,7 @@ struct gd_sim {
     bool running = false;      // a replay runs on this handle (a call from its progress callback)
     volatile int interrupt = 0; // gd_sim_interrupt (a signal handler may set it)
     bool free_pending = false; // gd_sim_free from the progress callback: freed when the replay returns
+    gd_cta_rules rules{};      // sm.cta_time_rules as the last replay read them, with their counts
     gd_config resolved;        // the configuration as resolved against a trace's device ...
     bool resolved_valid = false;  // ... by the last replay or gd_sim_resolve_config, settings unchanged since
 };
@@ -150,6 +152,7 @@ void clear_results(gd_sim *s)
     s->report_live = false;
     gd_run_pool_destroy(&s->pool);
     gd_stats_destroy(&s->stats);
+    gd_cta_rules_free(&s->rules);
     s->have_results = false;
 }
 
@@ -343,6 +346,11 @@ int replay(gd_sim *s, const char *path)
         }
         return rc;
     }
+    if (std::strcmp(s->cfg.sm_cta_time_rules, "none") != 0 &&
+        (rc = gd_cta_rules_load(&s->rules, s->cfg.sm_cta_time_rules, &s->err)) != GD_OK) {
+        gd_trace_close_reader(reader);
+        return rc;
+    }
     gd_trace_set_limits(reader, &s->cfg.sm, s->cfg.max_grid);
     gd_cluster_limits cl = {s->cfg.gpcs, s->cfg.sms_per_gpc, s->cfg.sms_per_tpc, s->cfg.cwd_gpc_cgas_per_sm,
                             s->cfg.cwd_gpc_cga_ids, s->cfg.cwd_lake_scan_limit};
@@ -459,6 +467,7 @@ int replay(gd_sim *s, const char *path)
     host_env.report = &s->report;
     host_env.err = &s->err;
     host_env.progress = &env.progress;
+    host_env.rules = s->rules.n ? &s->rules : nullptr;
 
     uint64_t packets = 0, stalls = 0, queues = 0, peak = 0, outstanding = 0, dispatches = 0;
     gd_time_ps resident_ps = 0, idle_ps = 0, longest_idle_ps = 0;
@@ -477,10 +486,7 @@ int replay(gd_sim *s, const char *path)
             }
             top = new gd::gpu_top("gpu", s->cfg, env, &s->stats);
             // the host joins the GPU's event domain: the replay runs as one stretch of events
-            host = new gd::trace_source("host", host_env, std::string(s->cfg.pp_condensed_overlap) == "on",
-                                        s->cfg.cs_physical_queues, &top->events,
-                                        std::string(s->cfg.host_mode) == "closed", s->cfg.host_max_lookahead,
-                                        &s->stats, s->cfg.sm_cta_time_ppm);
+            host = new gd::trace_source("host", host_env, s->cfg, &top->events, &s->stats);
             host->doorbell_out.bind(top->pp.doorbell_in);
             top->pp.space_out.bind(host->space_in);
             if (!s->vcd_path.empty()) {  // SystemC writes NAME.vcd: a temporary name, renamed at the end
@@ -1144,6 +1150,7 @@ static int write_summary(gd_sim *sim, const char *path, bool json)
     info.stats = &sim->stats;
     info.origin_ns = sim->report.origin_ns;
     info.absolute_times = sim->report.absolute_times;
+    info.cta_rules = sim->rules.n ? &sim->rules : nullptr;
     rc = json ? gd_write_summary_json(f, &sim->cfg, &sim->summary, &info)
               : gd_write_summary_text(f, &sim->cfg, &sim->summary, &info);
     return close_out(sim, &o, rc);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "cta_rules.h"
 #include "gdsim.h"
 #include "occupancy.h"
 #include "tb_util.h"
@@ -308,6 +309,130 @@ START_TEST(config_mutations_never_crash)
 }
 END_TEST
 
+/* Per-kernel CTA time rules (model/base/cta_rules.c, sm.cta_time_rules). */
+static const char RULES[] =
+    "# what-ifs for a faster GEMM library\n"
+    "0.5 *gemm*\n"
+    "\t 2   void at::native::vectorized_elementwise_kernel<4, *>(*)  \r\n"
+    "\n"
+    "0.001 [ab]?\n"
+    "1000 *";
+
+START_TEST(cta_rules)
+{
+    gd_cta_rules r;
+    gd_err e;
+    gd_err_clear(&e);
+    ck_assert_int_eq(gd_cta_rules_parse(&r, RULES, sizeof RULES - 1, "r.txt", &e), GD_OK);
+    ck_assert_uint_eq(r.n, 4);
+    ck_assert_str_eq(r.path, "r.txt");
+    ck_assert_str_eq(r.rule[0].pattern, "*gemm*");
+    ck_assert_uint_eq(r.rule[0].ppm, 500000);
+    ck_assert_uint_eq(r.rule[0].line, 2);
+    /* the rest of the line, blanks around it trimmed (spaces inside kept) */
+    ck_assert_str_eq(r.rule[1].pattern, "void at::native::vectorized_elementwise_kernel<4, *>(*)");
+    ck_assert_uint_eq(r.rule[1].ppm, 2000000);
+    ck_assert_uint_eq(r.rule[1].line, 3);
+    ck_assert_uint_eq(r.rule[2].ppm, 1000);
+    ck_assert_uint_eq(r.rule[3].ppm, 1000000000);
+    ck_assert_uint_eq(r.rule[3].line, 6);  /* the last line needs no newline */
+    /* the first match wins; the glob covers the whole name */
+    ck_assert_int_eq(gd_cta_rules_match(&r, "sm90_xmma_gemm_f16"), 0);
+    ck_assert_int_eq(gd_cta_rules_match(&r, "void at::native::vectorized_elementwise_kernel<4, at::native::"
+                                            "FillFunctor<float>>(int, F, at::detail::Array<char *, 1>)"), 1);
+    ck_assert_int_eq(gd_cta_rules_match(&r, "b7"), 2);
+    ck_assert_int_eq(gd_cta_rules_match(&r, "b77"), 3);
+    ck_assert_int_eq(gd_cta_rules_match(&r, ""), 3);
+    gd_cta_rules_free(&r);
+    gd_cta_rules_free(&r);  /* twice: a no-op */
+    gd_cta_rules_free(NULL);
+    ck_assert_int_eq(gd_cta_rules_parse(&r, "1 a", 3, "r.txt", &e), GD_OK);
+    ck_assert_int_eq(gd_cta_rules_match(&r, "b"), -1);
+    gd_cta_rules_free(&r);
+    static const struct { const char *text; const char *msg; } bad[] = {
+        {"0.5 *a*\n0.5\n", "b.txt:2: '0.5' has no pattern: each line is FACTOR PATTERN, e.g. '0.5 *gemm*'"},
+        {"0.0005 *\n", "b.txt:1: bad factor '0.0005': a decimal from 0.001 to 1000 with at most 6 places"},
+        {"1000.000001 *\n", "b.txt:1: bad factor '1000.000001'"},
+        {"-1 *\n", "b.txt:1: bad factor '-1'"},
+        {"1e3 *\n", "b.txt:1: bad factor '1e3'"},
+        {"x0.5 *\n", "b.txt:1: bad factor 'x0.5'"},
+        {"0.5 a\001b\n", "b.txt:1: a control character (byte 0x01)"},
+        {"0.5 \xff\xfe\n", "b.txt:1: not UTF-8 text"},
+        {"# only comments\n   # and blanks\n\n", "b.txt: no rules (each line FACTOR PATTERN"},
+        {"", "b.txt: no rules"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_int_eq(gd_cta_rules_parse(&r, bad[i].text, strlen(bad[i].text), "b.txt", &e), GD_ECONFIG);
+        ck_assert_msg(strstr(e.msg, bad[i].msg) != NULL, "%zu: %s", i, e.msg);
+        ck_assert_uint_eq(r.n, 0);  /* left empty */
+        ck_assert_ptr_null(r.rule);
+    }
+    ck_assert_int_eq(gd_cta_rules_parse(&r, "0.5 a\0b\n", 8, "b.txt", &e), GD_ECONFIG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "b.txt: a NUL byte: not a rules file"));
+    /* at most GD_CTA_RULES_MAX rules */
+    size_t n = (GD_CTA_RULES_MAX + 1) * 4;
+    char *many = malloc(n + 1);
+    for (size_t i = 0; i < GD_CTA_RULES_MAX + 1; i++)
+        memcpy(many + 4 * i, "1 a\n", 4);
+    ck_assert_int_eq(gd_cta_rules_parse(&r, many, n - 4, "m.txt", &e), GD_OK);
+    ck_assert_uint_eq(r.n, GD_CTA_RULES_MAX);
+    gd_cta_rules_free(&r);
+    ck_assert_int_eq(gd_cta_rules_parse(&r, many, n, "m.txt", &e), GD_ECONFIG);
+    ck_assert_ptr_nonnull(strstr(e.msg, "m.txt:4097: more than 4096 rules"));
+    free(many);
+    /* a file: missing, then one */
+    ck_assert_int_eq(gd_cta_rules_load(&r, "/nonexistent/rules.txt", &e), GD_EIO);
+    ck_assert_ptr_nonnull(strstr(e.msg, "/nonexistent/rules.txt: cannot open: No such file or directory"));
+    char *path = tb_tmp_path(".txt");
+    FILE *f = fopen(path, "w");
+    fputs(RULES, f);
+    fclose(f);
+    ck_assert_int_eq(gd_cta_rules_load(&r, path, &e), GD_OK);
+    ck_assert_uint_eq(r.n, 4);
+    ck_assert_str_eq(r.path, path);
+    gd_cta_rules_free(&r);
+    remove(path);
+    free(path);
+}
+END_TEST
+
+/* 20,000 mutations of a rules file: each parses or fails with a message naming the
+ * file, leaving nothing; what parses has patterns and factors in range. */
+START_TEST(cta_rules_mutations_never_crash)
+{
+    size_t n = sizeof RULES - 1;
+    char *buf = malloc(n + 64);
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    size_t ok = 0, err = 0;
+    static const char alphabet[] = "0123456789. *?[]!-#\n\t\rabgemx";
+    for (int it = 0; it < 20000; it++) {
+        size_t len = tb_mutate(buf, RULES, n, &x, alphabet);
+        gd_cta_rules r;
+        gd_err e;
+        gd_err_clear(&e);
+        int rc = gd_cta_rules_parse(&r, buf, len, "m.txt", &e);
+        if (rc == GD_OK) {
+            ck_assert_uint_gt(r.n, 0);
+            for (uint32_t i = 0; i < r.n; i++) {
+                ck_assert(r.rule[i].pattern[0] != '\0');
+                ck_assert(r.rule[i].ppm >= GD_CTA_RULE_MIN_PPM && r.rule[i].ppm <= GD_CTA_RULE_MAX_PPM);
+            }
+            (void)gd_cta_rules_match(&r, "void gemm_kernel<4>(float *)");
+            gd_cta_rules_free(&r);
+            ok++;
+        } else {
+            ck_assert_int_eq(rc, GD_ECONFIG);
+            ck_assert_msg(strncmp(e.msg, "m.txt", 5) == 0, "message without the source: %s", e.msg);
+            ck_assert_uint_eq(r.n, 0);
+            err++;
+        }
+    }
+    ck_assert_uint_gt(ok, 100);
+    ck_assert_uint_gt(err, 100);
+    free(buf);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("config");
@@ -320,6 +445,8 @@ int main(void)
     tcase_add_test(tc, config_text);
     tcase_add_test(tc, scale_values);
     tcase_add_test(tc, config_mutations_never_crash);
+    tcase_add_test(tc, cta_rules);
+    tcase_add_test(tc, cta_rules_mutations_never_crash);
     suite_add_tcase(s, tc);
     return tb_run_suite(s);
 }

@@ -1161,6 +1161,8 @@ static double csv_num(const char *csv, int i, int col)
 }
 #define COL_QUEUE 2
 #define COL_SUBMIT 10
+#define COL_FIRST 11
+#define COL_END 13
 
 START_TEST(closed_loop_follows_the_gpu)
 {
@@ -1263,6 +1265,76 @@ START_TEST(closed_loop_threads_independent)
 }
 END_TEST
 
+/* What-ifs on the captured times (docs/WHATIF.md): per-kernel CTA time rules scale the
+ * kernels their first matching rule names, and count what each matched; the host's CPU
+ * scale shortens each iteration's gap and tail. */
+START_TEST(cta_time_rules_and_host_scale)
+{
+    char *path = loop_trace(1000, 1);
+    char *rules = tb_tmp_path(".txt");
+    FILE *f = fopen(rules, "w");
+    fputs("# the step kernel twice as fast\n0.5 st*\n2 nothing*\n0.25 step\n", f);
+    fclose(f);
+    gd_sim *sim = small_gpu();
+    ck_assert_int_eq(gd_sim_set(sim, "sm.cta_time_rules", rules), GD_OK);
+    char *csv = replay_csv(sim, path);
+    gd_summary s;
+    for (int i = 0, step = 0; i < LOOP_N + 11; i++)  /* the steps as with sm.cta_time_scale=0.5 */
+        if (csv_num(csv, i, COL_QUEUE) == 0) {
+            ck_assert(csv_num(csv, i, COL_SUBMIT) == 1000.0 + (760.0 + 500.0) * step);
+            step++;
+        }
+    for (int i = 0; i < LOOP_N + 11; i++) {  /* step kernels 500 ns, the loader's as captured */
+        double d = csv_num(csv, i, COL_END) - csv_num(csv, i, COL_FIRST);
+        ck_assert_msg(d == 500.0, "kernel %d (queue %.0f) ran %.3f ns", i, csv_num(csv, i, COL_QUEUE), d);
+    }
+    char *json = written(sim, gd_sim_write_summary_json, ".json");
+    char want[600];
+    snprintf(want, sizeof want, "\"rules\": {\"file\": \"%s\", \"rules\": [{\"line\": 2, \"pattern\": \"st*\", \"scale\": "
+             "0.5, \"kernels\": 1, \"dispatches\": 4}, {\"line\": 3, \"pattern\": \"nothing*\", \"scale\": 2, "
+             "\"kernels\": 0, \"dispatches\": 0}, {\"line\": 4, \"pattern\": \"step\", \"scale\": 0.25, \"kernels\": 0, "
+             "\"dispatches\": 0}], \"unmatched_kernels\": 1, \"unmatched_dispatches\": 11}}", rules);
+    ck_assert_msg(strstr(json, want) != NULL, "no %s in %s", want, json);
+    char *text = written(sim, gd_sim_write_summary_text, ".txt");
+    ck_assert_ptr_nonnull(strstr(text, "    line 2    x0.5      4 dispatches of 1 kernels  st*\n"));
+    ck_assert_ptr_nonnull(strstr(text, "    no rule             11 dispatches of 1 kernels (as measured)\n"));
+    free(text);
+    free(json);
+    free(csv);
+    /* a second replay counts afresh; without the rules, as captured */
+    ck_assert_int_eq(gd_sim_replay_file(sim, path), GD_OK);
+    json = written(sim, gd_sim_write_summary_json, ".json");
+    ck_assert_msg(strstr(json, want) != NULL, "second replay: %s", json);
+    free(json);
+    ck_assert_int_eq(gd_sim_set(sim, "sm.cta_time_rules", "none"), GD_OK);
+    csv = replay_csv(sim, path);
+    ck_assert(csv_num(csv, LOOP_N + 10, COL_QUEUE) == 0.0);  /* the last step, as captured */
+    ck_assert(csv_num(csv, LOOP_N + 10, COL_SUBMIT) == 1000.0 + (760.0 + 1000.0) * (LOOP_N - 1));
+    free(csv);
+    json = written(sim, gd_sim_write_summary_json, ".json");
+    ck_assert_ptr_nonnull(strstr(json, "\"scale\": 1, \"rules\": null}"));
+    free(json);
+    gd_sim_free(sim);
+    remove(path);
+    free(path);
+    /* the host's CPU: gaps (300) and tails (100) at half and at zero */
+    path = loop_trace(1000, 0);
+    for (int z = 0; z < 2; z++) {
+        sim = small_gpu();
+        ck_assert_int_eq(gd_sim_set(sim, "host.cpu_time_scale", z ? "0" : "0.5"), GD_OK);
+        ck_assert_int_eq(gd_sim_replay_file(sim, path), GD_OK);
+        gd_sim_summary(sim, &s);
+        ck_assert_uint_eq(s.sim_time_ns, LOOP_N * (360 + 1000) + (LOOP_N - 1) * (z ? 0 : 200));
+        ck_assert_uint_eq(stat_value(sim, "bounds", "host_cpu"), z ? 0 : 3 * 150000);
+        gd_sim_free(sim);
+    }
+    remove(rules);
+    free(rules);
+    remove(path);
+    free(path);
+}
+END_TEST
+
 START_TEST(empty_trace)
 {
     char *path;
@@ -1346,6 +1418,7 @@ int main(void)
     tcase_add_test(tc, empty_trace);
     tcase_add_test(tc, closed_loop_follows_the_gpu);
     tcase_add_test(tc, closed_loop_threads_independent);
+    tcase_add_test(tc, cta_time_rules_and_host_scale);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return tb_run_suite(s);

@@ -487,6 +487,20 @@ static const key_def KEYS[] = {
      "keeps the per-CTA times measured on its own unless told: 0.5 asks what kernels twice as fast "
      "would do.",
      "1: the trace's own times"},
+    {"sm.cta_time_rules", T_STRING, OFF(sm_cta_time_rules), 0, sizeof(((gd_config *)0)->sm_cta_time_rules), 0,
+     NULL, "none",
+     "A file of per-kernel CTA time rules (`gdsim replay --cta-time-rules FILE`): one rule per line, "
+     "FACTOR PATTERN, the CTA durations of the dispatches whose kernel name matches the shell glob "
+     "PATTERN multiplied by FACTOR (0.001 to 1000, as sm.cta_time_scale, and on top of it); the first "
+     "matching rule wins, kernels no rule matches keep their times; the report counts each rule's "
+     "kernels and dispatches (docs/WHATIF.md). none: no rules.",
+     "none: the trace's own times"},
+    {"host.cpu_time_scale", T_SCALE, OFF(host_cpu_time_ppm), 0, 1000000000, 0, NULL, "1",
+     "Closed loop: every host thread's CPU time between its calls and every wait's tail (from the "
+     "awaited work's completion to the call's return) is multiplied by this: 0.5 asks what a host "
+     "twice as fast would do, 0 what an infinitely fast one would (the GPU floor's question, with "
+     "the GPU's overlaps re-simulated). Threads keep their captured starts; open loop is unchanged.",
+     "1: the capture's own CPU times"},
     {"host.mode", T_ENUM, OFF(host_mode), 0, 0, 0, "closed|open", "closed",
      "The host of a trace with host threads (format 1.10: a capture converted by kineto2gdt.py). "
      "closed: each host thread issues its calls and waits in order, a call its captured CPU gap "
@@ -817,7 +831,7 @@ const char *gd_settings_get(const gd_settings *s, const char *key)
 }
 
 /* A T_SCALE value (millionths) as the shortest decimal: 0.5, 1, 2.25. */
-static void scale_text(char *buf, size_t size, uint32_t v)
+void gd_scale_text(char *buf, size_t size, uint32_t v)
 {
     uint32_t frac = v % 1000000;
     int places = 6;
@@ -848,8 +862,8 @@ static void accepted_text(char *buf, size_t size, const key_def *d)
         break;
     case T_SCALE: {
         char lo[24], hi[24];
-        scale_text(lo, sizeof lo, d->min);
-        scale_text(hi, sizeof hi, d->max);
+        gd_scale_text(lo, sizeof lo, d->min);
+        gd_scale_text(hi, sizeof hi, d->max);
         snprintf(buf, size, "a decimal from %s to %s with at most 6 places", lo, hi);
         break;
     }
@@ -880,7 +894,7 @@ static int parse_u32(const char *s, uint32_t *out)
 /* Parse value for key d into cfg (when cfg is non-NULL). Returns 0 or -1. For
  * T_LIST the element count goes to *count. */
 /* A T_SCALE value: digits, optionally '.' and 1 to 6 digits, into millionths. */
-static int parse_scale(const char *s, uint64_t *out)
+int gd_scale_parse(const char *s, uint64_t *out)
 {
     uint64_t whole = 0, frac = 0;
     const char *p = s;
@@ -912,7 +926,7 @@ static int parse_value(const key_def *d, const char *value, gd_config *cfg, uint
     switch (d->type) {
     case T_SCALE: {
         uint64_t v;
-        if (parse_scale(value, &v) || v < d->min || v > d->max)
+        if (gd_scale_parse(value, &v) || v < d->min || v > d->max)
             return -1;
         if (cfg)
             *(uint32_t *)((char *)cfg + d->offset) = (uint32_t)v;
@@ -1107,22 +1121,14 @@ int gd_settings_load_text(gd_settings *s, const char *text, size_t n, const char
 
 int gd_settings_load(gd_settings *s, const char *path, gd_err *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return gd_err_set(err, GD_EIO, "%s: cannot open: %s", path, strerror(errno));
     /* Whole file first (one byte past the limit tells a file that is too long): a
      * configuration is small; one that is not (a device, a binary) is refused before
      * any of it applies. */
-    char *text = malloc(GD_CONFIG_FILE_MAX + 1);
-    if (!text) {
-        fclose(f);
-        return gd_err_set(err, GD_ENOMEM, "out of memory");
-    }
-    size_t n = fread(text, 1, GD_CONFIG_FILE_MAX + 1, f);
-    int rerr = ferror(f) ? errno : 0;
-    fclose(f);
-    int rc = rerr ? gd_err_set(err, GD_EIO, "%s: cannot read: %s", path, strerror(rerr))
-                  : gd_settings_load_text(s, text, n, path, err);
+    char *text;
+    size_t n;
+    int rc = gd_read_small_file(path, GD_CONFIG_FILE_MAX, &text, &n, err);
+    if (!rc)
+        rc = gd_settings_load_text(s, text, n, path, err);
     free(text);
     return rc;
 }
@@ -1542,7 +1548,7 @@ int gd_config_format(char *buf, size_t size, const gd_config *cfg, const char *k
         snprintf(buf, size, "%" PRIu32, *(const uint32_t *)base);
         break;
     case T_SCALE:
-        scale_text(buf, size, *(const uint32_t *)base);
+        gd_scale_text(buf, size, *(const uint32_t *)base);
         break;
     case T_ENUM:
     case T_STRING:

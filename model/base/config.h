@@ -128,6 +128,8 @@ typedef struct gd_config {
     uint32_t sim_max_kernel_descriptors;   /* the most distinct kernel descriptors of a trace (0: no limit) */
     uint32_t sim_max_signals;              /* the most distinct completion signals of a trace (0: no limit) */
     uint32_t sm_cta_time_ppm;              /* sm.cta_time_scale, in millionths */
+    char sm_cta_time_rules[1024];          /* sm.cta_time_rules: a rules file, or "none" (cta_rules.h) */
+    uint32_t host_cpu_time_ppm;            /* host.cpu_time_scale, in millionths */
     char host_mode[16];                    /* "closed" | "open" */
     uint32_t host_max_lookahead;           /* closed loop: packets read ahead of the host threads, at most */
 } gd_config;
@@ -178,6 +180,12 @@ int gd_settings_set(gd_settings *s, const char *key, const char *value, gd_err *
 #define GD_CONFIG_LINE_MAX 1023
 #define GD_CONFIG_FILE_MAX ((size_t)1 << 20)
 int gd_settings_load(gd_settings *s, const char *path, gd_err *err);
+
+/* A scale factor (the T_SCALE keys', e.g. sm.cta_time_scale): digits, optionally '.'
+ * and 1 to 6 digits, into millionths (0, or -1 when not such a decimal or above
+ * 10^6); and back as the shortest decimal (0.5, 1, 2.25). */
+int gd_scale_parse(const char *s, uint64_t *ppm);
+void gd_scale_text(char *buf, size_t size, uint32_t ppm);
 /* The same on text[0..n) (need not end in NUL); name stands for the file in errors. */
 int gd_settings_load_text(gd_settings *s, const char *text, size_t n, const char *name, gd_err *err);
 /* The value explicitly set for key, or NULL. */

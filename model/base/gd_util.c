@@ -198,3 +198,28 @@ int gd_same_file(const char *a, const char *b)
     return strcmp(a, "-") != 0 && strcmp(b, "-") != 0 && stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
            S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
+
+int gd_read_small_file(const char *path, size_t max, char **text, size_t *len, gd_err *err)
+{
+    *text = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return gd_err_set(err, GD_EIO, "%s: cannot open: %s", path, strerror(errno));
+    char *buf = malloc(max + 2);
+    if (!buf) {
+        fclose(f);
+        return gd_err_set(err, GD_ENOMEM, "out of memory");
+    }
+    size_t n = fread(buf, 1, max + 1, f);
+    int rerr = ferror(f) ? errno : 0;
+    fclose(f);
+    if (rerr) {
+        free(buf);
+        return gd_err_set(err, GD_EIO, "%s: cannot read: %s", path, strerror(rerr));
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
+}

@@ -61,6 +61,16 @@ int gd_utf8_valid(const char *s, size_t n);
 int gd_config_line(char *line, char **key, char **value);
 
 /* Integer helpers. */
+/* ps times a factor in millionths (a what-if's scale key), rounded to the nearest ps,
+ * at most GD_TIME_LIMIT_PS. */
+static inline gd_time_ps gd_scale_ps(gd_time_ps ps, uint32_t ppm)
+{
+    if (ppm == 1000000)
+        return ps;
+    unsigned __int128 v = ((unsigned __int128)ps * ppm + 500000) / 1000000;
+    return v > GD_TIME_LIMIT_PS ? GD_TIME_LIMIT_PS : (gd_time_ps)v;
+}
+
 static inline uint64_t gd_div_ceil(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 static inline uint64_t gd_round_up(uint64_t a, uint64_t unit) { return unit ? gd_div_ceil(a, unit) * unit : a; }
 /* Set bits of x. Without the POPCNT instruction (the x86-64 baseline) GCC's builtin is
@@ -92,6 +102,12 @@ typedef struct gd_outfile {
     FILE *f;
     char *final_path, *tmp_path;  /* tmp_path NULL: written in place */
 } gd_outfile;
+/* The whole of a small input file (a configuration, a rules file, a topology): up to
+ * max + 1 bytes (one past max tells the caller it is too long) into a malloc'd buffer,
+ * NUL-terminated, its length in *len. 0; GD_EIO "PATH: cannot open: why" or "PATH:
+ * cannot read: why"; GD_ENOMEM. */
+int gd_read_small_file(const char *path, size_t max, char **text, size_t *len, gd_err *err);
+
 int gd_out_open(gd_outfile *o, const char *path, gd_err *err);
 /* Whether path is written in place rather than through PATH.part (the rule above). */
 int gd_out_in_place(const char *path);

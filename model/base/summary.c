@@ -14,6 +14,72 @@ static void format_duration(char *buf, size_t size, uint64_t ns)
         snprintf(buf, size, "%.3f us", ns / 1e3);
 }
 
+/* The CTA times a replay ran (docs/WHATIF.md): the trace's per-CTA times are measured on
+ * its device and kept on the model's unless scaled (sm.cta_time_scale,
+ * sm.cta_time_rules). Said when the devices differ or the times are scaled. */
+static void cta_times_text(FILE *f, const gd_config *cfg, const gd_run_info *info)
+{
+    const gd_trace_device *d = info->trace_device;
+    const char *measured = d && d->name[0] ? d->name : NULL;
+    const int other = measured && strcmp(measured, cfg->gpu_name) != 0;
+    const int scaled = cfg->sm_cta_time_ppm != 1000000;
+    const gd_cta_rules *r = info->cta_rules;
+    if (!other && !scaled && !r)
+        return;
+    fprintf(f, "  CTA times           %s%s%s", measured ? "measured on " : "the trace's", measured ? measured : "",
+            other ? ", replayed on " : "");
+    if (other)
+        fprintf(f, "%s", cfg->gpu_name);
+    if (!scaled && !r) {
+        fprintf(f, " as measured: not rescaled for it (sm.cta_time_scale, sm.cta_time_rules; docs/WHATIF.md)\n");
+        return;
+    }
+    char sc[24];
+    gd_scale_text(sc, sizeof sc, cfg->sm_cta_time_ppm);
+    fprintf(f, ": x%s (sm.cta_time_scale)", sc);
+    if (!r) {
+        fprintf(f, "\n");
+        return;
+    }
+    fprintf(f, ", then the first rule a kernel's name matches in %s:\n", r->path);
+    for (uint32_t i = 0; i < r->n; i++) {
+        gd_scale_text(sc, sizeof sc, r->rule[i].ppm);
+        fprintf(f, "    line %-4u x%-8s %" PRIu64 " dispatches of %" PRIu64 " kernels  %s\n", r->rule[i].line, sc,
+                r->rule[i].dispatches, r->rule[i].kernels, r->rule[i].pattern);
+    }
+    fprintf(f, "    no rule             %" PRIu64 " dispatches of %" PRIu64 " kernels (as measured)\n",
+            r->unmatched_dispatches, r->unmatched_kernels);
+}
+
+static void cta_times_json(FILE *f, const gd_config *cfg, const gd_run_info *info)
+{
+    const gd_trace_device *d = info->trace_device;
+    char sc[24];
+    gd_scale_text(sc, sizeof sc, cfg->sm_cta_time_ppm);
+    fprintf(f, "  \"cta_times\": {\"measured_on\": ");
+    gd_json_str(f, d && d->name[0] ? d->name : "");
+    fprintf(f, ", \"replayed_on\": ");
+    gd_json_str(f, cfg->gpu_name);
+    fprintf(f, ", \"scale\": %s, \"rules\": ", sc);
+    const gd_cta_rules *r = info->cta_rules;
+    if (!r) {
+        fprintf(f, "null},\n");
+        return;
+    }
+    fprintf(f, "{\"file\": ");
+    gd_json_str(f, r->path);
+    fprintf(f, ", \"rules\": [");
+    for (uint32_t i = 0; i < r->n; i++) {
+        gd_scale_text(sc, sizeof sc, r->rule[i].ppm);
+        fprintf(f, "%s{\"line\": %u, \"pattern\": ", i ? ", " : "", r->rule[i].line);
+        gd_json_str(f, r->rule[i].pattern);
+        fprintf(f, ", \"scale\": %s, \"kernels\": %" PRIu64 ", \"dispatches\": %" PRIu64 "}", sc, r->rule[i].kernels,
+                r->rule[i].dispatches);
+    }
+    fprintf(f, "], \"unmatched_kernels\": %" PRIu64 ", \"unmatched_dispatches\": %" PRIu64 "}},\n",
+            r->unmatched_kernels, r->unmatched_dispatches);
+}
+
 int gd_write_summary_text(FILE *f, const gd_config *cfg, const gd_summary *s, const gd_run_info *info)
 {
     fprintf(f, "gdsim %s replay of %s\n", GD_VERSION_STRING, info->trace_path);
@@ -24,6 +90,7 @@ int gd_write_summary_text(FILE *f, const gd_config *cfg, const gd_summary *s, co
                 info->trace_producer ? info->trace_producer : "");
     fprintf(f, "  model device        %s (preset %s: %u GPCs, %u SMs, cc %u.%u, front-end %u MHz)\n", cfg->gpu_name,
             cfg->preset, cfg->gpcs, cfg->sms, cfg->sm.cc_major, cfg->sm.cc_minor, cfg->clock_mhz);
+    cta_times_text(f, cfg, info);
     if (info->trace_device && info->trace_device->calibration) {
         const gd_trace_calibration *cal = info->trace_device->calibration;
         if (strncmp(cfg->preset, "trace", 5) == 0)
@@ -134,7 +201,9 @@ int gd_write_summary_json(FILE *f, const gd_config *cfg, const gd_summary *s, co
         fprintf(f, ": ");
         json_value(f, k->type, buf);
     }
-    fprintf(f, "\n  },\n  \"summary\": {\n");
+    fprintf(f, "\n  },\n");
+    cta_times_json(f, cfg, info);
+    fprintf(f, "  \"summary\": {\n");
     fprintf(f, "    \"kernels\": %" PRIu64 ",\n    \"ctas\": %" PRIu64 ",\n    \"sim_time_ns\": %" PRIu64 ",\n",
             s->kernels, s->ctas, s->sim_time_ns);
     fprintf(f, "    \"mean_sm_occupancy_pct\": %.6f,\n    \"mean_launch_latency_ns\": %.3f,\n",

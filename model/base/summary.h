@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "cta_rules.h"
 #include "gdsim.h"
 #include "stats.h"
 
@@ -25,6 +26,7 @@ typedef struct gd_run_info {
     const gd_stats *stats;     /* frozen block statistics and report sections; NULL: none */
     uint64_t origin_ns;        /* the trace time of the first submit (simulation time 0) */
     int absolute_times;        /* the CSV outputs are in the trace's clock (else from origin_ns) */
+    const gd_cta_rules *cta_rules;  /* sm.cta_time_rules with what they matched; NULL: none */
 } gd_run_info;
 
 int gd_write_summary_text(FILE *f, const gd_config *cfg, const gd_summary *s, const gd_run_info *info);

@@ -18,13 +18,7 @@ extern "C" {
 
 /* A CTA duration times sm.cta_time_scale (ppm: millionths), rounded to the nearest ps
  * (a what-if on a capture: its measured times, faster or slower). */
-static inline gd_time_ps gd_cta_time_scaled(gd_time_ps ps, uint32_t ppm)
-{
-    if (ppm == 1000000)
-        return ps;
-    unsigned __int128 v = ((unsigned __int128)ps * ppm + 500000) / 1000000;
-    return v > GD_TIME_LIMIT_PS ? GD_TIME_LIMIT_PS : (gd_time_ps)v;
-}
+static inline gd_time_ps gd_cta_time_scaled(gd_time_ps ps, uint32_t ppm) { return gd_scale_ps(ps, ppm); }
 
 static inline gd_time_ps gd_cta_exec_time(const gd_kernel_run *k, gd_time_ps start)
 {

@@ -8,6 +8,7 @@ int gd_host_init(gd_host *h, uint64_t max_buffered)
     memset(h, 0, sizeof *h);
     h->open_thread = UINT32_MAX;
     h->max_buffered = max_buffered;
+    h->cpu_ppm = 1000000;
     return 0;
 }
 
@@ -100,7 +101,8 @@ static void pop(gd_host_thread *t)
 
 int gd_host_call(gd_host *h, const gd_trace_host_call *c)
 {
-    gd_host_item *it = push(h, c->thread, c->gap_ns * GD_PS_PER_NS, (c->flags & GD_HOST_LAST) != 0);
+    gd_host_item *it = push(h, c->thread, gd_scale_ps(c->gap_ns * GD_PS_PER_NS, h->cpu_ppm),
+                            (c->flags & GD_HOST_LAST) != 0);
     if (!it)
         return -1;
     it->packets_left = c->packets;
@@ -130,13 +132,14 @@ void gd_host_packet_read(gd_host *h)
 
 int gd_host_wait(gd_host *h, const gd_trace_host_wait *w)
 {
-    gd_host_item *it = push(h, w->thread, w->gap_ns * GD_PS_PER_NS, (w->flags & GD_HOST_LAST) != 0);
+    gd_host_item *it = push(h, w->thread, gd_scale_ps(w->gap_ns * GD_PS_PER_NS, h->cpu_ppm),
+                            (w->flags & GD_HOST_LAST) != 0);
     if (!it)
         return -1;
     it->is_wait = 1;
     it->kind = (uint8_t)w->kind;
     it->target = w->kind == GD_WAIT_SIGNAL ? w->signal : (uint32_t)w->target;
-    it->tail = w->tail_ns * GD_PS_PER_NS;
+    it->tail = gd_scale_ps(w->tail_ns * GD_PS_PER_NS, h->cpu_ppm);
     return 0;
 }
 

@@ -93,12 +93,13 @@ typedef struct gd_host {
     uint64_t origin_ns;
     int have_origin;
     const gd_bounds *bounds;    /* the paths of what waits wait for (null: the paths are not kept) */
+    uint32_t cpu_ppm;           /* host.cpu_time_scale: gaps and tails times this (millionths) */
     /* what the threads did, together (the report's host section) */
     uint64_t calls, waits;
     gd_time_ps cpu_ps, waited_ps;
 } gd_host;
 
-int gd_host_init(gd_host *h, uint64_t max_buffered);
+int gd_host_init(gd_host *h, uint64_t max_buffered);  /* (cpu_ppm: 1000000, unscaled) */
 void gd_host_destroy(gd_host *h);
 /* Records as they are read. 0, or -1 when out of memory. */
 int gd_host_declare(gd_host *h, const gd_trace_host_thread *t);

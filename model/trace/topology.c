@@ -463,21 +463,10 @@ int gd_topology_load(gd_topology *t, const char *path, gd_err *err)
         return gd_err_set(err, GD_EIO, "%s: cannot read: %s", path, strerror(errno));
     if (!S_ISREG(st.st_mode))
         return gd_err_set(err, GD_EIO, "%s: not a regular file", path);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return gd_err_set(err, GD_EIO, "%s: cannot open: %s", path, strerror(errno));
-    char *buf = malloc(GD_META_MAX_TEXT + 1);
-    if (!buf) {
-        fclose(f);
-        return gd_err_set(err, GD_ENOMEM, "%s: out of memory", path);
-    }
-    size_t n = fread(buf, 1, GD_META_MAX_TEXT + 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    int rc;
-    if (bad)
-        rc = gd_err_set(err, GD_EIO, "%s: read error", path);
-    else
+    char *buf;
+    size_t n;
+    int rc = gd_read_small_file(path, GD_META_MAX_TEXT, &buf, &n, err);
+    if (!rc)
         rc = gd_topology_parse(t, buf, n, path, err);
     free(buf);
     return rc;

@@ -99,15 +99,16 @@ void bounds_json(FILE *f, const gd_section_ctx *c)
 }
 }  // namespace
 
-trace_source::trace_source(sc_core::sc_module_name name, host_env &env, bool condensed_overlap,
-                           uint32_t physical_queues, domain *dom, bool closed_loop, uint32_t max_lookahead,
-                           gd_stats *stats, uint32_t cta_time_ppm)
+trace_source::trace_source(sc_core::sc_module_name name, host_env &env, const gd_config &cfg, domain *dom,
+                           gd_stats *stats)
     : sc_module(name), doorbell_out("doorbell_out"), space_in("space_in"), env_(env),
-      condensed_overlap_(condensed_overlap), physical_queues_(physical_queues), dom_(dom),
-      wake_(*dom_, this, &domain::call<trace_source, &trace_source::wake>), closed_wanted_(closed_loop),
-      cta_time_ppm_(cta_time_ppm)
+      condensed_overlap_(std::strcmp(cfg.pp_condensed_overlap, "on") == 0), physical_queues_(cfg.cs_physical_queues),
+      dom_(dom), wake_(*dom_, this, &domain::call<trace_source, &trace_source::wake>),
+      closed_wanted_(std::strcmp(cfg.host_mode, "closed") == 0), cta_time_ppm_(cfg.sm_cta_time_ppm)
 {
+    const uint32_t max_lookahead = cfg.host_max_lookahead;
     gd_host_init(&host_, max_lookahead);
+    host_.cpu_ppm = cfg.host_cpu_time_ppm;
     if (gd_bounds_init(&bounds_))
         throw std::bad_alloc();  // the replay ends with GD_ENOMEM
     host_.bounds = &bounds_;
@@ -205,6 +206,32 @@ bool trace_source::space(op_code code, void *body, sc_core::sc_time &delay)
     return true;
 }
 
+// A dispatch's CTA time: sm.cta_time_scale, then the first of sm.cta_time_rules its
+// kernel's name matches (each kernel matched once, each dispatch counted).
+gd_time_ps trace_source::cta_time(const gd_trace_dispatch &d)
+{
+    const gd_time_ps t = gd_cta_time_scaled(d.cta_ps, cta_time_ppm_);
+    gd_cta_rules *rules = env_.rules;
+    if (!rules)
+        return t;
+    auto it = rule_of_.find(d.kernel);
+    if (it == rule_of_.end()) {
+        int32_t k = gd_cta_rules_match(rules, d.kernel->name ? d.kernel->name : "");
+        it = rule_of_.emplace(d.kernel, k).first;
+        if (k < 0)
+            rules->unmatched_kernels++;
+        else
+            rules->rule[k].kernels++;
+    }
+    if (it->second < 0) {
+        rules->unmatched_dispatches++;
+        return t;
+    }
+    gd_cta_rule &r = rules->rule[it->second];
+    r.dispatches++;
+    return gd_cta_time_scaled(t, r.ppm);
+}
+
 // A kernel dispatch's run (r->index is set by the caller).
 void trace_source::fill_dispatch(gd_kernel_run *r, const gd_trace_dispatch &d)
 {
@@ -219,7 +246,7 @@ void trace_source::fill_dispatch(gd_kernel_run *r, const gd_trace_dispatch &d)
         r->grid[i] = d.grid_ctas[i];
     r->ctas = d.ctas;
     r->cluster = d.cluster;
-    r->cta_ps = gd_cta_time_scaled(d.cta_ps, cta_time_ppm_);
+    r->cta_ps = cta_time(d);
     r->has_insn = d.kernel->has_insn;
     if (d.ref_num >= 0) {  // a reference packet installs its RSB entry
         r->rsb_access = 1;

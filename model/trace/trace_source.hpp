@@ -11,6 +11,7 @@
 #ifndef GD_TRACE_SOURCE_HPP
 #define GD_TRACE_SOURCE_HPP
 
+#include <unordered_map>
 #include <vector>
 
 #include <systemc>
@@ -19,6 +20,8 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "bounds.h"
+#include "config.h"
+#include "cta_rules.h"
 #include "domain.hpp"
 #include "gd_msg.hpp"
 #include "sc_compat.hpp"
@@ -40,6 +43,7 @@ struct host_env {
     gd_report *report = nullptr;
     gd_err *err = nullptr;  // first error of the replay
     progress_meter *progress = nullptr;
+    gd_cta_rules *rules = nullptr;  // sm.cta_time_rules (null: none): counted as dispatches match
 };
 
 class trace_source : public sc_core::sc_module {
@@ -48,15 +52,12 @@ public:
     tlm_utils::simple_target_socket<trace_source> space_in;         // "queue has room"
 
     GD_SC_HAS_PROCESS(trace_source);
-    // physical_queues: cs.physical_queues (0: a hardware queue per trace queue); dom: an
-    // event domain to join (the GPU's: the whole replay then runs in one), or null: one
-    // of its own
-    // closed_loop: host.mode=closed (it applies to traces with host threads);
-    // max_lookahead: host.max_lookahead; stats: the host's report section, or null;
-    // cta_time_ppm: sm.cta_time_scale in millionths
-    trace_source(sc_core::sc_module_name name, host_env &env, bool condensed_overlap = false,
-                 uint32_t physical_queues = 0, domain *dom = nullptr, bool closed_loop = false,
-                 uint32_t max_lookahead = 65536, gd_stats *stats = nullptr, uint32_t cta_time_ppm = 1000000);
+    // cfg: pp.condensed_overlap, cs.physical_queues, host.mode (closed applies to traces
+    // with host threads), host.max_lookahead, host.cpu_time_scale, sm.cta_time_scale; dom:
+    // an event domain to join (the GPU's: the whole replay then runs in one), or null: one
+    // of its own; stats: the host's and the bounds' report sections, or null
+    trace_source(sc_core::sc_module_name name, host_env &env, const gd_config &cfg, domain *dom = nullptr,
+                 gd_stats *stats = nullptr);
     ~trace_source() override;
 
     bool finished() const { return finished_; }
@@ -101,6 +102,8 @@ private:
     enum { UNDECIDED, OPEN, CLOSED } mode_ = UNDECIDED;
     bool closed_wanted_ = false;
     uint32_t cta_time_ppm_ = 1000000;  // sm.cta_time_scale
+    std::unordered_map<const gd_kernel_desc *, int32_t> rule_of_;  // sm.cta_time_rules: each kernel's (-1: none)
+    gd_time_ps cta_time(const gd_trace_dispatch &d);
     bool have_rec_ = false;  // rec_ holds a packet the open loop has not taken yet
     gd_host host_;
     gd_bounds bounds_;  // what bounds the replay (bounds.h): its report section

@@ -329,6 +329,16 @@ def cases():
         r"{F}:1: bad value '\?\?' for configuration key 'gpu.name'", ext=".cfg")
     add("config_long_line", b"sm.max_ctas = " + b"9" * 5000 + b"\n", "replay traces/sample.gdt.gz --quiet --config {F}",
         2, r"{F}:1: longer than 1023 bytes", ext=".cfg")
+    # per-kernel CTA time rules (sm.cta_time_rules, --cta-time-rules)
+    rules = "replay traces/sample.gdt.gz --quiet --cta-time-rules {F}"
+    add("rules_no_pattern", b"0.5\n", rules, 1, r"{F}:1: '0\.5' has no pattern: each line is FACTOR PATTERN", ext=".txt")
+    add("rules_bad_factor", b"# what-ifs\n2000 *gemm*\n", rules, 1,
+        r"{F}:2: bad factor '2000': a decimal from 0\.001 to 1000", ext=".txt")
+    add("rules_binary", bytes(range(256)) * 4, rules, 1, r"{F}: a NUL byte: not a rules file", ext=".txt")
+    add("rules_none", b"# nothing here\n\n", rules, 1, r"{F}: no rules", ext=".txt")
+    add("rules_control", b"0.5 a\x1b[2Jb\n", rules, 1, r"{F}:1: a control character \(byte 0x1b\)", ext=".txt")
+    add("rules_missing", None, "replay traces/sample.gdt.gz --quiet --cta-time-rules {T}/none.txt", 1,
+        r"none\.txt: cannot open: No such file or directory")
     # command lines
     add("set_overflow", None, "replay traces/sample.gdt.gz --quiet --set sm.max_ctas=99999999999999999999", 2,
         "bad value '99999999999999999999' for configuration key 'sm.max_ctas'")

@@ -1,5 +1,8 @@
 /* fuzz_config.c - a libFuzzer harness for configuration text (gdsim --config files,
- * gd_sim_load_config; model/base/config.c gd_settings_load_text): any bytes must load
+ * gd_sim_load_config; model/base/config.c gd_settings_load_text) and for CTA time
+ * rules files (sm.cta_time_rules; model/base/cta_rules.c gd_cta_rules_parse: any bytes
+ * parse, with rules in range, or fail with GD_ECONFIG naming the source and leaving
+ * nothing; tb/test_config.c replays 20,000 mutations of a rules file too): any bytes must load
  * or fail with GD_ECONFIG naming the source, a failed load must leave the settings as
  * they were, and whatever loads must resolve or fail with GD_ECONFIG, without a memory
  * error or undefined behaviour. `make fuzz` builds it with clang
@@ -11,6 +14,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "cta_rules.h"
 #include "gdsim.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -37,5 +41,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
     }
     gd_settings_free(s);
+    gd_cta_rules r;
+    gd_err_clear(&err);
+    rc = gd_cta_rules_parse(&r, (const char *)data, size, "fuzz.rules", &err);
+    if (rc == GD_OK) {
+        if (!r.n)
+            abort();
+        for (uint32_t i = 0; i < r.n; i++)
+            if (!r.rule[i].pattern[0] || r.rule[i].ppm < GD_CTA_RULE_MIN_PPM || r.rule[i].ppm > GD_CTA_RULE_MAX_PPM)
+                abort();
+        (void)gd_cta_rules_match(&r, "void gemm_kernel<4>(float *)");
+        gd_cta_rules_free(&r);
+    } else if ((rc != GD_ECONFIG && rc != GD_ENOMEM) || strncmp(err.msg, "fuzz.rules", 10) != 0 || r.n) {
+        abort();
+    }
     return 0;
 }
