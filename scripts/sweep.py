@@ -5,11 +5,16 @@ point; one CSV (and a comparison plot) at the end.
 
   sweep.py plan DIR --trace T [--trace T2 ...] [--set KEY=V1,V2,...]... [--config F [--config F2]]
       write the grid: DIR/points.tsv, a point per line (every trace x every value of
-      every --set x every --config), and DIR/sweep.sbatch, the Slurm job array
+      every --set x every --config), and DIR/sweep.sbatch, the Slurm job array.
+      Values are split at commas, except for keys whose one value is a list or text
+      (gpu.sms_per_gpc, cwd.priority_windows, ...: the whole value is one point); ';'
+      always splits: --set "gpu.sms_per_gpc=16,16,16,16,16,14,14;32,32,32,32,32,28,28"
   sweep.py run DIR [--jobs N]          run the points with GNU parallel (Debian package parallel)
   sweep.py point DIR INDEX             run one point (what parallel and each array task call)
-  sweep.py collect DIR [-o CSV] [--plot PNG|SVG] [--metric NAME]
-      one row per point: the point's configuration, then its summary figures
+  sweep.py collect DIR [-o CSV] [--plot PNG|SVG] [--metric NAME] [--baseline POINT]
+      one row per point: the point's configuration, its summary figures, the device's
+      (gpcs, sms) and what bounds the run (docs/WHATIF.md); the plot: each point's
+      metric as a change from the baseline point's (default 0), in %
 
 On a cluster: `sweep.py plan ...`, then `sbatch DIR/sweep.sbatch` (add --partition,
 --time or --account to the #SBATCH lines as the cluster wants), then, once the array is
@@ -29,6 +34,13 @@ import sys
 HERE = os.path.dirname(os.path.realpath(__file__))
 FIGURES = ["kernels", "ctas", "sim_time_ns", "busy_span_ns", "mean_sm_occupancy_pct", "resident_occupancy_pct",
            "mean_launch_latency_ns", "packets", "host_stalls", "max_resident_kernels", "idle_ns"]
+DEVICE = ["gpcs", "sms"]   # from the point's resolved configuration
+PATH_CATS = ["host_cpu", "host_sync", "held", "front_end", "sms_full", "kernels", "copies"]
+GPU_STATES = ["busy_kernels", "busy_copies", "idle_front_end", "idle_dependency", "idle_nothing_submitted"]
+BOUNDS = (["verdict", "host_floor_us", "gpu_floor_us"] + ["path_%s_us" % c for c in PATH_CATS] +
+          ["gpu_%s_us" % g for g in GPU_STATES])
+COLUMNS = FIGURES + DEVICE + BOUNDS
+NUMERIC = [c for c in COLUMNS if c != "verdict"]
 
 
 class SweepError(Exception):
@@ -53,13 +65,40 @@ def read_points(d):
     return keys, pts
 
 
+def whole_keys(gdsim):
+    """The keys whose one value may hold commas (a list, text): `gdsim keys` says which."""
+    try:
+        r = subprocess.run([gdsim, "keys"], capture_output=True, text=True)
+    except OSError as e:
+        raise SweepError("%s: cannot run: %s (build it, or give --gdsim)" % (gdsim, e.strerror))
+    if r.returncode != 0:
+        raise SweepError("%s keys: exited %d" % (gdsim, r.returncode))
+    keys, name = set(), None
+    for line in r.stdout.splitlines():
+        if " = " in line and not line.startswith(" "):
+            name = line.split(" = ", 1)[0]
+        elif name and line.startswith("    accepted: ") and line[14:].startswith(("comma-separated", "UTF-8 text")):
+            keys.add(name)
+    return keys
+
+
+def values(key, vals, whole):
+    """A --set's values: split at ';' when it has one, else at ',' unless the key's one
+    value is a list or text."""
+    vs = vals.split(";") if ";" in vals else [vals] if key in whole else vals.split(",")
+    if any(not v for v in vs):
+        raise SweepError("--set %s=%s: an empty value" % (key, vals))
+    return vs
+
+
 def plan(a):
     grid = []
+    whole = whole_keys(a.gdsim)
     for s in a.set:
         k, eq, vals = s.partition("=")
         if not eq or not k or not vals:
             raise SweepError("--set %s: want KEY=V1,V2,..." % s)
-        grid.append((k, vals.split(",")))
+        grid.append((k, values(k, vals, whole)))
     if len({k for k, _ in grid}) != len(grid):
         raise SweepError("a key is given twice with --set")
     for t in a.trace + a.config:
@@ -94,6 +133,8 @@ def plan(a):
 def point(a):
     keys, pts = read_points(a.dir)
     try:
+        if int(a.index) < 0:
+            raise IndexError
         p = pts[int(a.index)]
     except (ValueError, IndexError):
         raise SweepError("point %s: the sweep has points 0 to %d" % (a.index, len(pts) - 1))
@@ -124,6 +165,23 @@ def run(a):
                          (r.returncode, len(pts), a.dir))
 
 
+def derived(j):
+    """A point's device figures and bounds from its summary JSON (collect's columns)."""
+    c = j.get("config", {})
+    sms = c.get("gpu.sms_per_gpc")
+    out = {"gpcs": c.get("gpu.gpcs", ""), "sms": sum(sms) if isinstance(sms, list) else ""}
+    b = j.get("bounds")
+    if isinstance(b, dict):
+        out["verdict"] = b.get("verdict", "")
+        out["host_floor_us"] = b.get("host_floor_us", "")
+        out["gpu_floor_us"] = b.get("gpu_floor_us", "")
+        for cat in PATH_CATS:
+            out["path_%s_us" % cat] = b.get("critical_path_us", {}).get(cat, "")
+        for g in GPU_STATES:
+            out["gpu_%s_us" % g] = b.get("gpu_us", {}).get(g, "")
+    return out
+
+
 def collect(a):
     keys, pts = read_points(a.dir)
     rows, missing = [], []
@@ -131,37 +189,74 @@ def collect(a):
         path = os.path.join(a.dir, "points", "%s.json" % p["point"])
         try:
             with open(path) as f:
-                s = json.load(f)["summary"]
-        except (OSError, ValueError, KeyError) as e:
+                j = json.load(f)
+            s = j["summary"]
+            d = derived(j)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             missing.append("%s (%s)" % (p["point"], e.__class__.__name__))
             continue
         rows.append([p["point"], os.path.basename(p["trace"]), os.path.basename(p["config"])] +
-                    [p["sets"][k] for k in keys] + [s.get(f, "") for f in FIGURES])
+                    [p["sets"][k] for k in keys] + [s.get(f, "") for f in FIGURES] + [d.get(f, "") for f in
+                                                                                       DEVICE + BOUNDS])
     if missing:
         raise SweepError("%d of %d points have no summary: %s" % (len(missing), len(pts), ", ".join(missing[:10])))
     out = a.output or os.path.join(a.dir, "results.csv")
     with open(out, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
-        w.writerow(["point", "trace", "config"] + keys + FIGURES)
+        w.writerow(["point", "trace", "config"] + keys + COLUMNS)
         w.writerows(rows)
     if a.plot:
-        plot(a.plot, keys, rows, a.metric)
+        plot(a.plot, keys, rows, a.metric, a.baseline)
     print("sweep.py: %d points -> %s" % (len(rows), out))
 
 
-def plot(out, keys, rows, metric):
+def plot(out, keys, rows, metric, baseline):
+    """Each point's metric as a change from the baseline point's, in %: the differences
+    a what-if makes, not bars from zero that hide them."""
     sys.path.insert(0, HERE)
     import plot as gdplot   # scripts/plot.py: matplotlib through Debian's python3
+    i = 3 + len(keys) + COLUMNS.index(metric)
+    base = [r for r in rows if r[0] == baseline]
+    if not base:
+        raise SweepError("--baseline %s: no such point (the sweep has points %s to %s)" % (baseline, rows[0][0],
+                                                                                          rows[-1][0]))
+    try:
+        b = float(base[0][i])
+        vals = [float(r[i]) for r in rows]
+    except ValueError:
+        raise SweepError("--metric %s: not a number in every point" % metric)
+    if b == 0:
+        raise SweepError("--metric %s: the baseline point %s has 0: no change relative to it" % (metric, baseline))
+    rel = [100.0 * (v - b) / b for v in vals]
+    # labels: what differs between the points (the trace and configuration file's names
+    # when there are several, and each key that takes more than one value)
+    cols = [1] if len({r[1] for r in rows}) > 1 else []
+    cols += [2] if len({r[2] for r in rows}) > 1 else []
+    cols += [3 + j for j in range(len(keys)) if len({r[3 + j] for r in rows}) > 1]
+    labels = []
+    for r in rows:
+        parts = [("%s=%s" % (keys[c - 3], r[c])) if c >= 3 else r[c] for c in cols] or [r[1]]
+        labels.append("%s: %s%s" % (r[0], " ".join(parts), "  (baseline)" if r[0] == baseline else ""))
     plt = gdplot._matplotlib()
-    i = 3 + len(keys) + FIGURES.index(metric)
-    labels = [" ".join([r[1]] + ["%s=%s" % (k, v) for k, v in zip(keys, r[3:3 + len(keys)])]) for r in rows]
-    fig, ax = plt.subplots(figsize=(9, 0.3 * len(rows) + 1.5))
-    ax.barh(range(len(rows)), [float(r[i]) for r in rows], color="tab:blue")
+    fig, ax = plt.subplots(figsize=(11, 0.35 * len(rows) + 1.8))
+    ax.barh(range(len(rows)), rel, color=["tab:gray" if r[0] == baseline else
+                                          "tab:green" if v < 0 else "tab:red" for r, v in zip(rows, rel)])
+    ax.axvline(0, color="black", linewidth=0.8)
+    lo, hi = min(rel + [0.0]), max(rel + [0.0])
+    pad = 0.35 * (hi - lo or 1.0)
+    ax.set_xlim(lo - pad, hi + pad)
+    for y, (v, x) in enumerate(zip(vals, rel)):
+        ax.annotate("%+.2f %% (%g)" % (x, v), (x, y), fontsize=7, va="center",
+                    ha="left" if x >= 0 else "right", xytext=(3 if x >= 0 else -3, 0), textcoords="offset points")
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels(labels, fontsize=7)
     ax.invert_yaxis()
-    ax.set_xlabel(metric)
-    ax.set_title("%s over the sweep's %d points" % (metric, len(rows)))
+    ax.set_xlabel("%s: change from point %s (%g), %%" % (metric, baseline, b))
+    common = ["%s=%s" % (keys[c - 3], rows[0][c]) if c >= 3 else rows[0][c] for c in range(1, 3 + len(keys))
+              if c not in cols and rows[0][c]]
+    ax.set_title("%s relative to point %s%s" % (metric, baseline, ("\n" + " ".join(common)) if common else ""),
+                 fontsize=9)
+    fig.tight_layout()
     try:
         gdplot.save(plt, fig, out)
     except gdplot.PlotError as e:
@@ -191,7 +286,8 @@ def main(argv=None):
     p.add_argument("dir")
     p.add_argument("-o", "--output")
     p.add_argument("--plot")
-    p.add_argument("--metric", default="mean_sm_occupancy_pct", choices=FIGURES)
+    p.add_argument("--metric", default="sim_time_ns", choices=NUMERIC)
+    p.add_argument("--baseline", default="0", metavar="POINT", help="the point the plot compares with (default 0)")
     a = ap.parse_args(argv)
     if hasattr(a, "gdsim"):
         a.gdsim = os.path.abspath(a.gdsim)

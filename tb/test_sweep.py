@@ -63,4 +63,38 @@ with tempfile.TemporaryDirectory(prefix="gdsim-sweep-") as t:
     assert "want KEY=V1,V2" in r.stderr
     r = sweep("point", d, "9", *GD, ok=False)
     assert "the sweep has points 0 to 3" in r.stderr
+    r = sweep("point", d, "-1", *GD, ok=False)   # not the last point
+    assert "the sweep has points 0 to 3" in r.stderr
+    # a list-valued key is one value per point (';' separates points); results carry the
+    # device's SMs, the bounds, and the plot compares with a baseline point
+    g = os.path.join(t, "grid")
+    sweep("plan", g, "--trace", SAMPLE, "--set", "gpu.gpcs=8", "--set",
+          "gpu.sms_per_gpc=18,18,16,16,16,16,16,16;36,36,32,32,32,32,32,32", "--set", "sm.cta_time_scale=1,0.5",
+          "--config", cfg, *GD)
+    pts = list(csv.reader(open(os.path.join(g, "points.tsv")), delimiter="\t"))
+    assert [p[4:] for p in pts[1:]] == [["18,18,16,16,16,16,16,16", "1"], ["18,18,16,16,16,16,16,16", "0.5"],
+                                        ["36,36,32,32,32,32,32,32", "1"], ["36,36,32,32,32,32,32,32", "0.5"]], pts
+    one = os.path.join(t, "one")
+    sweep("plan", one, "--trace", SAMPLE, "--set", "gpu.sms_per_gpc=16,16,16,16,16,14,14", *GD)
+    assert len(open(os.path.join(one, "points.tsv")).read().splitlines()) == 2, "a list split into points"
+    r = sweep("plan", one, "--trace", SAMPLE, "--set", "gpu.gpcs=4;;8", *GD, ok=False)
+    assert "--set gpu.gpcs=4;;8: an empty value" in r.stderr, r.stderr
+    sweep("run", g, "--jobs", "2", *GD)
+    svg = os.path.join(t, "rel.svg")
+    sweep("collect", g, "--plot", svg, "--metric", "sim_time_ns", "--baseline", "0")
+    plot_text = open(svg).read()
+    assert "change from point 0" in plot_text and "(baseline)" in plot_text and "fast.cfg" in plot_text, "plot"
+    rows = list(csv.DictReader(open(os.path.join(g, "results.csv"))))
+    assert [r["sms"] for r in rows] == ["132", "132", "264", "264"], [r["sms"] for r in rows]
+    assert all(r["gpcs"] == "8" and r["config"] == "fast.cfg" for r in rows), rows
+    # twice the SMs and kernels twice as fast: the GPU catches up with the host's submits
+    assert [r["verdict"] for r in rows] == ["GPU", "GPU", "GPU", "host"], [r["verdict"] for r in rows]
+    for r in rows:  # the critical path's categories sum to the span
+        total = sum(float(r["path_%s_us" % c]) for c in ["host_cpu", "host_sync", "held", "front_end", "sms_full",
+                                                          "kernels", "copies"])
+        assert abs(total * 1000 - float(r["sim_time_ns"])) < 1.0, (total, r["sim_time_ns"])
+        assert float(r["gpu_floor_us"]) <= total + 1e-6 and float(r["host_floor_us"]) <= total + 1e-6, r
+    assert float(rows[1]["sim_time_ns"]) < float(rows[0]["sim_time_ns"]), "kernels twice as fast: no faster"
+    r = sweep("collect", g, "--plot", svg, "--baseline", "7", ok=False)
+    assert "--baseline 7: no such point" in r.stderr, r.stderr
 print("sweep: ok")
