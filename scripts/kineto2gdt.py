@@ -33,6 +33,7 @@ never all in memory as Python objects); the packets are sorted in memory by subm
 time, a small dict each, and written as a stream.
 """
 import argparse
+import bisect
 import collections
 import decimal
 import gzip
@@ -1195,6 +1196,20 @@ HOST_WAIT_CALLS = {
 # A copy is a host wait when its call returned no earlier than this before the copy ended
 # (a blocking copy: cudaMemcpy, hipMemcpyWithStream, a cudaMemcpyAsync from pageable memory).
 BLOCKING_COPY_SLACK_NS = 1000
+# A polling loop (a thread querying until GPU work is done, e.g. `while not ev.query()`)
+# is a host wait: at least POLL_MIN_QUERIES consecutive queries on one thread with no
+# other call between, each starting within POLL_MAX_GAP_NS of the previous one's end,
+# spanning at least POLL_MIN_SPAN_NS, and a converted packet ending during the loop (the
+# latest such is what it waited for). Kineto records neither the event or stream a query
+# asks about nor what it returned, so the loop is told by its shape: the shared captures'
+# runs of queries are short bursts (the V100 capture: 2,073 runs of up to 28
+# cudaEventQuery within 116 us, PyTorch's caching allocator checking the events of freed
+# blocks once each; the A100 NCCL capture's bursts last ~50 us), none a loop.
+POLL_CALLS = {"cudaEventQuery", "cudaStreamQuery", "cuEventQuery", "cuStreamQuery", "hipEventQuery",
+              "hipStreamQuery"}
+POLL_MIN_QUERIES = 8
+POLL_MAX_GAP_NS = 50000
+POLL_MIN_SPAN_NS = 200000
 NO_LAUNCH_THREAD = "packets without a launch call in the capture"
 
 
@@ -1291,6 +1306,42 @@ def _wait_target(before, kind, rt, sync, thread):
     return stream, i, before.end_of(i), how
 
 
+def polling_loops(cap, packets):
+    """The polling loops of the capture (POLL_* above) as host waits: a list of wait
+    entries (as host_model's) on the packet each waited for, and the correlations of
+    their queries; runs of queries that are not loops stay calls without GPU work."""
+    by_thread = collections.defaultdict(list)
+    for corr, rt in cap.runtime.items():
+        by_thread[_thread_of(rt)].append((rt[1], rt[2], rt[0] in POLL_CALLS, corr))
+    ends = sorted((p["ts"] + p["dur"], i) for i, (_, p) in enumerate(packets)
+                  if p["type"] != "barrier" and p.get("ts") is not None)
+    end_times = [e for e, _ in ends]
+    waits, used = [], set()
+    for thread, calls in by_thread.items():
+        calls.sort()
+        run = []
+        for c in calls + [(None, None, False, None)]:
+            if c[2] and run and c[0] - run[-1][1] <= POLL_MAX_GAP_NS:
+                run.append(c)
+                continue
+            if len(run) >= POLL_MIN_QUERIES and run[-1][1] - run[0][0] >= POLL_MIN_SPAN_NS:
+                # what it waited for: the last packet to end before its last query began
+                j = bisect.bisect_right(end_times, run[-1][0]) - 1
+                if j >= 0 and end_times[j] >= run[0][0]:
+                    target = ends[j][1]
+                    waits.append(dict(kind="wait", thread=thread, wkind="poll", stream=None, target=target,
+                                      time=run[0][0], end=run[-1][1], tail=max(0, run[-1][1] - end_times[j]),
+                                      corr=run[0][3]))
+                    used.update(q[3] for q in run)
+                else:  # each query counted here, not again as a call without GPU work
+                    for q in run:
+                        cap.skipped[("runtime call %s in a polling loop" % cap.runtime[q[3]][0],
+                                     "no converted packet ended during the loop: nothing to wait for")] += 1
+                        cap.unresolved_calls.add(q[3])
+            run = [c] if c[2] else []
+    return waits, used
+
+
 def host_model(cap, packets, device_id, warnings):
     """The captured program for a closed-loop replay (trace format 1.10): the host threads
     (pid, tid of the launch calls), each call that submitted packets, and each wait for
@@ -1335,6 +1386,11 @@ def host_model(cap, packets, device_id, warnings):
                             end=rt[2], tail=max(0, rt[2] - max(awaited, rt[1])), corr=corr))
         used.add(corr)
         counts[kind] += 1
+    polls, poll_used = polling_loops(cap, packets)
+    entries.extend(polls)
+    used |= poll_used
+    if polls:
+        counts["poll"] += len(polls)
     # blocking copies: the call returned when the copy had ended
     for e in [e for e in entries if e["kind"] == "call" and e["n"] == 1]:
         p = packets[e["first"]][1]
@@ -1368,11 +1424,12 @@ def host_model(cap, packets, device_id, warnings):
         else:
             t = max(e["time"], last_time)
             if e["wkind"] == "device":
-                rec = ["wait", tid, WAIT_DEVICE, 0, t, gap, e["tail"], False]
+                rec = ["wait", tid, WAIT_DEVICE, 0, t, gap, e["tail"], False, False]
             elif e["wkind"] == "stream":
-                rec = ["wait", tid, WAIT_QUEUE, e["stream"], t, gap, e["tail"], False]
+                rec = ["wait", tid, WAIT_QUEUE, e["stream"], t, gap, e["tail"], False, False]
             else:
-                rec = ["wait", tid, WAIT_SIGNAL, packets[e["target"]][1], t, gap, e["tail"], False]
+                rec = ["wait", tid, WAIT_SIGNAL, packets[e["target"]][1], t, gap, e["tail"], e["wkind"] == "poll",
+                       False]
                 awaited.add(id(packets[e["target"]][1]))
             prev[e["thread"]] = max(e["end"], e["time"])
             pending.append(rec)
@@ -1717,7 +1774,7 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
                 else:
                     target = queue_of[rec[3]] if rec[2] == WAIT_QUEUE else handles[id(rec[3])] \
                         if rec[2] == WAIT_SIGNAL else 0
-                    w.host_wait(rec[1], rec[2], target, rec[4], rec[5], rec[6], last=rec[7])
+                    w.host_wait(rec[1], rec[2], target, rec[4], rec[5], rec[6], polling=rec[7], last=rec[8])
 
         n_kernels = n_commands = n_barriers = 0
         for i, ((q, p), vid) in enumerate(zip(packets, vids)):
@@ -1773,9 +1830,10 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
     if host:
         c = host["counts"]
         print("kineto2gdt: host model (format 1.10): %d thread(s), %d call(s), %d wait(s): %d stream, %d event and %d "
-              "device synchronize(s), %d blocking copy(ies); the replay is closed-loop (host.mode=closed, the "
+              "device synchronize(s), %d blocking copy(ies)%s; the replay is closed-loop (host.mode=closed, the "
               "default; docs/KINETO.md)" % (len(host["threads"]), c["calls"], c["stream"] + c["event"] + c["device"] +
-                                            c["copy"], c["stream"], c["event"], c["device"], c["copy"]), file=log)
+                                            c["copy"] + c["poll"], c["stream"], c["event"], c["device"], c["copy"],
+                                            ", %d polling loop(s)" % c["poll"] if c["poll"] else ""), file=log)
     if record:
         print("kineto2gdt: calibration record (format 1.9): %s: %s%s" % (
             fitted["provenance"], ", ".join("%s = %d" % kv for kv in fitted["keys"].items()),

@@ -238,6 +238,45 @@ def test_host_model():
     assert float(rows[3]["submit_ns"]) == float(rows[1]["completion_ns"]) + 21000, (rows[1], rows[3])
 
 
+def test_polling_loop():
+    """A polling loop is a host wait (kineto2gdt POLL_*): thread 1 launches A (10..11) on
+    stream 7 (20..400), then queries its event 10 times, every 40 us from 50 us (3 us each,
+    the last 410..413: the first after A ended), then launches B (420..421, 430..440). A
+    burst of 12 queries within 60 us (the caching allocator's pattern) and a loop during
+    which nothing ended stay calls without GPU work."""
+    q = [host_call_event("cudaEventQuery", 100 + i, 50 + 40 * i, 3) for i in range(9)]
+    q.append(host_call_event("cudaEventQuery", 109, 410, 3))
+    burst = [host_call_event("cudaEventQuery", 200 + i, 500 + 5 * i, 3) for i in range(12)]
+    idle = [host_call_event("cudaStreamQuery", 300 + i, 700 + 30 * i, 3) for i in range(10)]
+    ev = [launch_event(1, 10), launch_event(3, 420), launch_event(5, 1100)] + q + burst + idle + [
+        kernel_event(7, 1, 20, 380), kernel_event(7, 3, 430, 10), kernel_event(7, 5, 1110, 10)]
+    path = synthetic(ev)
+    out = os.path.join(TMP, "poll.gdt.gz")
+    log = io.StringIO()
+    res = kineto2gdt.convert(path, out, log=log)
+    assert res["host"] == dict(threads=1, calls=3, poll=1), res["host"]
+    assert "1 wait(s): 0 stream, 0 event and 0 device synchronize(s), 0 blocking copy(ies), 1 polling loop(s)" in \
+        log.getvalue(), log.getvalue()
+    assert res["skipped"][("runtime call cudaStreamQuery in a polling loop", "no converted packet ended during the "
+                                                                         "loop: nothing to wait for")] == 10, res["skipped"]
+    assert res["skipped"][("runtime call cudaEventQuery", "host API call without GPU work of its own (allocation, "
+                                                          "query, event, synchronisation)")] == 12, res["skipped"]
+    accounted(res)
+    recs = gdtrace.read(out)
+    waits = [r for r in recs if r["type"] == gdtrace.REC_HOST_WAIT]
+    assert len(waits) == 1, waits
+    w = waits[0]
+    a = [r for r in recs if r["type"] == gdtrace.REC_DISPATCH][0]
+    us = 1000
+    assert (w["kind"], w["target"], w["polling"], w["time_ns"] // us, w["tail_ns"] // us) == \
+        (gdtrace.WAIT_SIGNAL, a["signal"], True, 50, 13), w   # 413 - A's end 400
+    calls = [r for r in recs if r["type"] == gdtrace.REC_HOST_CALL]
+    assert [c["gap_ns"] // us for c in calls] == [0, 8, 680], calls   # doorbells: 421 - 413; 1101 - 421
+    # closed loop: B goes the loop's tail and its gap after A completed
+    rows = {int(r["source_id"]): r for r in replay_csv(out)}
+    assert float(rows[3]["submit_ns"]) == float(rows[1]["completion_ns"]) + 21000, (rows[1], rows[3])
+
+
 def test_host_syncs_unattached():
     """cuda_sync synchronize events without a correlation id, or with one another has,
     are counted as not converted (every event accounted for), not attached to a call."""
