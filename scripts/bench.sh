@@ -86,7 +86,10 @@ echo "per CTA beyond it: $p132 ns on 132 SMs, $p1056 ns on 1,056 SMs, $p8448 ns 
 # (its measured span, from the capture's kernel and copy events), and replayed again
 # with gpc2sm.group_ctas=off to show both paths give the same outputs (issue 16).
 CAP=tb/data/kineto/v100_train_9876_kernels.json.gz
-if [ ! -f "$D/v100.gdt.gz" ]; then
+# (converted again when the converter changed: a trace of an older format would bench an
+# older replay, e.g. open loop)
+if [ ! -f "$D/v100.gdt.gz" ] || [ scripts/kineto2gdt.py -nt "$D/v100.gdt.gz" ] || \
+        [ scripts/gdtrace.py -nt "$D/v100.gdt.gz" ]; then
     /usr/bin/time -f "%e %M" -o "$D/conv.time" python3 scripts/kineto2gdt.py "$CAP" "$D/v100.gdt.gz" 2>/dev/null
     read -r cs ckb <"$D/conv.time"
     echo "kineto2gdt.py on the V100 capture: $cs s, peak memory $((ckb / 1024)) MB"

@@ -56,18 +56,20 @@ static gd_bounds b;
 static void setup(void) { ck_assert_int_eq(gd_bounds_init(&b), 0); }
 static void teardown(void) { gd_bounds_destroy(&b); }
 
-/* A packet on hardware queue q submitted at s (its path: the host's until s). */
-static void submit(gd_kernel_run *r, uint32_t q, gd_time_ps s, int kind)
+/* A packet on hardware queue q submitted at s (its path: the host's until s), with
+ * the barrier bit or not. */
+static void submit_with(gd_kernel_run *r, uint32_t q, gd_time_ps s, int kind, int barrier)
 {
     memset(r, 0, sizeof *r);
     r->kind = (uint8_t)kind;
     r->queue = r->trace_queue = q;
-    r->barrier = 1;
+    r->barrier = barrier;
     r->signal = GD_NO_SIGNAL;
-    r->submit = s;
-    gd_path_start(&r->path, s);
-    ck_assert_int_eq(gd_bounds_submitted(&b, r), 0);
+    r->submit = r->host_at = s;
+    ck_assert_int_eq(gd_bounds_submitted(&b, r, NULL), 0);
 }
+
+static void submit(gd_kernel_run *r, uint32_t q, gd_time_ps s, int kind) { submit_with(r, q, s, kind, 1); }
 
 static void complete(gd_kernel_run *r, gd_time_ps ready, gd_time_ps first, gd_time_ps end, gd_time_ps done)
 {
@@ -150,17 +152,24 @@ START_TEST(gpu_time_matches_a_full_sort)
     static gd_kernel_run r[N];
     static gd_time_ps t[N][5];
     uint64_t seed = 12345 + (uint64_t)_i;
-    gd_time_ps qfree[4] = {0, 0, 0, 0}, s = 0;
-    for (int i = 0; i < N; i++) {  /* each queue in order; the host submits every 0-40 */
+    static int barrier[N];
+    gd_time_ps qfree[4] = {0, 0, 0, 0}, qfirst[4] = {0, 0, 0, 0}, s = 0;
+    for (int i = 0; i < N; i++) {  /* the host submits every 0-40 */
         s += next_rand(&seed) % 40;
         uint32_t q = (uint32_t)(next_rand(&seed) % 4);
-        gd_time_ps met = s > qfree[q] ? s : qfree[q];
+        /* with the barrier bit (most), after every earlier packet of its queue completed;
+         * without (on runs 2 and 3), at once; either launches after the one before it */
+        barrier[i] = _i < 2 || next_rand(&seed) % 4;
+        gd_time_ps met = !barrier[i] || s > qfree[q] ? s : qfree[q];
+        gd_time_ps first = met + next_rand(&seed) % 20;
         t[i][0] = s;
         t[i][1] = met;
-        t[i][2] = met + next_rand(&seed) % 20;
+        t[i][2] = first > qfirst[q] ? first : qfirst[q];
         t[i][3] = t[i][2] + next_rand(&seed) % 200;
         t[i][4] = t[i][3] + next_rand(&seed) % 5;
-        qfree[q] = t[i][4];
+        if (t[i][4] > qfree[q])
+            qfree[q] = t[i][4];
+        qfirst[q] = t[i][2];
         r[i].queue = q;
         r[i].kind = (next_rand(&seed) % 5) ? GD_PKT_KERNEL : GD_PKT_COMMAND;
     }
@@ -180,7 +189,7 @@ START_TEST(gpu_time_matches_a_full_sort)
             gd_kernel_run *x = &r[si];
             const uint32_t q = x->queue;
             const uint8_t kind = x->kind;
-            submit(x, q, t[si][0], kind);  /* met: its submit, or the previous on q's completion */
+            submit_with(x, q, t[si][0], kind, barrier[si]);
             si++;
         } else {
             const int i = order[ci++];
@@ -259,23 +268,24 @@ START_TEST(host_wait_on_the_path)
     gd_host_eof(&h);
     gd_host_origin(&h, 0);  /* the thread starts at 1000 ps */
     /* the first call at 1000 */
-    gd_host_issue_path(&h, 0, 1000, &k.path);
+    gd_path kpath, k2path;
+    gd_host_issue_path(&h, 0, 1000, &kpath);
     k.submit = 1000;
-    ck_assert_int_eq(gd_bounds_submitted(&b, &k), 0);
+    ck_assert_int_eq(gd_bounds_submitted(&b, &k, &kpath), 0);
     ck_assert_int_eq(gd_host_submitted(&h, &k), 0);
     gd_host_call_done(&h, 0, 1000);
     ck_assert_int_eq(gd_host_begin_wait(&h, 0, 1000), 0);
     /* the kernel: ready 1500, first CTA 2000, end 7000, completed 7500 */
     complete(&k, 1500, 2000, 7000, 7500);
     ck_assert_uint_eq(gd_host_completed(&h, &k, 7500), 8500);
-    gd_host_issue_path(&h, 0, 10500, &k2.path);  /* due 8500 + 2000 */
-    ck_assert_uint_eq(k2.path.at, 10500);
-    ck_assert_uint_eq(k2.path.cat[GD_PATH_HOST_CPU], 1000 + 2000);
-    ck_assert_uint_eq(k2.path.cat[GD_PATH_HOST_SYNC], 1000);
-    ck_assert_uint_eq(k2.path.cat[GD_PATH_FRONT_END], 1000 + 500);
-    ck_assert_uint_eq(k2.path.cat[GD_PATH_KERNELS], 5000);
-    ck_assert_uint_eq(k2.path.host_floor, 1000 + 1000 + 2000);
-    ck_assert_uint_eq(k2.path.gpu_floor, 6500);
+    gd_host_issue_path(&h, 0, 10500, &k2path);  /* due 8500 + 2000 */
+    ck_assert_uint_eq(k2path.at, 10500);
+    ck_assert_uint_eq(k2path.cat[GD_PATH_HOST_CPU], 1000 + 2000);
+    ck_assert_uint_eq(k2path.cat[GD_PATH_HOST_SYNC], 1000);
+    ck_assert_uint_eq(k2path.cat[GD_PATH_FRONT_END], 1000 + 500);
+    ck_assert_uint_eq(k2path.cat[GD_PATH_KERNELS], 5000);
+    ck_assert_uint_eq(k2path.host_floor, 1000 + 1000 + 2000);
+    ck_assert_uint_eq(k2path.gpu_floor, 6500);
     gd_host_destroy(&h);
 }
 END_TEST

@@ -9,36 +9,26 @@ void gd_path_start(gd_path *p, gd_time_ps t)
     p->at = p->cat[GD_PATH_HOST_CPU] = p->host_floor = t;
 }
 
-void gd_path_extend(gd_path *p, gd_time_ps t, int cat)
-{
-    if (t <= p->at)
-        return;
-    gd_time_ps d = t - p->at;
-    p->at = t;
-    p->cat[cat] += d;
-    if ((GD_PATH_HOST_MASK >> cat) & 1)
-        p->host_floor += d;
-    else
-        p->gpu_floor += d;
-}
-
-void gd_path_join(gd_path *p, const gd_path *q)
-{
-    gd_time_ps hf = p->host_floor > q->host_floor ? p->host_floor : q->host_floor;
-    gd_time_ps gf = p->gpu_floor > q->gpu_floor ? p->gpu_floor : q->gpu_floor;
-    if (q->at > p->at)
-        *p = *q;
-    p->host_floor = hf;
-    p->gpu_floor = gf;
-}
-
 int gd_bounds_init(gd_bounds *b)
 {
     memset(b, 0, sizeof *b);
-    b->qpath = calloc(GD_TRACE_MAX_QUEUES, sizeof *b->qpath);
-    b->tqpath = calloc(GD_TRACE_MAX_QUEUES, sizeof *b->tqpath);
-    if (!b->qpath || !b->tqpath) {
+    b->qpath = b->tqpath = calloc(GD_TRACE_MAX_QUEUES, sizeof *b->qpath);
+    b->sig = calloc(GD_BOUNDS_SIG_SLOTS, sizeof *b->sig);
+    b->q = calloc(GD_TRACE_MAX_QUEUES, sizeof *b->q);
+    b->active = calloc(GD_TRACE_MAX_QUEUES, sizeof *b->active);
+    if (!b->qpath || !b->sig || !b->q || !b->active) {
         gd_bounds_destroy(b);
+        return -1;
+    }
+    for (uint32_t i = 0; i < GD_BOUNDS_SIG_SLOTS; i++)
+        b->sig[i].signal = GD_NO_SIGNAL;
+    return 0;
+}
+
+int gd_bounds_map_queues(gd_bounds *b)
+{
+    if (b->tqpath == b->qpath && !(b->tqpath = calloc(GD_TRACE_MAX_QUEUES, sizeof *b->tqpath))) {
+        b->tqpath = b->qpath;
         return -1;
     }
     return 0;
@@ -46,11 +36,19 @@ int gd_bounds_init(gd_bounds *b)
 
 void gd_bounds_destroy(gd_bounds *b)
 {
+    if (b->tqpath != b->qpath)
+        free(b->tqpath);
     free(b->qpath);
-    free(b->tqpath);
-    free(b->sigpath);
+    free(b->sig);
+    for (uint32_t i = 0; b->q && i < GD_TRACE_MAX_QUEUES; i++) {
+        free(b->q[i].seq);
+        free(b->q[i].early);
+    }
+    free(b->q);
+    free(b->active);
     free(b->ring);
     free(b->done);
+    free(b->issued);
     free(b->held);
     memset(b, 0, sizeof *b);
 }
@@ -61,51 +59,153 @@ static int nomem(gd_bounds *b)
     return -1;
 }
 
-int gd_bounds_submitted(gd_bounds *b, gd_kernel_run *r)
+/* A packet in flight joins its queue's list. */
+static int queue_push(gd_bounds *b, const gd_kernel_run *r)
+{
+    if (r->queue >= GD_TRACE_MAX_QUEUES)
+        return 0;
+    gd_bounds_queue *q = &b->q[r->queue];
+    if (q->len == q->cap) {
+        uint32_t cap = q->cap ? 2 * q->cap : 16;
+        uint64_t *seq = malloc(cap * sizeof *seq);
+        if (!seq)
+            return nomem(b);
+        for (uint32_t i = 0; i < q->len; i++)
+            seq[i] = q->seq[(q->head + i) % q->cap];
+        free(q->seq);
+        q->seq = seq;
+        q->cap = cap;
+        q->head = 0;
+    }
+    q->seq[(q->head + q->len++) % q->cap] = r->bseq;
+    q->no_barrier += !r->barrier;
+    if (q->len == 1) {
+        q->active = b->nactive;
+        b->active[b->nactive++] = r->queue;
+    }
+    return 0;
+}
+
+/* Packet r completed (its path p): the completed packets at the front of its queue's
+ * list leave it, their paths joining the queue's prefix; one completed behind a packet
+ * still in flight waits among the early ones. 0, or -1 when out of memory. */
+static int queue_done(gd_bounds *b, const gd_kernel_run *r, const gd_path *p)
+{
+    if (r->queue >= GD_TRACE_MAX_QUEUES)
+        return 0;
+    gd_bounds_queue *q = &b->q[r->queue];
+    q->no_barrier -= !r->barrier;
+    if (q->seq[q->head] != r->bseq) {  /* an earlier one is in flight */
+        if (q->nearly == q->capearly) {
+            uint32_t cap = q->capearly ? 2 * q->capearly : 4;
+            gd_bounds_early *e = realloc(q->early, cap * sizeof *e);
+            if (!e)
+                return nomem(b);
+            q->early = e;
+            q->capearly = cap;
+        }
+        q->early[q->nearly].bseq = r->bseq;
+        q->early[q->nearly++].path = *p;
+        return 0;
+    }
+    gd_path_join(&q->prefix, p);
+    q->head = (q->head + 1) % q->cap;
+    q->len--;
+    while (q->len && (b->done[q->seq[q->head] & (b->cap - 1)] & 1)) {
+        for (uint32_t i = 0; i < q->nearly; i++)
+            if (q->early[i].bseq == q->seq[q->head]) {
+                gd_path_join(&q->prefix, &q->early[i].path);
+                q->early[i] = q->early[--q->nearly];
+                break;
+            }
+        q->head = (q->head + 1) % q->cap;
+        q->len--;
+    }
+    if (!q->len) {  /* it leaves the active queues (the last one takes its place) */
+        uint32_t moved = b->active[--b->nactive];
+        b->active[q->active] = moved;
+        b->q[moved].active = q->active;
+    }
+    return 0;
+}
+
+/* The earliest time a packet in flight can still add an event at (no later than t):
+ * its queue's oldest, no earlier than its submit and, when every packet of the queue
+ * in flight has the barrier bit, than the completion of every packet before it. */
+static gd_time_ps limit_of(const gd_bounds *b, gd_time_ps t)
+{
+    for (uint32_t i = 0; i < b->nactive; i++) {
+        const gd_bounds_queue *q = &b->q[b->active[i]];
+        const uint64_t s = q->seq[q->head];
+        gd_time_ps lb = b->ring[s & (b->cap - 1)];
+        if (!q->no_barrier && q->prefix.at > lb)
+            lb = q->prefix.at;
+        if (lb < t)
+            t = lb;
+    }
+    return t;
+}
+
+/* The ring (by bseq) twice as large, from first. */
+static int grow_ring(gd_bounds *b, uint64_t first)
+{
+    uint64_t cap = b->cap ? 2 * b->cap : 256;
+    gd_time_ps *ring = malloc(cap * sizeof *ring);
+    uint8_t *done = malloc(cap);
+    gd_path *issued = b->issued ? malloc(cap * sizeof *issued) : NULL;
+    if (!ring || !done || (b->issued && !issued)) {
+        free(ring);
+        free(done);
+        free(issued);
+        return nomem(b);
+    }
+    for (uint64_t s = first; s < b->next; s++) {
+        ring[s & (cap - 1)] = b->ring[s & (b->cap - 1)];
+        done[s & (cap - 1)] = b->done[s & (b->cap - 1)];
+        if (issued)
+            issued[s & (cap - 1)] = b->issued[s & (b->cap - 1)];
+    }
+    free(b->ring);
+    free(b->done);
+    free(b->issued);
+    b->ring = ring;
+    b->done = done;
+    b->issued = issued;
+    b->cap = cap;
+    return 0;
+}
+
+int gd_bounds_submitted(gd_bounds *b, gd_kernel_run *r, const gd_path *issued)
 {
     const uint64_t first = b->head < b->swept_sub ? b->head : b->swept_sub;  /* the oldest entry still needed */
-    if (b->next - first == b->cap) {  /* the ring is full: twice the size, in bseq order */
-        uint64_t cap = b->cap ? 2 * b->cap : 256;
-        gd_time_ps *ring = malloc(cap * sizeof *ring);
-        uint8_t *done = malloc(cap);
-        if (!ring || !done) {
-            free(ring);
-            free(done);
+    if (b->next - first == b->cap && grow_ring(b, first))
+        return -1;
+    if (issued && !b->issued) {  /* the first call's (packets before it, none in a replay: their submits) */
+        if (!(b->issued = malloc(b->cap * sizeof *b->issued)))
             return nomem(b);
-        }
-        for (uint64_t s = first; s < b->next; s++) {
-            ring[s & (cap - 1)] = b->ring[s & (b->cap - 1)];
-            done[s & (cap - 1)] = b->done[s & (b->cap - 1)];
-        }
-        free(b->ring);
-        free(b->done);
-        b->ring = ring;
-        b->done = done;
-        b->cap = cap;
+        for (uint64_t s = first; s < b->next; s++)
+            gd_path_start(&b->issued[s & (b->cap - 1)], b->ring[s & (b->cap - 1)]);
     }
     r->bseq = b->next++;
     gd_time_ps t = r->submit;  /* (submits are in time order; kept so) */
     if (r->bseq && t < b->ring[(r->bseq - 1) & (b->cap - 1)])
         t = b->ring[(r->bseq - 1) & (b->cap - 1)];
     b->ring[r->bseq & (b->cap - 1)] = t;
-    b->done[r->bseq & (b->cap - 1)] = 0;
-    return 0;
+    b->done[r->bseq & (b->cap - 1)] = r->barrier ? 2 : 0;
+    if (b->issued) {
+        if (issued)
+            b->issued[r->bseq & (b->cap - 1)] = *issued;
+        else
+            gd_path_start(&b->issued[r->bseq & (b->cap - 1)], r->host_at);
+    }
+    return queue_push(b, r);
 }
 
-static gd_path *sig_path(gd_bounds *b, uint32_t s)
+/* Signal s's path, or NULL when no completion of it is kept. */
+static const gd_path *sig_path(const gd_bounds *b, uint32_t s)
 {
-    if (s >= b->nsig) {
-        uint32_t n = b->nsig ? b->nsig : 16;
-        while (n <= s)
-            n *= 2;
-        gd_path *p = realloc(b->sigpath, n * sizeof *p);
-        if (!p)
-            return NULL;
-        memset(p + b->nsig, 0, (n - b->nsig) * sizeof *p);
-        b->sigpath = p;
-        b->nsig = n;
-    }
-    return &b->sigpath[s];
+    const gd_bounds_sig *k = &b->sig[s & (GD_BOUNDS_SIG_SLOTS - 1)];
+    return k->signal == s ? &k->path : NULL;
 }
 
 /* ---- the sweep ---- */
@@ -124,7 +224,7 @@ static int gpu_state(const gd_bounds *b)
     return b->pending ? GD_GPU_DEPENDENCY : GD_GPU_NOTHING;
 }
 
-static void sweep_event(gd_bounds *b, gd_time_ps t, uint64_t key)
+static inline void sweep_event(gd_bounds *b, gd_time_ps t, uint64_t key)
 {
     if (t > b->swept) {
         b->gpu[gpu_state(b)] += t - b->swept;
@@ -172,20 +272,27 @@ static int hold(gd_bounds *b, gd_time_ps t, uint64_t key)
  * on a tie). */
 static void sweep_to(gd_bounds *b, gd_time_ps t)
 {
+    const uint64_t mask = b->cap - 1, next = b->next;
+    uint64_t sub = b->swept_sub;
+    const gd_heap_entry *h = b->held + b->held_first, *const hend = h + b->held_n;
+    gd_time_ps ts = sub < next ? b->ring[sub & mask] : GD_TIME_NEVER;
+    gd_time_ps th = h < hend ? h->time : GD_TIME_NEVER;
     for (;;) {
-        const gd_time_ps ts = b->swept_sub < b->next ? b->ring[b->swept_sub & (b->cap - 1)] : GD_TIME_NEVER;
-        const gd_time_ps th = b->held_n ? b->held[b->held_first].time : GD_TIME_NEVER;
-        if (ts <= th && ts <= t) {
+        if (ts <= th) {
+            if (ts > t)
+                break;
             sweep_event(b, ts, EV_SUBMIT << 1);
-            b->swept_sub++;
-        } else if (th < ts && th <= t) {
-            sweep_event(b, th, b->held[b->held_first].key);
-            b->held_first++;
-            b->held_n--;
+            ts = ++sub < next ? b->ring[sub & mask] : GD_TIME_NEVER;
         } else {
-            return;
+            if (th > t)
+                break;
+            sweep_event(b, th, h->key);
+            th = ++h < hend ? h->time : GD_TIME_NEVER;
         }
     }
+    b->swept_sub = sub;
+    b->held_n -= (uint64_t)(h - (b->held + b->held_first));
+    b->held_first = (uint64_t)(h - b->held);
 }
 
 /* A completed packet's stages after its submit: held, then accounted up to the
@@ -197,11 +304,9 @@ static int sweep_packet(gd_bounds *b, const gd_kernel_run *r, gd_time_ps met)
     for (int i = 0; i < 4; i++)
         if (hold(b, t[i], (uint64_t)(EV_MET + i) << 1 | copy))
             return nomem(b);
-    b->done[r->bseq & (b->cap - 1)] = 1;
-    while (b->head < b->next && b->done[b->head & (b->cap - 1)])
+    while (b->head < b->next && (b->done[b->head & (b->cap - 1)] & 1))
         b->head++;
-    const gd_time_ps oldest = b->head < b->next ? b->ring[b->head & (b->cap - 1)] : GD_TIME_NEVER;
-    sweep_to(b, oldest < r->completion ? oldest : r->completion);
+    sweep_to(b, limit_of(b, r->completion));
     return 0;
 }
 
@@ -210,13 +315,19 @@ static int sweep_packet(gd_bounds *b, const gd_kernel_run *r, gd_time_ps met)
 /* When a packet's dependencies were met, its path to then joined into *p. */
 static gd_time_ps dependencies(const gd_bounds *b, const gd_kernel_run *r, gd_path *p)
 {
-    *p = r->path;
+    if (b->issued)
+        *p = b->issued[r->bseq & (b->cap - 1)];
+    else
+        gd_path_start(p, r->host_at);
+    gd_path_extend(p, r->submit, GD_PATH_HELD);  /* held back until its queue took it */
     const gd_time_ps ready = r->ready > r->submit ? r->ready : r->submit;
-    if (r->barrier && r->queue < GD_TRACE_MAX_QUEUES && b->qpath[r->queue].at <= ready)
-        gd_path_join(p, &b->qpath[r->queue]);
-    for (uint32_t i = 0; i < r->ndeps; i++)
-        if (r->dep[i] < b->nsig && b->sigpath[r->dep[i]].at <= ready)
-            gd_path_join(p, &b->sigpath[r->dep[i]]);
+    if (r->barrier && r->queue < GD_TRACE_MAX_QUEUES)  /* every earlier packet of its queue */
+        gd_path_join(p, &b->q[r->queue].prefix);
+    for (uint32_t i = 0; i < r->ndeps; i++) {
+        const gd_path *d = sig_path(b, r->dep[i]);
+        if (d && d->at <= ready)
+            gd_path_join(p, d);
+    }
     return p->at;
 }
 
@@ -238,27 +349,35 @@ int gd_bounds_completed(gd_bounds *b, const gd_kernel_run *r, gd_path *out)
     gd_path_extend(&p, r->completion, GD_PATH_FRONT_END);
     if (r->queue < GD_TRACE_MAX_QUEUES)
         gd_path_join(&b->qpath[r->queue], &p);
-    if (r->trace_queue < GD_TRACE_MAX_QUEUES)
+    if (b->tqpath != b->qpath && r->trace_queue < GD_TRACE_MAX_QUEUES)
         gd_path_join(&b->tqpath[r->trace_queue], &p);
     if (r->signal != GD_NO_SIGNAL) {
-        gd_path *s = sig_path(b, r->signal);
-        if (!s)
-            return nomem(b);
-        gd_path_join(s, &p);
+        gd_bounds_sig *k = &b->sig[r->signal & (GD_BOUNDS_SIG_SLOTS - 1)];
+        if (k->signal != r->signal) {  /* (a signal that shared the slot gives it up) */
+            k->signal = r->signal;
+            k->path = p;
+        } else {
+            gd_path_join(&k->path, &p);
+        }
     }
     gd_path_join(&b->all, &p);
     if (!b->completed++ || p.at > b->end.at)
         b->end = p;
     if (out)
         *out = p;
+    b->done[r->bseq & (b->cap - 1)] |= 1;
+    if (queue_done(b, r, &p))
+        return -1;
     return sweep_packet(b, r, met < r->submit ? r->submit : met);
 }
 
 const gd_path *gd_bounds_awaited(const gd_bounds *b, int kind, uint32_t target)
 {
     static const gd_path none;
-    if (kind == GD_WAIT_SIGNAL)
-        return target < b->nsig ? &b->sigpath[target] : &none;
+    if (kind == GD_WAIT_SIGNAL) {
+        const gd_path *p = sig_path(b, target);
+        return p ? p : &none;
+    }
     if (kind == GD_WAIT_QUEUE)
         return target < GD_TRACE_MAX_QUEUES ? &b->tqpath[target] : &none;
     return &b->all;

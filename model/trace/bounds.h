@@ -48,11 +48,32 @@ extern "C" {
 /* A path starting at 0 reaching t as the host's own time (a thread's start, an
  * open-loop packet's captured submit time). */
 void gd_path_start(gd_path *p, gd_time_ps t);
+
 /* The path goes on to t (no earlier than p->at) in category cat. */
-void gd_path_extend(gd_path *p, gd_time_ps t, int cat);
+static inline void gd_path_extend(gd_path *p, gd_time_ps t, int cat)
+{
+    if (t <= p->at)
+        return;
+    gd_time_ps d = t - p->at;
+    p->at = t;
+    p->cat[cat] += d;
+    if ((GD_PATH_HOST_MASK >> cat) & 1)
+        p->host_floor += d;
+    else
+        p->gpu_floor += d;
+}
+
 /* p joins q: the later of the two is the predecessor (p on a tie); each floor is the
  * larger. */
-void gd_path_join(gd_path *p, const gd_path *q);
+static inline void gd_path_join(gd_path *p, const gd_path *q)
+{
+    gd_time_ps hf = p->host_floor > q->host_floor ? p->host_floor : q->host_floor;
+    gd_time_ps gf = p->gpu_floor > q->gpu_floor ? p->gpu_floor : q->gpu_floor;
+    if (q->at > p->at)
+        *p = *q;
+    p->host_floor = hf;
+    p->gpu_floor = gf;
+}
 
 /* What the GPU did over the span (ps). */
 enum gd_gpu_state {
@@ -64,11 +85,41 @@ enum gd_gpu_state {
     GD_GPU_STATES
 };
 
+/* A signal's completed packets' paths joined. Signals share GD_BOUNDS_SIG_SLOTS slots
+ * by number (memory flat whatever the trace's count): exact while no two signals in
+ * use share a slot; a later signal takes it over, and a dependency on the signal it
+ * held no longer counts (its completion then lies far back, seldom the binding one). A
+ * converted capture gives signals only to packets something waits on (docs/KINETO.md). */
+#define GD_BOUNDS_SIG_SLOTS 1024
+typedef struct gd_bounds_sig {
+    uint32_t signal;            /* GD_NO_SIGNAL: empty */
+    gd_path path;
+} gd_bounds_sig;
+
+/* A hardware queue's packets in flight (the sweep's limit: only the oldest can still
+ * add an event earlier than now, no earlier than its submit and, with the barrier bit
+ * on every one in flight, than the completion of every packet before it). */
+typedef struct gd_bounds_early {
+    uint64_t bseq;
+    gd_path path;
+} gd_bounds_early;
+
+typedef struct gd_bounds_queue {
+    uint64_t *seq;              /* their bseq, a ring from head */
+    uint32_t head, len, cap;
+    uint32_t active;            /* its place in gd_bounds.active while len */
+    uint32_t no_barrier;        /* of them without the barrier bit */
+    gd_path prefix;             /* the paths of its completed packets before the oldest in flight, joined:
+                                   what a packet with the barrier bit waited for */
+    gd_bounds_early *early;     /* completed while an earlier one was in flight (no barrier bit) */
+    uint32_t nearly, capearly;
+} gd_bounds_queue;
+
 typedef struct gd_bounds {
-    gd_path *qpath;             /* by hardware queue: its completed packets' paths joined */
-    gd_path *tqpath;            /* by trace queue (the host's waits) */
-    gd_path *sigpath;           /* by signal number (grown) */
-    uint32_t nsig;
+    gd_path *qpath;             /* by hardware queue: its completed packets' paths joined (a host wait's) */
+    gd_path *tqpath;            /* by trace queue (the host's waits); qpath itself while trace queues are
+                                   the hardware queues (gd_bounds_map_queues not called) */
+    gd_bounds_sig *sig;         /* the signals' paths, GD_BOUNDS_SIG_SLOTS of them (direct-mapped) */
     gd_path all;                /* every completed packet's (a device-wide wait) */
     gd_path end;                /* the latest completion's: the critical path */
     uint64_t completed;
@@ -76,7 +127,11 @@ typedef struct gd_bounds {
        the other events of completed packets from held (kept sorted: they come nearly
        in time order, completions in theirs), merged */
     gd_time_ps *ring;           /* submit times by bseq, from the oldest not swept */
-    uint8_t *done;              /* by bseq: completed */
+    gd_path *issued;            /* closed loop: by bseq, the paths of the calls that submitted them (NULL
+                                   until the first) */
+    uint8_t *done;              /* by bseq: completed (bit 0), the barrier bit (bit 1) */
+    gd_bounds_queue *q;         /* by hardware queue: its packets in flight */
+    uint32_t *active, nactive;  /* the queues with packets in flight */
     uint64_t swept_sub, head, next;  /* bseq of the first submit not swept / the oldest in flight / the next */
     uint64_t cap;               /* ring size (a power of two) */
     gd_heap_entry *held;        /* (time, code << 1 | copy), sorted by time, from held_first */
@@ -88,10 +143,16 @@ typedef struct gd_bounds {
 } gd_bounds;
 
 int gd_bounds_init(gd_bounds *b);  /* 0, or -1 when out of memory */
+/* Trace queues are spread over fewer hardware queues (cs.physical_queues): keep their
+ * paths apart. 0, or -1 when out of memory. */
+int gd_bounds_map_queues(gd_bounds *b);
 void gd_bounds_destroy(gd_bounds *b);
-/* A packet went into its queue (r->submit stamped, r->path its path to then). 0, or
- * -1 when out of memory (also remembered in nomem). */
-int gd_bounds_submitted(gd_bounds *b, gd_kernel_run *r);
+/* A packet went into its queue (r->submit stamped): issued is the path of the call
+ * that submitted it (closed loop: its thread's, gd_host_issue_path), or NULL for a
+ * packet at its captured submit time, r->host_at (open loop). Its path to the submit
+ * adds the time it was held back until r->submit. 0, or -1 when out of memory (also
+ * remembered in nomem). */
+int gd_bounds_submitted(gd_bounds *b, gd_kernel_run *r, const gd_path *issued);
 /* A packet completed: its path to the completion (into *out if not null), the
  * queues', signal's and the critical path's updated, the sweep advanced. 0, or -1
  * when out of memory. */

@@ -62,7 +62,6 @@ typedef struct gd_kernel_run {
     uint8_t skip_cleanup;       /* no completion (cleanup) latency: a condensed packet's kernel before its
                                    last whose cleanup information needs none (seed 000 fig 7) */
     int barrier;                /* AQL header barrier bit */
-    uint8_t graph;              /* kernels and commands: launched as part of a CUDA graph (launch-gap class) */
     uint64_t completion_signal;
     uint32_t signal;            /* number of the completion signal (trace.h), GD_NO_SIGNAL if none */
     uint32_t dep[GD_AQL_MAX_DEPS];  /* barriers: signal numbers they depend on */
@@ -78,11 +77,9 @@ typedef struct gd_kernel_run {
     uint32_t channel;           /* kernels, cwd.admission=channels: its task channel (distributor slot) */
     uint32_t split_left;        /* kernels, cwd.split_after: one-warp sub-workgroups of its next CTA (split by
                                    seed 001 emb. 3) still to launch; 0: its CTAs launch whole */
-    uint8_t launching;          /* kernels: its first CTA (or sub-workgroup) has launched */
     uint64_t cta_energy_fj;     /* kernels with an instruction mix: one CTA's energy (the SM's, once computed) */
     gd_time_ps cta_ps;          /* each CTA runs this long (commands: the command's duration) */
     gd_time_ps wait_until;      /* kernels: each CTA runs at least until then (0: no such wait; exec.h) */
-    uint8_t has_insn;           /* kernels: desc->has_insn, here beside cta_ps, which the SM reads per CTA */
     uint64_t source_id;         /* GD_UNKNOWN fields: not known */
     uint64_t measured_start_ns, measured_dur_ns;
     gd_time_ps submit, fetched, decoded, ready, dispatched;
@@ -92,7 +89,7 @@ typedef struct gd_kernel_run {
     struct gd_kernel_run *next_free;
     struct gd_kernel_run *host_next;  /* the closed-loop host (host.h): the next run of its call */
     uint64_t host_qseq;         /* the closed-loop host: its place among its trace queue's runs, in trace order */
-    gd_path path;               /* the path to its submit (bounds.h) */
+    gd_time_ps host_at;         /* open loop: its captured submit time (bounds.h: its path's start) */
     uint64_t bseq;              /* its place in submit order (bounds.h) */
     gd_time_ps head_at;         /* kernels: when it first became the distributor's next to launch (0: not yet) */
     gd_time_ps room_wait;       /* kernels: from ready to launch as the distributor's next to its first CTA's step */
@@ -100,6 +97,9 @@ typedef struct gd_kernel_run {
     /* multi-tenant command (seed 004): from the trace, or derived (trace.h gd_tenant_default) */
     uint32_t vid;               /* virtual queue (tenant) */
     uint32_t trace_queue;       /* the trace's queue (queue is the hardware queue it was mapped to) */
+    uint8_t graph;              /* kernels and commands: launched as part of a CUDA graph (launch-gap class) */
+    uint8_t launching;          /* kernels: its first CTA (or sub-workgroup) has launched */
+    uint8_t has_insn;           /* kernels: desc->has_insn (the SM reads it per CTA with cta_ps) */
     uint8_t cmd_flags;          /* GD_CMD_SYNC | GD_CMD_COND | GD_CMD_FAILS | GD_CMD_INDEPENDENT */
     uint8_t priority;           /* kernels: seed 001's priority level, 0 (highest) .. 7 (cwd.admission=channels) */
     uint8_t status;             /* enum gd_cmd_status, once completed */

@@ -109,7 +109,7 @@ trace_source::trace_source(sc_core::sc_module_name name, host_env &env, const gd
     const uint32_t max_lookahead = cfg.host_max_lookahead;
     gd_host_init(&host_, max_lookahead);
     host_.cpu_ppm = cfg.host_cpu_time_ppm;
-    if (gd_bounds_init(&bounds_))
+    if (gd_bounds_init(&bounds_) || (physical_queues_ && gd_bounds_map_queues(&bounds_)))
         throw std::bad_alloc();  // the replay ends with GD_ENOMEM
     host_.bounds = &bounds_;
     space_in.register_b_transport(this, &trace_source::space_bt);
@@ -151,10 +151,9 @@ trace_source::~trace_source()
     gd_bounds_destroy(&bounds_);
 }
 
-bool trace_source::submitted(gd_kernel_run *r)
+bool trace_source::submitted(gd_kernel_run *r, const gd_path *issued)
 {
-    gd_path_extend(&r->path, r->submit, GD_PATH_HELD);
-    if (gd_bounds_submitted(&bounds_, r) == 0)
+    if (gd_bounds_submitted(&bounds_, r, issued) == 0)
         return true;
     gd_err_set(env_.err, GD_ENOMEM, "out of memory");
     fail(GD_ENOMEM);
@@ -500,13 +499,14 @@ bool trace_source::issue_call(uint32_t thread, gd_time_ps now)
             return false;  // another thread's earlier packet of its queue first
         submit_body b{r, false};  // (the packet processor stamps its submit time when it takes it)
         sc_core::sc_time d = dom_->delay_to(now);
-        gd_host_issue_path(&host_, thread, now, &r->path);
+        gd_path issued;
+        gd_host_issue_path(&host_, thread, now, &issued);
         ch_.call(doorbell_out, op::submit, &b, d);
         if (!b.accepted) {
             host_.t[thread].stalled = 1;  // the packet processor calls space() when there is room
             return false;
         }
-        if (!submitted(r))
+        if (!submitted(r, &issued))
             return false;
         if (gd_host_submitted(&host_, r)) {
             gd_err_set(env_.err, GD_ENOMEM, "out of memory");
@@ -592,13 +592,13 @@ void trace_source::wake(gd_time_ps now)
         }
         submit_body b{pending_, false};
         sc_core::sc_time d = dom_->delay_to(now);
-        gd_path_start(&pending_->path, pending_->submit);  // the captured submit time: the host's
+        pending_->host_at = pending_->submit;  // the captured submit time: the host's
         ch_.call(doorbell_out, op::submit, &b, d);
         if (!b.accepted) {
             blocked_ = true;  // the packet processor calls space() when there is room
             return;
         }
-        if (!submitted(pending_))
+        if (!submitted(pending_, nullptr))
             return;
         pending_ = nullptr;
         batch_pos_++;

@@ -107,7 +107,7 @@ private:
     bool have_rec_ = false;  // rec_ holds a packet the open loop has not taken yet
     gd_host host_;
     gd_bounds bounds_;  // what bounds the replay (bounds.h): its report section
-    bool submitted(gd_kernel_run *r);  // a packet went in: its path to there (false: out of memory)
+    bool submitted(gd_kernel_run *r, const gd_path *issued);  // a packet went in (false: out of memory)
 };
 
 }  // namespace gd
