@@ -235,9 +235,10 @@ START_TEST(gpu_time_matches_a_full_sort)
 }
 END_TEST
 
-/* A host thread: a call (gap 300), a wait for its queue (tail 100), a call (gap 50).
- * The wait's predecessor is the kernel's completion; the host floor keeps the gaps
- * and the tail only. */
+/* A host thread starting at 1000: a call, a wait for its queue (tail 1000 ps), a call
+ * (gap 2000 ps). The wait returns its tail after the kernel's end (500 ps after its
+ * completion); its predecessor is the kernel's completion; the host floor keeps the
+ * thread's start, its gap and the tail past the completion. */
 START_TEST(host_wait_on_the_path)
 {
     gd_host h;
@@ -277,14 +278,14 @@ START_TEST(host_wait_on_the_path)
     ck_assert_int_eq(gd_host_begin_wait(&h, 0, 1000), 0);
     /* the kernel: ready 1500, first CTA 2000, end 7000, completed 7500 */
     complete(&k, 1500, 2000, 7000, 7500);
-    ck_assert_uint_eq(gd_host_completed(&h, &k, 7500), 8500);
-    gd_host_issue_path(&h, 0, 10500, &k2path);  /* due 8500 + 2000 */
-    ck_assert_uint_eq(k2path.at, 10500);
+    ck_assert_uint_eq(gd_host_completed(&h, &k, 7500), 8000);  /* its tail from the kernel's end */
+    gd_host_issue_path(&h, 0, 10000, &k2path);  /* due 8000 + 2000 */
+    ck_assert_uint_eq(k2path.at, 10000);
     ck_assert_uint_eq(k2path.cat[GD_PATH_HOST_CPU], 1000 + 2000);
-    ck_assert_uint_eq(k2path.cat[GD_PATH_HOST_SYNC], 1000);
+    ck_assert_uint_eq(k2path.cat[GD_PATH_HOST_SYNC], 500);  /* from the completion signal */
     ck_assert_uint_eq(k2path.cat[GD_PATH_FRONT_END], 1000 + 500);
     ck_assert_uint_eq(k2path.cat[GD_PATH_KERNELS], 5000);
-    ck_assert_uint_eq(k2path.host_floor, 1000 + 1000 + 2000);
+    ck_assert_uint_eq(k2path.host_floor, 1000 + 500 + 2000);
     ck_assert_uint_eq(k2path.gpu_floor, 6500);
     gd_host_destroy(&h);
 }

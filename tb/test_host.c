@@ -143,9 +143,10 @@ START_TEST(wait_conditions)
     ck_assert_uint_eq(gd_host_completed(&h, a, 20000), GD_TIME_NEVER);
     ck_assert_uint_eq(gd_host_completed(&h, b, 30000), GD_TIME_NEVER);
     ck_assert(h.t[0].waiting && h.t[1].waiting);
+    c->end = 38000;  /* its last CTA ended 2 ns before its completion was signalled */
     ck_assert_uint_eq(gd_host_completed(&h, c, 40000), 40000);  /* thread 1 at once, thread 0 after its tail */
     ck_assert(!h.t[0].waiting && !h.t[1].waiting);
-    ck_assert_uint_eq(h.t[0].ready, 90000);
+    ck_assert_uint_eq(h.t[0].ready, 88000);  /* its tail from c's end, not its completion */
     ck_assert_uint_eq(h.t[0].waited_ps, 30000);
     ck_assert_uint_eq(h.waits, 2);
     ck_assert_uint_eq(h.waited_ps, 30000 + 35000);
@@ -160,9 +161,9 @@ START_TEST(wait_conditions)
     gd_host_eof(&h);
     ck_assert_int_eq(next(&th, &due), GD_HOST_ISSUE);
     ck_assert_uint_eq(th, 0);
-    ck_assert_uint_eq(due, 90000);
-    ck_assert_int_eq(gd_host_begin_wait(&h, 0, 90000), 1);
-    ck_assert_uint_eq(h.t[0].ready, 93000);
+    ck_assert_uint_eq(due, 88000);
+    ck_assert_int_eq(gd_host_begin_wait(&h, 0, 88000), 1);
+    ck_assert_uint_eq(h.t[0].ready, 91000);
     ck_assert_int_eq(next(&th, &due), GD_HOST_IDLE);
     ck_assert(gd_host_done(&h));
 }

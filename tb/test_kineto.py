@@ -232,10 +232,10 @@ def test_host_model():
         ("call", 0, 1, 6, False), ("packet", 0, 161),                  # C: 161 - 155
         ("wait", 0, gdtrace.WAIT_DEVICE, 0, 185, 24, 15, True),        # 185 - 161; 200 - C's end 180 < 185
     ], got
-    # closed loop: B is launched the sync's tail (10 us) and its gap (11 us) after A completed
+    # closed loop: B is launched the sync's tail (10 us) and its gap (11 us) after A ended
     rows = {int(r["source_id"]): r for r in replay_csv(out)}
     assert len(rows) == 4
-    assert float(rows[3]["submit_ns"]) == float(rows[1]["completion_ns"]) + 21000, (rows[1], rows[3])
+    assert float(rows[3]["submit_ns"]) == float(rows[1]["end_ns"]) + 21000, (rows[1], rows[3])
 
 
 def test_polling_loop():
@@ -272,9 +272,9 @@ def test_polling_loop():
         (gdtrace.WAIT_SIGNAL, a["signal"], True, 50, 13), w   # 413 - A's end 400
     calls = [r for r in recs if r["type"] == gdtrace.REC_HOST_CALL]
     assert [c["gap_ns"] // us for c in calls] == [0, 8, 680], calls   # doorbells: 421 - 413; 1101 - 421
-    # closed loop: B goes the loop's tail and its gap after A completed
+    # closed loop: B goes the loop's tail and its gap after A ended
     rows = {int(r["source_id"]): r for r in replay_csv(out)}
-    assert float(rows[3]["submit_ns"]) == float(rows[1]["completion_ns"]) + 21000, (rows[1], rows[3])
+    assert float(rows[3]["submit_ns"]) == float(rows[1]["end_ns"]) + 21000, (rows[1], rows[3])
 
 
 def test_host_syncs_unattached():

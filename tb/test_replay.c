@@ -1105,7 +1105,8 @@ END_TEST
 /* The closed-loop host (issue 41; host.h, format 1.10). One host thread, N iterations
  * of: a call launching a one-CTA kernel on queue 0 (CPU gap 300 ns after the previous
  * return; the first at the thread's start), a wait for queue 0 (cudaStreamSynchronize:
- * issued at once, returning 100 ns after the kernel completed). Captured every 2500 ns.
+ * issued at once, returning 100 ns after the kernel's last CTA ended, 50 after its
+ * completion). Captured every 2500 ns.
  * On the small GPU a kernel submitted at s completes at s + 360 + D (fetch 100, decode
  * 10, grid launch 200, the CTA's D, completion 50). A second thread, when given, launches
  * a small kernel on queue 1 every 700 ns and never waits. */
@@ -1179,9 +1180,9 @@ START_TEST(closed_loop_follows_the_gpu)
                 ck_assert_int_eq(gd_sim_set(sim, "sm.cta_time_scale", "0.5"), GD_OK);
             char *csv = replay_csv(sim, path);
             for (int i = 0; i < LOOP_N; i++) {
-                /* closed: each call 300 ns after the previous wait returned (completion + 100);
-                 * open: at its captured time */
-                double want = open ? 1000.0 + 2500.0 * i : 1000.0 + (760.0 + (double)D) * i;
+                /* closed: each call 300 ns after the previous wait returned (the kernel's end +
+                 * 100); open: at its captured time */
+                double want = open ? 1000.0 + 2500.0 * i : 1000.0 + (710.0 + (double)D) * i;
                 ck_assert_msg(csv_num(csv, i, COL_SUBMIT) == want, "%s, D %llu: kernel %d submitted at %.3f, not %.3f",
                               open ? "open" : "closed", (unsigned long long)D, i, csv_num(csv, i, COL_SUBMIT), want);
             }
@@ -1202,12 +1203,12 @@ START_TEST(closed_loop_follows_the_gpu)
             const uint64_t span_ps = s.sim_time_ns * 1000;
             ck_assert_uint_eq(stat_value(sim, "bounds", "span"), span_ps);
             ck_assert_uint_eq(stat_value(sim, "bounds", "host_cpu"), open ? 7500000 : 900000);
-            ck_assert_uint_eq(stat_value(sim, "bounds", "host_sync"), open ? 0 : 300000);
+            ck_assert_uint_eq(stat_value(sim, "bounds", "host_sync"), open ? 0 : 150000);  /* completion + 50 */
             ck_assert_uint_eq(stat_value(sim, "bounds", "held"), 0);
             ck_assert_uint_eq(stat_value(sim, "bounds", "front_end"), (open ? 1 : LOOP_N) * 360000);
             ck_assert_uint_eq(stat_value(sim, "bounds", "sms_full"), 0);
             ck_assert_uint_eq(stat_value(sim, "bounds", "kernels"), (open ? 1 : LOOP_N) * D * 1000);
-            ck_assert_uint_eq(stat_value(sim, "bounds", "host_floor"), open ? 7500000 : 1200000);
+            ck_assert_uint_eq(stat_value(sim, "bounds", "host_floor"), open ? 7500000 : 1050000);
             ck_assert_uint_eq(stat_value(sim, "bounds", "gpu_floor"), LOOP_N * (360 + D) * 1000);  /* one queue */
             /* the GPU: each kernel's D running, 360 in the front end, the rest idle for the host */
             ck_assert_uint_eq(stat_value(sim, "bounds", "busy_kernels"), LOOP_N * D * 1000);
@@ -1225,8 +1226,8 @@ START_TEST(closed_loop_follows_the_gpu)
             free(path);
         }
     }
-    /* closed: N x (760 + D) - 400 from the first submit to the last completion */
-    ck_assert_uint_eq(span[0][0], LOOP_N * (760 + 1000) - 400);
+    /* closed: N x (710 + D) - 350 from the first submit to the last completion */
+    ck_assert_uint_eq(span[0][0], LOOP_N * (710 + 1000) - 350);
     ck_assert_uint_eq(span[0][0] - span[0][1], LOOP_N * 500);  /* every kernel's half saved */
     ck_assert_uint_eq(span[1][0] - span[1][1], 500);           /* open: the last kernel's only */
 }
@@ -1281,7 +1282,7 @@ START_TEST(cta_time_rules_and_host_scale)
     gd_summary s;
     for (int i = 0, step = 0; i < LOOP_N + 11; i++)  /* the steps as with sm.cta_time_scale=0.5 */
         if (csv_num(csv, i, COL_QUEUE) == 0) {
-            ck_assert(csv_num(csv, i, COL_SUBMIT) == 1000.0 + (760.0 + 500.0) * step);
+            ck_assert(csv_num(csv, i, COL_SUBMIT) == 1000.0 + (710.0 + 500.0) * step);
             step++;
         }
     for (int i = 0; i < LOOP_N + 11; i++) {  /* step kernels 500 ns, the loader's as captured */
@@ -1309,7 +1310,7 @@ START_TEST(cta_time_rules_and_host_scale)
     ck_assert_int_eq(gd_sim_set(sim, "sm.cta_time_rules", "none"), GD_OK);
     csv = replay_csv(sim, path);
     ck_assert(csv_num(csv, LOOP_N + 10, COL_QUEUE) == 0.0);  /* the last step, as captured */
-    ck_assert(csv_num(csv, LOOP_N + 10, COL_SUBMIT) == 1000.0 + (760.0 + 1000.0) * (LOOP_N - 1));
+    ck_assert(csv_num(csv, LOOP_N + 10, COL_SUBMIT) == 1000.0 + (710.0 + 1000.0) * (LOOP_N - 1));
     free(csv);
     json = written(sim, gd_sim_write_summary_json, ".json");
     ck_assert_ptr_nonnull(strstr(json, "\"scale\": 1, \"rules\": null}"));
@@ -1324,7 +1325,8 @@ START_TEST(cta_time_rules_and_host_scale)
         ck_assert_int_eq(gd_sim_set(sim, "host.cpu_time_scale", z ? "0" : "0.5"), GD_OK);
         ck_assert_int_eq(gd_sim_replay_file(sim, path), GD_OK);
         gd_sim_summary(sim, &s);
-        ck_assert_uint_eq(s.sim_time_ns, LOOP_N * (360 + 1000) + (LOOP_N - 1) * (z ? 0 : 200));
+        /* at half, a tail of 50 from the kernel's end returns at its completion */
+        ck_assert_uint_eq(s.sim_time_ns, LOOP_N * (360 + 1000) + (LOOP_N - 1) * (z ? 0 : 150));
         ck_assert_uint_eq(stat_value(sim, "bounds", "host_cpu"), z ? 0 : 3 * 150000);
         gd_sim_free(sim);
     }

@@ -497,7 +497,7 @@ static const key_def KEYS[] = {
      "none: the trace's own times"},
     {"host.cpu_time_scale", T_SCALE, OFF(host_cpu_time_ppm), 0, 1000000000, 0, NULL, "1",
      "Closed loop: every host thread's CPU time between its calls and every wait's tail (from the "
-     "awaited work's completion to the call's return) is multiplied by this: 0.5 asks what a host "
+     "awaited work's end to the call's return) is multiplied by this: 0.5 asks what a host "
      "twice as fast would do, 0 what an infinitely fast one would (the GPU floor's question, with "
      "the GPU's overlaps re-simulated). Threads keep their captured starts; open loop is unchanged.",
      "1: the capture's own CPU times"},
@@ -505,7 +505,8 @@ static const key_def KEYS[] = {
      "The host of a trace with host threads (format 1.10: a capture converted by kineto2gdt.py). "
      "closed: each host thread issues its calls and waits in order, a call its captured CPU gap "
      "after the thread's previous call or wait returned, a wait (a synchronize, a blocking copy) "
-     "returning its captured tail after the replay has completed what it waited for: a faster or "
+     "returning its captured tail after what it waited for ended in the replay (no earlier than its "
+     "completion): a faster or "
      "slower GPU moves the host's later launches, as the real program's. open: every packet enters "
      "its queue at its captured submit time (what a trace without host threads always does). "
      "traces/FORMAT.md 'Host threads', docs/MODEL.md 'The host'.",

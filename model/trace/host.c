@@ -242,17 +242,18 @@ static int conds_met(const gd_host *h, const gd_host_thread *t)
     return 1;
 }
 
-static void wait_over(gd_host *h, gd_host_thread *t, gd_time_ps now)
+static void wait_over(gd_host *h, gd_host_thread *t, gd_time_ps now, gd_time_ps end)
 {
     if (h->bounds)  /* its predecessor: the later of itself and what it waited for */
         gd_path_join(&t->path, gd_bounds_awaited(h->bounds, t->wait_kind, t->wait_target));
     gd_path_extend(&t->path, now, GD_PATH_HELD);  /* (the awaited work completed at now) */
-    gd_path_extend(&t->path, now + t->wait_tail, GD_PATH_HOST_SYNC);
+    const gd_time_ps ret = end + t->wait_tail > now ? end + t->wait_tail : now;
+    gd_path_extend(&t->path, ret, GD_PATH_HOST_SYNC);
     t->waiting = 0;
     t->waited_ps += now - t->wait_began;
     h->waited_ps += now - t->wait_began;
     t->tail_ps += t->wait_tail;
-    t->ready = now + t->wait_tail;
+    t->ready = ret;
 }
 
 gd_time_ps gd_host_completed(gd_host *h, const gd_kernel_run *r, gd_time_ps now)
@@ -267,7 +268,7 @@ gd_time_ps gd_host_completed(gd_host *h, const gd_kernel_run *r, gd_time_ps now)
         gd_host_thread *t = &h->t[i];
         if (!t->waiting || !conds_met(h, t))
             continue;
-        wait_over(h, t, now);
+        wait_over(h, t, now, r->end);
         h->nwaiting--;
         if (t->ready < first)
             first = t->ready;
@@ -347,7 +348,7 @@ int gd_host_begin_wait(gd_host *h, uint32_t thread, gd_time_ps now)
     t->wait_kind = it.kind;
     t->wait_target = it.target;
     if (!t->nconds) {
-        wait_over(h, t, now);
+        wait_over(h, t, now, now);
         return 1;
     }
     t->waiting = 1;

@@ -2,8 +2,8 @@
  * decisions of a replay that runs a captured program rather than its timestamps. The
  * trace's host threads (format 1.10, traces/FORMAT.md) each issue their calls and waits
  * in order: a call (the packets it submits) its gap after the thread's previous call
- * or wait returned, a wait when the replay has completed what it waited for, plus its
- * tail. Threads are independent except through the GPU. Pure C; trace_source.cpp
+ * or wait returned, a wait its tail after what it waited for ended (no earlier than its
+ * completion). Threads are independent except through the GPU. Pure C; trace_source.cpp
  * (the host's SystemC module) reads the records, asks what comes next and when, and
  * submits.
  *
@@ -44,7 +44,7 @@ typedef struct gd_host_item {
     uint32_t packets_left;      /* a call: packet records still to be read */
     uint32_t target;            /* a wait: the trace queue or the signal number */
     uint8_t is_wait, kind;
-    gd_time_ps tail;            /* a wait: from the awaited work's completion to the return */
+    gd_time_ps tail;            /* a wait: from the awaited work's end to the return */
 } gd_host_item;
 
 /* One (trace queue or signal, count) condition of a wait: satisfied when count of its

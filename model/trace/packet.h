@@ -31,7 +31,7 @@ enum gd_packet_kind {
  * duration zero (host_floor) and every host duration zero (gpu_floor). */
 enum gd_path_cat {
     GD_PATH_HOST_CPU = 0,   /* a host thread's CPU time between calls (open loop: to the captured submit time) */
-    GD_PATH_HOST_SYNC,      /* a host wait's tail: from the awaited work's completion to the call's return */
+    GD_PATH_HOST_SYNC,      /* a host wait's return: from the awaited work's completion to the call's return */
     GD_PATH_HELD,           /* a host call held back: its queue full, or another thread's earlier packet of it not in */
     GD_PATH_FRONT_END,      /* dependencies met -> first CTA, and last CTA's end -> completion signalled */
     GD_PATH_SMS_FULL,       /* the distributor's next kernel, ready to launch, waiting for room on the SMs */

@@ -291,7 +291,7 @@ typedef struct gd_trace_pipeline {
  * threads, each a sequence of calls that submit packets and of waits for the GPU, with
  * the CPU time between them. A closed-loop replay (host.mode=closed) issues each call
  * or wait its gap after the thread's previous one returned; a wait returns when the
- * replay has completed what it waited for, plus its tail. */
+ * awaited work ended in the replay, plus its tail (no earlier than its completion). */
 #define GD_HOST_LAST 1u      /* call and wait flags: the thread's last record */
 #define GD_HOST_POLLING 2u   /* wait flags: a polling loop (cudaEventQuery ... until done), not a blocking call */
 enum gd_host_wait_kind {
@@ -323,7 +323,7 @@ typedef struct gd_trace_host_wait {
     uint32_t signal;      /* GD_WAIT_SIGNAL: the handle's signal number; else GD_NO_SIGNAL */
     uint64_t time_ns;     /* the captured start of the wait call (trace time; non-decreasing with submit times) */
     uint64_t gap_ns;      /* CPU time from the thread's previous return (or its start) to the wait call */
-    uint64_t tail_ns;     /* from the awaited work's completion to the call's return */
+    uint64_t tail_ns;     /* from the awaited work's end (last CTA, or copy) to the call's return */
 } gd_trace_host_wait;
 
 typedef struct gd_trace_record {
