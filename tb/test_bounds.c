@@ -109,8 +109,8 @@ START_TEST(critical_path_through_queues_and_signals)
     ck_assert_uint_eq(e->cat[GD_PATH_FRONT_END], 505 - 430);
     ck_assert_uint_eq(e->gpu_floor, 505);
     /* the host floor: the latest submit (40), as no GPU time is the host's */
-    ck_assert_uint_eq(b.all.host_floor, 40);
-    ck_assert_uint_eq(b.all.gpu_floor, 505);
+    ck_assert_uint_eq(b.host_floor, 40);
+    ck_assert_uint_eq(b.gpu_floor, 505);
     /* GPU time: kernels 8-108, 120-320, 400-500; the copy 28-78 under k1; idle
      * 108-120 (k1 completing, k2 met at 110: front end), 320-400 (front end) */
     ck_assert_uint_eq(b.gpu[GD_GPU_KERNELS], 400);
@@ -244,6 +244,7 @@ START_TEST(host_wait_on_the_path)
     gd_host h;
     ck_assert_int_eq(gd_host_init(&h, 100), 0);
     h.bounds = &b;
+    b.host_waits = 1;
     gd_trace_host_thread th;
     memset(&th, 0, sizeof th);
     th.start_ns = 1;

@@ -240,15 +240,16 @@ static inline void sweep_event(gd_bounds *b, gd_time_ps t, uint64_t key)
     }
 }
 
-/* A completed packet's event into held, in time order (from the back: they come
- * nearly in order). */
-static int hold(gd_bounds *b, gd_time_ps t, uint64_t key)
+/* A completed packet's n events (in time order) into held, kept in time order: merged
+ * in from the back, where they mostly belong (they come nearly in order). */
+static int hold(gd_bounds *b, const gd_time_ps *t, const uint64_t *key, int n)
 {
-    if (b->held_first + b->held_n == b->held_cap) {
+    if (b->held_first + b->held_n + (uint64_t)n > b->held_cap) {
         if (b->held_first && b->held_first >= b->held_n) {  /* half or more already out: move the rest down */
             memmove(b->held, b->held + b->held_first, b->held_n * sizeof *b->held);
             b->held_first = 0;
-        } else {
+        }
+        if (b->held_n + (uint64_t)n > b->held_cap - b->held_first) {
             uint64_t cap = b->held_cap ? 2 * b->held_cap : 256;
             gd_heap_entry *e = realloc(b->held, cap * sizeof *e);
             if (!e)
@@ -258,13 +259,16 @@ static int hold(gd_bounds *b, gd_time_ps t, uint64_t key)
         }
     }
     gd_heap_entry *e = b->held + b->held_first;
-    uint64_t i = b->held_n++;
-    while (i && e[i - 1].time > t) {
-        e[i] = e[i - 1];
-        i--;
+    uint64_t i = b->held_n;  /* the old ones not yet moved: e[0 .. i) */
+    b->held_n += (uint64_t)n;
+    for (int j = n - 1; j >= 0; j--) {  /* the new ones from the last: each old one moves once */
+        while (i && e[i - 1].time > t[j]) {
+            e[i + (uint64_t)j] = e[i - 1];
+            i--;
+        }
+        e[i + (uint64_t)j].time = t[j];
+        e[i + (uint64_t)j].key = key[j];
     }
-    e[i].time = t;
-    e[i].key = key;
     return 0;
 }
 
@@ -300,10 +304,13 @@ static void sweep_to(gd_bounds *b, gd_time_ps t)
 static int sweep_packet(gd_bounds *b, const gd_kernel_run *r, gd_time_ps met)
 {
     const uint64_t copy = r->kind == GD_PKT_COMMAND;
-    const gd_time_ps t[4] = {met, r->first_cta, r->end, r->completion};
-    for (int i = 0; i < 4; i++)
-        if (hold(b, t[i], (uint64_t)(EV_MET + i) << 1 | copy))
-            return nomem(b);
+    gd_time_ps t[4] = {met, r->first_cta, r->end, r->completion};
+    for (int i = 1; i < 4; i++)  /* (in order: a stage that ends before the previous one counts as 0 long) */
+        if (t[i] < t[i - 1])
+            t[i] = t[i - 1];
+    const uint64_t key[4] = {EV_MET << 1 | copy, EV_FIRST << 1 | copy, EV_END << 1 | copy, EV_DONE << 1 | copy};
+    if (hold(b, t, key, 4))
+        return nomem(b);
     while (b->head < b->next && (b->done[b->head & (b->cap - 1)] & 1))
         b->head++;
     sweep_to(b, limit_of(b, r->completion));
@@ -347,10 +354,17 @@ int gd_bounds_completed(gd_bounds *b, const gd_kernel_run *r, gd_path *out)
         gd_path_extend(&p, r->end, GD_PATH_COPIES);
     }
     gd_path_extend(&p, r->completion, GD_PATH_FRONT_END);
-    if (r->queue < GD_TRACE_MAX_QUEUES)
-        gd_path_join(&b->qpath[r->queue], &p);
-    if (b->tqpath != b->qpath && r->trace_queue < GD_TRACE_MAX_QUEUES)
-        gd_path_join(&b->tqpath[r->trace_queue], &p);
+    if (b->host_waits) {  /* what a host's queue or device wait waits for */
+        if (r->queue < GD_TRACE_MAX_QUEUES)
+            gd_path_join(&b->qpath[r->queue], &p);
+        if (b->tqpath != b->qpath && r->trace_queue < GD_TRACE_MAX_QUEUES)
+            gd_path_join(&b->tqpath[r->trace_queue], &p);
+        gd_path_join(&b->all, &p);
+    }
+    if (p.host_floor > b->host_floor)
+        b->host_floor = p.host_floor;
+    if (p.gpu_floor > b->gpu_floor)
+        b->gpu_floor = p.gpu_floor;
     if (r->signal != GD_NO_SIGNAL) {
         gd_bounds_sig *k = &b->sig[r->signal & (GD_BOUNDS_SIG_SLOTS - 1)];
         if (k->signal != r->signal) {  /* (a signal that shared the slot gives it up) */
@@ -360,7 +374,6 @@ int gd_bounds_completed(gd_bounds *b, const gd_kernel_run *r, gd_path *out)
             gd_path_join(&k->path, &p);
         }
     }
-    gd_path_join(&b->all, &p);
     if (!b->completed++ || p.at > b->end.at)
         b->end = p;
     if (out)

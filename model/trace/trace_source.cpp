@@ -137,9 +137,9 @@ trace_source::trace_source(sc_core::sc_module_name name, host_env &env, const gd
         for (int i = 0; i < GD_GPU_STATES; i++)
             gd_stats_add(stats, "bounds", gd_gpu_state_key(i), "ps", state_desc[i], &bounds_.gpu[i]);
         gd_stats_add(stats, "bounds", "host_floor", "ps", "the span with every GPU-side duration zero",
-                     &bounds_.all.host_floor);
+                     &bounds_.host_floor);
         gd_stats_add(stats, "bounds", "gpu_floor", "ps", "the span with every host duration zero",
-                     &bounds_.all.gpu_floor);
+                     &bounds_.gpu_floor);
         gd_stats_add_section(stats, "bounds", bounds_text, bounds_json);
     }
     wake_.notify(0);  // the first packets
@@ -449,6 +449,7 @@ bool trace_source::decide_mode()
         if (rec_.type == GD_REC_HOST_THREAD)
             continue;
         mode_ = host_.declared ? CLOSED : OPEN;
+        bounds_.host_waits = mode_ == CLOSED;
         have_rec_ = true;
         return true;
     }
