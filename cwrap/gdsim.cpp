@@ -346,10 +346,17 @@ int replay(gd_sim *s, const char *path)
         }
         return rc;
     }
-    if (std::strcmp(s->cfg.sm_cta_time_rules, "none") != 0 &&
-        (rc = gd_cta_rules_load(&s->rules, s->cfg.sm_cta_time_rules, &s->err)) != GD_OK) {
-        gd_trace_close_reader(reader);
-        return rc;
+    if (std::strcmp(s->cfg.sm_cta_time_rules, "none") != 0) {  // the CTA time rules, named as set
+        if (!s->cfg.sm_cta_time_rules[0])
+            rc = gd_err_set(&s->err, GD_ECONFIG, "sm.cta_time_rules is empty: give a rules file, or none");
+        else if ((rc = gd_cta_rules_load(&s->rules, s->cfg.sm_cta_time_rules, &s->err)) != GD_OK) {
+            std::string m = s->err.msg;
+            gd_err_set(&s->err, rc, "the CTA time rules (sm.cta_time_rules): %s", m.c_str());
+        }
+        if (rc) {
+            gd_trace_close_reader(reader);
+            return rc;
+        }
     }
     gd_trace_set_limits(reader, &s->cfg.sm, s->cfg.max_grid);
     gd_cluster_limits cl = {s->cfg.gpcs, s->cfg.sms_per_gpc, s->cfg.sms_per_tpc, s->cfg.cwd_gpc_cgas_per_sm,

@@ -1199,8 +1199,8 @@ BLOCKING_COPY_SLACK_NS = 1000
 # A polling loop (a thread querying until GPU work is done, e.g. `while not ev.query()`)
 # is a host wait: at least POLL_MIN_QUERIES consecutive queries on one thread with no
 # other call between, each starting within POLL_MAX_GAP_NS of the previous one's end,
-# spanning at least POLL_MIN_SPAN_NS, and a converted packet ending during the loop (the
-# latest such is what it waited for). Kineto records neither the event or stream a query
+# spanning at least POLL_MIN_SPAN_NS, and a converted packet submitted before the loop
+# began ending during it (the latest such is what it waited for). Kineto records neither the event or stream a query
 # asks about nor what it returned, so the loop is told by its shape: the shared captures'
 # runs of queries are short bursts (the V100 capture: 2,073 runs of up to 28
 # cudaEventQuery within 116 us, PyTorch's caching allocator checking the events of freed
@@ -1318,15 +1318,18 @@ def polling_loops(cap, packets):
     end_times = [e for e, _ in ends]
     waits, used = [], set()
     for thread, calls in by_thread.items():
-        calls.sort()
+        calls.sort(key=lambda c: (c[0], c[1]))
         run = []
         for c in calls + [(None, None, False, None)]:
             if c[2] and run and c[0] - run[-1][1] <= POLL_MAX_GAP_NS:
                 run.append(c)
                 continue
             if len(run) >= POLL_MIN_QUERIES and run[-1][1] - run[0][0] >= POLL_MIN_SPAN_NS:
-                # what it waited for: the last packet to end before its last query began
+                # what it waited for: the last packet to end before its last query began,
+                # of those submitted before the loop began (what a wait can name)
                 j = bisect.bisect_right(end_times, run[-1][0]) - 1
+                while j >= 0 and end_times[j] >= run[0][0] and packets[ends[j][1]][1]["submit"] >= run[0][0]:
+                    j -= 1
                 if j >= 0 and end_times[j] >= run[0][0]:
                     target = ends[j][1]
                     waits.append(dict(kind="wait", thread=thread, wkind="poll", stream=None, target=target,
@@ -1336,7 +1339,7 @@ def polling_loops(cap, packets):
                 else:  # each query counted here, not again as a call without GPU work
                     for q in run:
                         cap.skipped[("runtime call %s in a polling loop" % cap.runtime[q[3]][0],
-                                     "no converted packet ended during the loop: nothing to wait for")] += 1
+                                     "no packet submitted before the loop ended during it: nothing to wait for")] += 1
                         cap.unresolved_calls.add(q[3])
             run = [c] if c[2] else []
     return waits, used

@@ -25,6 +25,7 @@ import argparse
 import csv
 import itertools
 import json
+import math
 import os
 import shlex
 import shutil
@@ -40,6 +41,7 @@ GPU_STATES = ["busy_kernels", "busy_copies", "idle_front_end", "idle_dependency"
 BOUNDS = (["verdict", "host_floor_us", "gpu_floor_us"] + ["path_%s_us" % c for c in PATH_CATS] +
           ["gpu_%s_us" % g for g in GPU_STATES])
 COLUMNS = FIGURES + DEVICE + BOUNDS
+PATH_KEYS = {"sm.cta_time_rules"}   # keys whose value names a file
 NUMERIC = [c for c in COLUMNS if c != "verdict"]
 
 
@@ -98,13 +100,19 @@ def plan(a):
         k, eq, vals = s.partition("=")
         if not eq or not k or not vals:
             raise SweepError("--set %s: want KEY=V1,V2,..." % s)
-        grid.append((k, values(k, vals, whole)))
+        vs = values(k, vals, whole)
+        if k in PATH_KEYS:  # a file named relative to here: absolute, as the traces (points run anywhere)
+            vs = [v if v == "none" or not os.path.exists(v) else os.path.abspath(v) for v in vs]
+        grid.append((k, vs))
     if len({k for k, _ in grid}) != len(grid):
         raise SweepError("a key is given twice with --set")
     for t in a.trace + a.config:
         if not os.path.isfile(t):
             raise SweepError("%s: no such file" % t)
-    os.makedirs(os.path.join(a.dir, "points"), exist_ok=True)
+    try:
+        os.makedirs(os.path.join(a.dir, "points"), exist_ok=True)
+    except OSError as e:
+        raise SweepError("%s: cannot make the sweep's folder: %s" % (a.dir, e.strerror or e))
     keys = [k for k, _ in grid]
     rows = []
     for trace, conf, vals in itertools.product(a.trace, a.config or [""], itertools.product(*[v for _, v in grid])):
@@ -191,6 +199,8 @@ def collect(a):
             with open(path) as f:
                 j = json.load(f)
             s = j["summary"]
+            if not isinstance(s, dict):
+                raise ValueError("summary is not an object")
             d = derived(j)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             missing.append("%s (%s)" % (p["point"], e.__class__.__name__))
@@ -200,21 +210,28 @@ def collect(a):
                                                                                        DEVICE + BOUNDS])
     if missing:
         raise SweepError("%d of %d points have no summary: %s" % (len(missing), len(pts), ", ".join(missing[:10])))
+    if a.plot:
+        relative(keys, rows, a.metric, a.baseline)  # (its errors before anything is written)
     out = a.output or os.path.join(a.dir, "results.csv")
-    with open(out, "w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(["point", "trace", "config"] + keys + COLUMNS)
-        w.writerows(rows)
+    tmp = out + ".part"
+    try:
+        with open(tmp, "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(["point", "trace", "config"] + keys + COLUMNS)
+            w.writerows(rows)
+        os.replace(tmp, out)
+    except OSError as e:
+        raise SweepError("%s: cannot write: %s" % (out, e.strerror or e))
     if a.plot:
         plot(a.plot, keys, rows, a.metric, a.baseline)
     print("sweep.py: %d points -> %s" % (len(rows), out))
 
 
-def plot(out, keys, rows, metric, baseline):
-    """Each point's metric as a change from the baseline point's, in %: the differences
-    a what-if makes, not bars from zero that hide them."""
-    sys.path.insert(0, HERE)
-    import plot as gdplot   # scripts/plot.py: matplotlib through Debian's python3
+def relative(keys, rows, metric, baseline):
+    """Each point's metric, the baseline's, and the changes from it in % (a SweepError
+    when they cannot be had)."""
+    if not rows:
+        raise SweepError("no points to plot")
     i = 3 + len(keys) + COLUMNS.index(metric)
     base = [r for r in rows if r[0] == baseline]
     if not base:
@@ -223,11 +240,21 @@ def plot(out, keys, rows, metric, baseline):
     try:
         b = float(base[0][i])
         vals = [float(r[i]) for r in rows]
-    except ValueError:
+    except (TypeError, ValueError):
         raise SweepError("--metric %s: not a number in every point" % metric)
+    if not all(math.isfinite(v) for v in vals):
+        raise SweepError("--metric %s: not a finite number in every point" % metric)
     if b == 0:
         raise SweepError("--metric %s: the baseline point %s has 0: no change relative to it" % (metric, baseline))
-    rel = [100.0 * (v - b) / b for v in vals]
+    return b, vals, [100.0 * (v - b) / b for v in vals]
+
+
+def plot(out, keys, rows, metric, baseline):
+    """Each point's metric as a change from the baseline point's, in %: the differences
+    a what-if makes, not bars from zero that hide them."""
+    sys.path.insert(0, HERE)
+    import plot as gdplot   # scripts/plot.py: matplotlib through Debian's python3
+    b, vals, rel = relative(keys, rows, metric, baseline)
     # labels: what differs between the points (the trace and configuration file's names
     # when there are several, and each key that takes more than one value)
     cols = [1] if len({r[1] for r in rows}) > 1 else []

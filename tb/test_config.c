@@ -349,6 +349,12 @@ START_TEST(cta_rules)
     ck_assert_int_eq(gd_cta_rules_parse(&r, "1 a", 3, "r.txt", &e), GD_OK);
     ck_assert_int_eq(gd_cta_rules_match(&r, "b"), -1);
     gd_cta_rules_free(&r);
+    /* a byte order mark; a comment after a blank ('#' inside a pattern stays) */
+    static const char BOM[] = "\xef\xbb\xbf" "0.5 *gemm*   # the GEMMs\n2 a#b\n";
+    ck_assert_int_eq(gd_cta_rules_parse(&r, BOM, sizeof BOM - 1, "r.txt", &e), GD_OK);
+    ck_assert_str_eq(r.rule[0].pattern, "*gemm*");
+    ck_assert_str_eq(r.rule[1].pattern, "a#b");
+    gd_cta_rules_free(&r);
     static const struct { const char *text; const char *msg; } bad[] = {
         {"0.5 *a*\n0.5\n", "b.txt:2: '0.5' has no pattern: each line is FACTOR PATTERN, e.g. '0.5 *gemm*'"},
         {"0.0005 *\n", "b.txt:1: bad factor '0.0005': a decimal from 0.001 to 1000 with at most 6 places"},
@@ -357,6 +363,8 @@ START_TEST(cta_rules)
         {"1e3 *\n", "b.txt:1: bad factor '1e3'"},
         {"x0.5 *\n", "b.txt:1: bad factor 'x0.5'"},
         {"0.5 a\001b\n", "b.txt:1: a control character (byte 0x01)"},
+        {"0.5 a\177b\n", "b.txt:1: a control character (byte 0x7f)"},
+        {"0.5 # only a comment\n", "b.txt:1: '0.5' has no pattern"},
         {"0.5 \xff\xfe\n", "b.txt:1: not UTF-8 text"},
         {"# only comments\n   # and blanks\n\n", "b.txt: no rules (each line FACTOR PATTERN"},
         {"", "b.txt: no rules"},

@@ -248,17 +248,22 @@ def test_polling_loop():
     q.append(host_call_event("cudaEventQuery", 109, 410, 3))
     burst = [host_call_event("cudaEventQuery", 200 + i, 500 + 5 * i, 3) for i in range(12)]
     idle = [host_call_event("cudaStreamQuery", 300 + i, 700 + 30 * i, 3) for i in range(10)]
-    ev = [launch_event(1, 10), launch_event(3, 420), launch_event(5, 1100)] + q + burst + idle + [
-        kernel_event(7, 1, 20, 380), kernel_event(7, 3, 430, 10), kernel_event(7, 5, 1110, 10)]
+    # a loop of thread 2 while another thread's kernel, launched after the loop began, runs:
+    # not what it waited for (a wait names work submitted before it); nothing else ended
+    other = [dict(host_call_event("cudaEventQuery", 400 + i, 1300 + 30 * i, 3), tid=2) for i in range(10)]
+    ev = [launch_event(1, 10), launch_event(3, 420), launch_event(5, 1100), launch_event(6, 1350)] + q + burst + \
+        idle + other + [kernel_event(7, 1, 20, 380), kernel_event(7, 3, 430, 10), kernel_event(7, 5, 1110, 10),
+                        kernel_event(7, 6, 1360, 100)]
     path = synthetic(ev)
     out = os.path.join(TMP, "poll.gdt.gz")
     log = io.StringIO()
     res = kineto2gdt.convert(path, out, log=log)
-    assert res["host"] == dict(threads=1, calls=3, poll=1), res["host"]
+    assert res["host"] == dict(threads=1, calls=4, poll=1), res["host"]
     assert "1 wait(s): 0 stream, 0 event and 0 device synchronize(s), 0 blocking copy(ies), 1 polling loop(s)" in \
         log.getvalue(), log.getvalue()
-    assert res["skipped"][("runtime call cudaStreamQuery in a polling loop", "no converted packet ended during the "
-                                                                         "loop: nothing to wait for")] == 10, res["skipped"]
+    why = "no packet submitted before the loop ended during it: nothing to wait for"
+    assert res["skipped"][("runtime call cudaStreamQuery in a polling loop", why)] == 10, res["skipped"]
+    assert res["skipped"][("runtime call cudaEventQuery in a polling loop", why)] == 10, res["skipped"]
     assert res["skipped"][("runtime call cudaEventQuery", "host API call without GPU work of its own (allocation, "
                                                           "query, event, synchronisation)")] == 12, res["skipped"]
     accounted(res)
@@ -271,7 +276,7 @@ def test_polling_loop():
     assert (w["kind"], w["target"], w["polling"], w["time_ns"] // us, w["tail_ns"] // us) == \
         (gdtrace.WAIT_SIGNAL, a["signal"], True, 50, 13), w   # 413 - A's end 400
     calls = [r for r in recs if r["type"] == gdtrace.REC_HOST_CALL]
-    assert [c["gap_ns"] // us for c in calls] == [0, 8, 680], calls   # doorbells: 421 - 413; 1101 - 421
+    assert [c["gap_ns"] // us for c in calls] == [0, 8, 680, 250], calls   # doorbells: 421 - 413; 1101 - 421
     # closed loop: B goes the loop's tail and its gap after A ended
     rows = {int(r["source_id"]): r for r in replay_csv(out)}
     assert float(rows[3]["submit_ns"]) == float(rows[1]["end_ns"]) + 21000, (rows[1], rows[3])

@@ -95,6 +95,19 @@ with tempfile.TemporaryDirectory(prefix="gdsim-sweep-") as t:
         assert abs(total * 1000 - float(r["sim_time_ns"])) < 1.0, (total, r["sim_time_ns"])
         assert float(r["gpu_floor_us"]) <= total + 1e-6 and float(r["host_floor_us"]) <= total + 1e-6, r
     assert float(rows[1]["sim_time_ns"]) < float(rows[0]["sim_time_ns"]), "kernels twice as fast: no faster"
+    os.remove(os.path.join(g, "results.csv"))
     r = sweep("collect", g, "--plot", svg, "--baseline", "7", ok=False)
     assert "--baseline 7: no such point" in r.stderr, r.stderr
+    assert not os.path.exists(os.path.join(g, "results.csv")), "results written before the plot's error"
+    # a file-valued key's value is made absolute when planned (the points run anywhere)
+    rules = os.path.join(t, "half.rules")
+    open(rules, "w").write("0.5 *\n")
+    here = os.getcwd()
+    os.chdir(t)
+    try:
+        sweep("plan", os.path.join(t, "r"), "--trace", SAMPLE, "--set", "sm.cta_time_rules=none;half.rules", *GD)
+    finally:
+        os.chdir(here)
+    pts = list(csv.reader(open(os.path.join(t, "r", "points.tsv")), delimiter="\t"))
+    assert [p[3] for p in pts[1:]] == ["none", rules], pts
 print("sweep: ok")

@@ -47,8 +47,16 @@ static int parse_line(char *s, gd_cta_rule *out, char *why, size_t n)
         s[--len] = '\0';
     if (!*s || *s == '#')
         return 0;
+    for (char *p = s; *p; p++)  /* a blank then '#' starts a comment */
+        if (*p == '#' && p > s && is_blank(p[-1])) {
+            *p = '\0';
+            while (p > s && is_blank(p[-1]))
+                *--p = '\0';
+            break;
+        }
+    len = strlen(s);
     for (const char *p = s; *p; p++)
-        if ((unsigned char)*p < 0x20 && *p != '\t') {
+        if (((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7f) {
             snprintf(why, n, "a control character (byte 0x%02x)", (unsigned char)*p);
             return -1;
         }
@@ -87,9 +95,12 @@ int gd_cta_rules_parse(gd_cta_rules *out, const char *text, size_t len, const ch
         return gd_err_set(err, GD_ENOMEM, "out of memory");
     memcpy(buf, text, len);
     buf[len] = '\0';
+    char *start = buf;
+    if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)  /* a UTF-8 byte order mark */
+        start += 3;
     int rc = 0;
     uint32_t line = 0, cap = 0;
-    for (char *s = buf; s && !rc; line++) {
+    for (char *s = start; s && !rc; line++) {
         char *nl = strchr(s, '\n');
         if (nl)
             *nl = '\0';

@@ -5,8 +5,9 @@
  *
  * The file: one rule per line, `FACTOR PATTERN`: FACTOR a decimal from 0.001 to 1000
  * with at most 6 places (as sm.cta_time_scale), PATTERN the rest of the line, a shell
- * glob (fnmatch(3): * ? [...]) over the whole kernel name, case-sensitive. Blank lines
- * and lines whose first non-blank character is '#' are skipped. A kernel takes the
+ * glob (fnmatch(3): * ? [...]) over the whole kernel name, case-sensitive, up to a
+ * blank followed by '#' (a comment). Blank lines and lines whose first non-blank
+ * character is '#' are skipped; a UTF-8 byte order mark at the start is too. A kernel takes the
  * first rule it matches; a kernel no rule matches keeps its time. Each rule counts the
  * kernels (descriptors) and dispatches it matched, for the report. */
 #ifndef GD_CTA_RULES_H

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "gdsim.h"
 
@@ -203,9 +205,18 @@ int gd_read_small_file(const char *path, size_t max, char **text, size_t *len, g
 {
     *text = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    /* Opened without waiting: a FIFO nobody writes to would block open() forever; then
+     * read as usual (a pipe with a writer, `--config <(...)`, is read to its end). */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return gd_err_set(err, GD_EIO, "%s: cannot open: %s", path, strerror(errno));
+    int fl = fcntl(fd, F_GETFL);
+    FILE *f = fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        return gd_err_set(err, GD_EIO, "%s: cannot open: %s", path, strerror(e));
+    }
     char *buf = malloc(max + 2);
     if (!buf) {
         fclose(f);

@@ -40,10 +40,9 @@ void gd_bounds_destroy(gd_bounds *b)
         free(b->tqpath);
     free(b->qpath);
     free(b->sig);
-    for (uint32_t i = 0; b->q && i < GD_TRACE_MAX_QUEUES; i++) {
+    for (uint32_t i = 0; b->q && i < GD_TRACE_MAX_QUEUES; i++)
         free(b->q[i].seq);
-        free(b->q[i].early);
-    }
+    free(b->early);
     free(b->q);
     free(b->active);
     free(b->ring);
@@ -95,29 +94,17 @@ static int queue_done(gd_bounds *b, const gd_kernel_run *r, const gd_path *p)
         return 0;
     gd_bounds_queue *q = &b->q[r->queue];
     q->no_barrier -= !r->barrier;
-    if (q->seq[q->head] != r->bseq) {  /* an earlier one is in flight */
-        if (q->nearly == q->capearly) {
-            uint32_t cap = q->capearly ? 2 * q->capearly : 4;
-            gd_bounds_early *e = realloc(q->early, cap * sizeof *e);
-            if (!e)
-                return nomem(b);
-            q->early = e;
-            q->capearly = cap;
-        }
-        q->early[q->nearly].bseq = r->bseq;
-        q->early[q->nearly++].path = *p;
+    if (q->seq[q->head] != r->bseq) {  /* an earlier one is in flight: kept until then */
+        if (!b->early && !(b->early = malloc(b->cap * sizeof *b->early)))
+            return nomem(b);
+        b->early[r->bseq & (b->cap - 1)] = *p;
         return 0;
     }
     gd_path_join(&q->prefix, p);
     q->head = (q->head + 1) % q->cap;
     q->len--;
     while (q->len && (b->done[q->seq[q->head] & (b->cap - 1)] & 1)) {
-        for (uint32_t i = 0; i < q->nearly; i++)
-            if (q->early[i].bseq == q->seq[q->head]) {
-                gd_path_join(&q->prefix, &q->early[i].path);
-                q->early[i] = q->early[--q->nearly];
-                break;
-            }
+        gd_path_join(&q->prefix, &b->early[q->seq[q->head] & (b->cap - 1)]);
         q->head = (q->head + 1) % q->cap;
         q->len--;
     }
@@ -153,10 +140,12 @@ static int grow_ring(gd_bounds *b, uint64_t first)
     gd_time_ps *ring = malloc(cap * sizeof *ring);
     uint8_t *done = malloc(cap);
     gd_path *issued = b->issued ? malloc(cap * sizeof *issued) : NULL;
-    if (!ring || !done || (b->issued && !issued)) {
+    gd_path *early = b->early ? malloc(cap * sizeof *early) : NULL;
+    if (!ring || !done || (b->issued && !issued) || (b->early && !early)) {
         free(ring);
         free(done);
         free(issued);
+        free(early);
         return nomem(b);
     }
     for (uint64_t s = first; s < b->next; s++) {
@@ -164,13 +153,17 @@ static int grow_ring(gd_bounds *b, uint64_t first)
         done[s & (cap - 1)] = b->done[s & (b->cap - 1)];
         if (issued)
             issued[s & (cap - 1)] = b->issued[s & (b->cap - 1)];
+        if (early)
+            early[s & (cap - 1)] = b->early[s & (b->cap - 1)];
     }
     free(b->ring);
     free(b->done);
     free(b->issued);
+    free(b->early);
     b->ring = ring;
     b->done = done;
     b->issued = issued;
+    b->early = early;
     b->cap = cap;
     return 0;
 }

@@ -1,7 +1,8 @@
 /* bounds.h - what bounds a replay (issue 41; docs/WHATIF.md): the critical path to its
  * last completion, the GPU's busy and idle time by cause, and the two floors no
  * what-if can beat. Pure C, fed by the host (trace_source.cpp, host.c) as packets are
- * submitted and complete; memory bounded by the packets in flight.
+ * submitted and complete; its memory holds what was submitted since the oldest packet
+ * still in flight (below), a fixed table of signals and a path per queue.
  *
  * The critical path. Every event carries a gd_path (packet.h): its time, that time
  * split by category along the chain of events that decided it, and its time under
@@ -89,7 +90,10 @@ enum gd_gpu_state {
  * by number (memory flat whatever the trace's count): exact while no two signals in
  * use share a slot; a later signal takes it over, and a dependency on the signal it
  * held no longer counts (its completion then lies far back, seldom the binding one). A
- * converted capture gives signals only to packets something waits on (docs/KINETO.md). */
+ * barrier packet joins a signal's path only when its latest completion came before the
+ * barrier was ready (one completed since, by a later packet, hides the earlier). A
+ * converted capture gives a signal only to the one packet something waits on
+ * (docs/KINETO.md), where neither happens. */
 #define GD_BOUNDS_SIG_SLOTS 1024
 typedef struct gd_bounds_sig {
     uint32_t signal;            /* GD_NO_SIGNAL: empty */
@@ -99,11 +103,6 @@ typedef struct gd_bounds_sig {
 /* A hardware queue's packets in flight (the sweep's limit: only the oldest can still
  * add an event earlier than now, no earlier than its submit and, with the barrier bit
  * on every one in flight, than the completion of every packet before it). */
-typedef struct gd_bounds_early {
-    uint64_t bseq;
-    gd_path path;
-} gd_bounds_early;
-
 typedef struct gd_bounds_queue {
     uint64_t *seq;              /* their bseq, a ring from head */
     uint32_t head, len, cap;
@@ -111,8 +110,6 @@ typedef struct gd_bounds_queue {
     uint32_t no_barrier;        /* of them without the barrier bit */
     gd_path prefix;             /* the paths of its completed packets before the oldest in flight, joined:
                                    what a packet with the barrier bit waited for */
-    gd_bounds_early *early;     /* completed while an earlier one was in flight (no barrier bit) */
-    uint32_t nearly, capearly;
 } gd_bounds_queue;
 
 typedef struct gd_bounds {
@@ -131,6 +128,8 @@ typedef struct gd_bounds {
     gd_time_ps *ring;           /* submit times by bseq, from the oldest not swept */
     gd_path *issued;            /* closed loop: by bseq, the paths of the calls that submitted them (NULL
                                    until the first) */
+    gd_path *early;             /* by bseq, the paths of packets that completed while an earlier one of
+                                   their queue was in flight (no barrier bit; NULL until the first) */
     uint8_t *done;              /* by bseq: completed (bit 0), the barrier bit (bit 1) */
     gd_bounds_queue *q;         /* by hardware queue: its packets in flight */
     uint32_t *active, nactive;  /* the queues with packets in flight */
