@@ -147,7 +147,7 @@ class JsonStream:
     def __init__(self, f, path):
         self.f, self.path = f, path
         self.buf, self.i, self.eof, self.consumed = "", 0, False, 0
-        self.dec = json.JSONDecoder(parse_float=JsonFloat)
+        self.dec = json.JSONDecoder(parse_float=JsonFloat, object_pairs_hook=_unique_members)
 
     def _read(self):
         """Characters read so far."""
@@ -226,6 +226,9 @@ class JsonStream:
                         e.msg[:-len(" at")] if e.msg.endswith(" at") else e.msg
                     raise ConvertError("%s: character %d: %s%s" % (self.path, self.consumed + e.pos, msg,
                                                                    hint)) from None
+            except DuplicateMember as e:
+                raise ConvertError("%s: an object names its member %s twice (which one counts?)" % (
+                    self._where(), _show(e.args[0]))) from None
             except ValueError as e:   # not the syntax: an integer of too many digits
                 msg = "a number of more than %d digits" % sys.get_int_max_str_digits() \
                     if "digits" in str(e) and hasattr(sys, "get_int_max_str_digits") else str(e)
@@ -243,12 +246,18 @@ class JsonStream:
         self.i += 1
         if self._peek() == "}":
             self.i += 1
+            self._end()
             return
+        seen = set()
         while True:
             at = self._where()
             key = self._value()
             if not isinstance(key, str):
                 raise ConvertError("%s: expected a member name (a string), found %s" % (at, _show(key)))
+            if key in seen:
+                raise ConvertError("%s: the top-level object names its member %s twice (which one counts?)" % (
+                    at, _show(key)))
+            seen.add(key)
             self._expect(":")
             if key == "traceEvents":
                 if self._peek() != "[":
@@ -269,7 +278,37 @@ class JsonStream:
                 self.i += 1
                 continue
             self._expect("}", " or ','")
+            self._end()
             return
+
+    def _end(self):
+        """After the top-level object: nothing but blanks (a second document, or anything
+        else, is an error)."""
+        while True:
+            while self.i < len(self.buf) and self.buf[self.i] in " \t\r\n":
+                self.i += 1
+            if self.i < len(self.buf):
+                raise ConvertError("%s: more after the end of the JSON object: %s (a second document, or "
+                                   "damaged data?)" % (self._where(), repr(self.buf[self.i:self.i + 20])))
+            if not self._more():
+                return
+
+
+class DuplicateMember(ValueError):
+    pass
+
+
+def _unique_members(pairs):
+    """A JSON object whose members are all named once (json keeps the last of a name
+    given twice, silently)."""
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise DuplicateMember(k)
+            seen.add(k)
+    return d
 
 
 def _show(v, limit=60):
@@ -529,6 +568,13 @@ def collect_event(cap, e, pid_filter):
                 keep[k] = _shape(args, k)
         if "shared memory" in args:
             keep["shared memory"] = _int(args, "shared memory", 0, 1 << 32, "args.")
+        if corr is None:  # (before, such calls overwrote each other under no id)
+            cap.skipped[("runtime call %s" % name, "no correlation id: no work to link it to")] += 1
+            return
+        if corr in cap.runtime:  # a correlation id names one call: the first keeps it
+            cap.skipped[("runtime call %s" % name, "its correlation id %d is another runtime call's: which "
+                                                          "call launched the work is not known" % corr)] += 1
+            return
         cap.runtime[corr] = (name, ts, ts + dur, pid, keep or None, _id(e, "tid"))
 
 

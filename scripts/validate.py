@@ -611,6 +611,12 @@ def main(argv=None):
         print(json.dumps(v, indent=2, sort_keys=True, default=str))
     else:
         report(v)
+    # the comparison means nothing unless the replay ran every kernel of the capture once
+    if not v["kernels_replayed"] or v["missing"] or v["extra"]:
+        print("validate: error: %d kernel(s) of the capture replayed of %d (%d not replayed, %d extra): the figures "
+              "above compare different work" % (v["kernels_replayed"], v["kernels_capture"], v["missing"],
+                                                 v["extra"]), file=sys.stderr)
+        return 1
     return 0
 
 

@@ -988,6 +988,28 @@ def test_bad_deep_nesting():
     refused('{"traceEvents": [%s]}' % ("9" * 5000), "character 17: a number of more than")
 
 
+def test_bad_more_than_one_document():
+    """Trailing data, a second document and a member named twice (json would keep the
+    last, silently) are refused, naming where."""
+    refused('{"traceEvents": []} x', "character 20: more after the end of the JSON object: 'x'", cli=True)
+    refused('{"traceEvents": []}\n{"traceEvents": []}', "character 20: more after the end of the JSON object")
+    refused('{"traceEvents": [], "traceEvents": []}', "character 19: the top-level object names its member "
+                                                       "'traceEvents' twice", cli=True)
+    refused('{"traceEvents": [{"ph": "X", "ph": "i"}]}', "an object names its member 'ph' twice")
+    refused('{"traceEvents": [{"args": {"stream": 7, "stream": 8}}]}', "an object names its member 'stream' twice")
+
+
+def test_duplicate_correlation():
+    """Two runtime calls with one correlation id: the first keeps it, the second is
+    counted as not converted (every event accounted for)."""
+    ev = [launch_event(1, 10), dict(launch_event(1, 20), name="cudaMemsetAsync"), kernel_event(7, 1, 30, 10)]
+    res = kineto2gdt.convert(synthetic(ev), os.path.join(TMP, "dup.gdt.gz"), log=io.StringIO())
+    assert res["skipped"][("runtime call cudaMemsetAsync", "its correlation id 1 is another runtime call's: which "
+                                                           "call launched the work is not known")] == 1, res["skipped"]
+    assert res["kernels"] == 1, res
+    accounted(res)
+
+
 def test_bad_json_syntax_found_early():
     """A syntax error is reported when the decoder reaches it, without reading the rest of
     the file (which would take it all into memory): here after 2 chunks of 60 MB."""

@@ -139,6 +139,68 @@ assert calls[-1]["ctas_done"] == calls[-1]["ctas_read"] == 40000, calls[-1]
 for x in (a, b, c):
     x.close()
 
+# values checked before they reach C (issue 42): NULs, wrong types and integers past their
+# C type raise ValueError or TypeError; lists of ints are list keys; paths may be bytes
+with gdsim.Sim() as s:
+    for args, exc, text in [(("gpu.name", "a\0b"), ValueError, "NUL byte"), (("gpu.name", None), TypeError, "NoneType"),
+                            ((b"gpu.name", "x"), TypeError, "a configuration key must be a str"),
+                            (("gpu.sms_per_gpc", [16, True]), TypeError, "list")]:
+        try:
+            s.set(*args)
+        except exc as e:
+            assert text in str(e), (args, e)
+        else:
+            raise AssertionError("accepted %r" % (args,))
+    s.set("gpu.sms_per_gpc", [16, 16, 14])
+    s.set("sm.cta_time_rules", b"x.rules")
+    assert (s.get("gpu.sms_per_gpc"), s.get("sm.cta_time_rules")) == ("16,16,14", "x.rules")
+    for fn, args, exc in [(s.set_occupancy_csv, (os.path.join(T, "o.csv"), 2 ** 64 + 5), ValueError),
+                          (s.set_timeline, (os.path.join(T, "t.json"), -1), ValueError),
+                          (s.set_vcd, (os.path.join(T, "w.vcd"), 1.5), TypeError),
+                          (s.set_timeout, ("5",), TypeError),
+                          (s.replay, ("a\0b.gdt.gz",), ValueError), (s.load_config, (None,), TypeError)]:
+        try:
+            fn(*args)
+        except exc:
+            pass
+        else:
+            raise AssertionError("%s%r accepted" % (fn.__name__, args))
+
+
+# a kernel's name stays text in kernels(), whatever it looks like
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import gdtrace  # noqa: E402
+num = os.path.join(T, "numeric.gdt.gz")
+w = gdtrace.TraceWriter(num, gdtrace.Device("NVIDIA H100 80GB HBM3", (9, 0), 132, 2048, 65536, 233472, 49152,
+                                            232448, 1024, 32), "test_python")
+w.kernel(1, "1e3", 128, 32, 0, 0, cta_ps=1000000)
+w.dispatch(0, 1000, 1, (128, 1, 1), (1, 1, 1), 0)
+w.close()
+with gdsim.Sim() as s:
+    s.replay(num)
+    assert s.kernels()[0]["name"] == "1e3" and s.kernels()[0]["grid_ctas"] == 1, s.kernels()[0]
+
+
+# an exception in the progress callback stops the replay (it interrupts it) and replay()
+# raises it (the sample's one call comes at its end)
+class Stop(Exception):
+    pass
+
+
+def stop(p):
+    raise Stop(p["kernels_done"])
+
+
+with gdsim.Sim(progress=stop) as s:
+    try:
+        s.replay(SAMPLE)
+    except Stop:
+        pass
+    else:
+        raise AssertionError("the callback's exception was swallowed")
+    assert s.replay.__doc__ and s.set_timeout(0) is None   # the handle stays usable
+
+
 # a CTA log and a meta log through the binding
 with gdsim.Sim() as sim:
     sim.set_cta_log(os.path.join(T, "cta.csv"))

@@ -349,8 +349,32 @@ def test_bounds_predict_what_if(tmp):
             name, verdict, 100 * saving, 100 * can))
 
 
+def test_exit_status():
+    """validate.py exits 1, after its report, when the replay did not run every kernel of
+    the capture once (its figures would compare different work)."""
+    real, real_report = validate.validate, validate.report
+    try:
+        for got, status in [(dict(kernels_capture=5, kernels_replayed=0, missing=5, extra=0), 1),
+                            (dict(kernels_capture=5, kernels_replayed=5, missing=1, extra=1), 1),
+                            (dict(kernels_capture=5, kernels_replayed=5, missing=0, extra=0), 0)]:
+            validate.validate = lambda *a, **k: dict(got, converter_report="")
+            validate.report = lambda v, out=None: None
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                rc = validate.main(["capture.json"])
+            assert rc == status, (got, rc)
+            assert (status == 0) == (err.getvalue() == ""), err.getvalue()
+            if status:
+                assert err.getvalue().startswith("validate: error: %d kernel(s) of the capture replayed of 5" %
+                                                 got["kernels_replayed"]), err.getvalue()
+    finally:
+        validate.validate, validate.report = real, real_report
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="test-validate-")
+    test_exit_status()
+    print("ok   exit status when kernels are missing")
     try:
         test_split_bookkeeping()
         print("ok   split bookkeeping")

@@ -20,6 +20,7 @@ import ctypes.util
 import json
 import os
 import tempfile
+import weakref
 
 __all__ = ["Sim", "Error", "keys", "version", "strerror", "STAGES", "OK", "EINVAL", "ENOMEM", "EIO", "EFORMAT",
            "ECONFIG", "ESTATE", "EMODEL", "EINTERNAL", "EINTERRUPTED", "ELIMIT"]
@@ -124,8 +125,23 @@ for _name, _res, _args in [
     _f.argtypes = _args
 
 
-def _b(s):
-    return os.fsencode(s) if isinstance(s, (str, bytes, os.PathLike)) else str(s).encode()
+def _b(s, what="a path"):
+    """Text for the C API: str, bytes or a path; a NUL byte would cut it short there."""
+    if not isinstance(s, (str, bytes, os.PathLike)):
+        raise TypeError("gdsim: %s must be a str, bytes or path, not %s" % (what, type(s).__name__))
+    b = os.fsencode(s)
+    if b"\0" in b:
+        raise ValueError("gdsim: %s contains a NUL byte: %r" % (what, s))
+    return b
+
+
+def _uint(v, bits, what):
+    """An integer argument of a C type of that many bits, checked before ctypes wraps it."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError("gdsim: %s must be an int, not %s" % (what, type(v).__name__))
+    if not 0 <= v < 1 << bits:
+        raise ValueError("gdsim: %s %d is out of range (0 to %d)" % (what, v, (1 << bits) - 1))
+    return v
 
 
 def _t(b):
@@ -167,9 +183,21 @@ def keys():
 
 
 def _value(v):
+    """A configuration value as the keys take it: text, a number, True/False (on/off), a
+    list or tuple of numbers (a list key: gpu.sms_per_gpc=[16, 16, 14]), a path."""
     if isinstance(v, bool):
         return "on" if v else "off"
-    return str(v)
+    if isinstance(v, (int, float, str)):
+        return str(v)
+    if isinstance(v, (bytes, os.PathLike)):
+        return os.fsdecode(v)
+    if isinstance(v, (list, tuple)) and v and all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        return ",".join(str(x) for x in v)
+    raise TypeError("gdsim: a configuration value must be text, a number, True/False, a path or a list of "
+                    "ints, not %s" % type(v).__name__)
+
+
+_TEXT_COLUMNS = {"name", "limiter", "cmd_flags", "status"}
 
 
 def _number(s):
@@ -197,10 +225,24 @@ class Sim:
         opts = _Options()
         _lib.gd_options_init(ctypes.byref(opts), OPTIONS_VERSION)
         self._cb = None
+        self._cb_error = None
         if progress is not None:
+            if not callable(progress):
+                raise TypeError("gdsim.Sim: progress must be callable, not %s" % type(progress).__name__)
+            me = weakref.ref(self)
+
             def cb(_ctx, p):
-                c = p.contents
-                progress({f: getattr(c, f) for f, _ in _Progress._fields_})
+                # an exception here cannot cross ctypes: it stops the replay, which raises it
+                sim = me()
+                if sim is None or sim._cb_error is not None:
+                    return
+                try:
+                    c = p.contents
+                    progress({f: getattr(c, f) for f, _ in _Progress._fields_})
+                except BaseException as e:
+                    sim._cb_error = e
+                    if sim._h is not None:
+                        _lib.gd_sim_interrupt(sim._h)
             self._cb = _PROGRESS_FN(cb)
             opts.progress = self._cb
         h = _P()
@@ -242,8 +284,11 @@ class Sim:
 
     # configuration
     def set(self, key, value):
-        """Set a configuration key; an unknown key or bad value raises Error (ECONFIG)."""
-        self._check(_lib.gd_sim_set(self._handle(), _b(key), _b(_value(value))))
+        """Set a configuration key; an unknown key or bad value raises Error (ECONFIG), a
+        value of another type TypeError, a NUL byte ValueError."""
+        if not isinstance(key, str):
+            raise TypeError("gdsim: a configuration key must be a str, not %s" % type(key).__name__)
+        self._check(_lib.gd_sim_set(self._handle(), _b(key, "a key"), _b(_value(value), "the value of " + key)))
 
     def load_config(self, path):
         """Set the keys of a configuration file (KEY = VALUE lines, '#' comments; the
@@ -267,15 +312,17 @@ class Sim:
     def set_occupancy_csv(self, path, interval_ns=10000):
         """Write occupancy over time (mean resident warps per interval) during the next
         replays to path (None: stop)."""
-        self._check(_lib.gd_sim_set_occupancy_csv(self._handle(), None if path is None else _b(path), interval_ns))
+        self._check(_lib.gd_sim_set_occupancy_csv(self._handle(), None if path is None else _b(path),
+                                                  _uint(interval_ns, 64, "interval_ns")))
 
     def set_timeline(self, path, interval_ns=10000):
         """Write the next replays as a Chrome trace-event timeline (Perfetto UI) to path (None: stop)."""
-        self._check(_lib.gd_sim_set_timeline(self._handle(), None if path is None else _b(path), interval_ns))
+        self._check(_lib.gd_sim_set_timeline(self._handle(), None if path is None else _b(path),
+                                             _uint(interval_ns, 64, "interval_ns")))
 
     def set_vcd(self, path, queues=8):
         """Write the next replays' waveforms (VCD, SystemC's tracing) to path (None: stop)."""
-        self._check(_lib.gd_sim_set_vcd(self._handle(), None if path is None else _b(path), queues))
+        self._check(_lib.gd_sim_set_vcd(self._handle(), None if path is None else _b(path), _uint(queues, 32, "queues")))
 
     def set_kernel_table(self, keep):
         """Keep the next replays' kernel table for kernels() (True, the default); False
@@ -289,6 +336,8 @@ class Sim:
     def set_timeout(self, seconds):
         """Stop each later replay after this many seconds of wall time (0: no limit):
         replay() then raises Error with code ELIMIT, writing nothing."""
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+            raise TypeError("gdsim: seconds must be a number, not %s" % type(seconds).__name__)
         self._check(_lib.gd_sim_set_timeout(self._handle(), float(seconds)))
 
     def interrupt(self):
@@ -305,7 +354,12 @@ class Sim:
     def replay(self, path):
         """Replay a trace to completion; returns the summary (what summary() returns)."""
         self._summary = None
-        self._check(_lib.gd_sim_replay_file(self._handle(), _b(path)))
+        self._cb_error = None
+        rc = _lib.gd_sim_replay_file(self._handle(), _b(path))
+        if self._cb_error is not None:  # the progress callback raised: the replay stopped for it
+            e, self._cb_error = self._cb_error, None
+            raise e
+        self._check(rc)
         return self.summary()
 
     def check_topology(self, path):
@@ -356,8 +410,8 @@ class Sim:
         (Error if pandas is not installed)."""
         text = self._written(_lib.gd_sim_write_kernels_csv, "kernels.csv")
         rows = list(csv.DictReader(text.splitlines()))
-        if not raw:
-            rows = [{k: _number(v) for k, v in r.items()} for r in rows]
+        if not raw:  # (a kernel's name stays text, whatever it looks like)
+            rows = [{k: v if k in _TEXT_COLUMNS else _number(v) for k, v in r.items()} for r in rows]
         if frame:
             try:
                 import pandas
