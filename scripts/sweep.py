@@ -3,8 +3,9 @@
 GNU parallel on this machine or as a Slurm job array on a cluster; one summary JSON per
 point; one CSV (and a comparison plot) at the end.
 
-  sweep.py plan DIR --trace T [--trace T2 ...] [--set KEY=V1,V2,...]... [--config F [--config F2]]
-      write the grid: DIR/points.tsv, a point per line (every trace x every value of
+  sweep.py plan DIR --trace T [--trace T2 ...] [--set KEY=V1,V2,...]... [--config F [--config F2]] [--yes]
+      write the grid (every key and value checked by gdsim first; more than 10,000 points
+      need --yes): DIR/points.tsv, a point per line (every trace x every value of
       every --set x every --config), and DIR/sweep.sbatch, the Slurm job array.
       Values are split at commas, except for keys whose one value is a list or text
       (gpu.sms_per_gpc, cwd.priority_windows, ...: the whole value is one point); ';'
@@ -42,6 +43,8 @@ BOUNDS = (["verdict", "host_floor_us", "gpu_floor_us"] + ["path_%s_us" % c for c
           ["gpu_%s_us" % g for g in GPU_STATES])
 COLUMNS = FIGURES + DEVICE + BOUNDS
 PATH_KEYS = {"sm.cta_time_rules"}   # keys whose value names a file
+MAX_POINTS = 10000                   # a plan with more points needs --yes
+SBATCH_UNSAFE = set(" \t\n\r\"'%\\$`")   # not in a folder name written into an #SBATCH line
 NUMERIC = [c for c in COLUMNS if c != "verdict"]
 
 
@@ -84,6 +87,23 @@ def whole_keys(gdsim):
     return keys
 
 
+def check_values(gdsim, grid):
+    """Every key and value of the grid as gdsim takes it (`gdsim keys --set`: the key exists,
+    the value is of its kind), before any point runs: a call with each key's i-th value."""
+    for i in range(max((len(vs) for _, vs in grid), default=0)):
+        cmd = [gdsim, "keys"]
+        for k, vs in grid:
+            cmd += ["--set", "%s=%s" % (k, vs[min(i, len(vs) - 1)])]
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+        except OSError as e:
+            raise SweepError("%s: cannot run: %s (build it, or give --gdsim)" % (gdsim, e.strerror))
+        if r.returncode != 0:
+            lines = r.stderr.strip().splitlines()
+            raise SweepError(lines[-1].replace("gdsim: --set: ", "--set: ") if lines else
+                             "%s keys exited %d" % (gdsim, r.returncode))
+
+
 def values(key, vals, whole):
     """A --set's values: split at ';' when it has one, else at ',' unless the key's one
     value is a list or text."""
@@ -106,6 +126,17 @@ def plan(a):
         grid.append((k, vs))
     if len({k for k, _ in grid}) != len(grid):
         raise SweepError("a key is given twice with --set")
+    n = 1
+    for _, vs in grid:
+        n *= len(vs)
+    n *= len(a.trace) * max(1, len(a.config))
+    if n > MAX_POINTS and not a.yes:
+        raise SweepError("%d points, more than %d: give --yes to plan them all" % (n, MAX_POINTS))
+    check_values(a.gdsim, grid)
+    unsafe = [c for c in os.path.abspath(a.dir) if c in SBATCH_UNSAFE or not c.isprintable()]
+    if unsafe:
+        raise SweepError("%s: the folder's name has %r, which a Slurm script's #SBATCH line cannot hold; choose "
+                         "another folder" % (a.dir, unsafe[0]))
     for t in a.trace + a.config:
         if not os.path.isfile(t):
             raise SweepError("%s: no such file" % t)
@@ -301,6 +332,7 @@ def main(argv=None):
     p.add_argument("--set", action="append", default=[], metavar="KEY=V1,V2,...")
     p.add_argument("--config", action="append", default=[])
     p.add_argument("--gdsim", default=default_gdsim)
+    p.add_argument("--yes", action="store_true", help="plan more than %d points" % MAX_POINTS)
     p = sub.add_parser("run")
     p.add_argument("dir")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)

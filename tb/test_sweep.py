@@ -61,6 +61,19 @@ with tempfile.TemporaryDirectory(prefix="gdsim-sweep-") as t:
     assert "/nonexistent.gdt.gz: no such file" in r.stderr
     r = sweep("plan", os.path.join(t, "x"), "--trace", SAMPLE, "--set", "novalue", ok=False)
     assert "want KEY=V1,V2" in r.stderr
+    # keys and values are checked when planned; a huge plan needs --yes; a folder name
+    # a Slurm script cannot hold is refused
+    r = sweep("plan", os.path.join(t, "x"), "--trace", SAMPLE, "--set", "no.such.key=1,2", *GD, ok=False)
+    assert "unknown configuration key 'no.such.key'" in r.stderr, r.stderr
+    r = sweep("plan", os.path.join(t, "x"), "--trace", SAMPLE, "--set", "host.cpu_time_scale=1,1e3", *GD, ok=False)
+    assert "bad value '1e3' for configuration key 'host.cpu_time_scale'" in r.stderr, r.stderr
+    big = ",".join(str(i) for i in range(1, 101))
+    r = sweep("plan", os.path.join(t, "x"), "--trace", SAMPLE, "--set", "sm.max_ctas=" + big, "--set",
+              "cwd.max_resident_kernels=" + big, "--set", "gpu.gpcs=1,2", *GD, ok=False)
+    assert "20000 points, more than 10000: give --yes" in r.stderr, r.stderr
+    assert not os.path.exists(os.path.join(t, "x")), "a refused plan made its folder"
+    r = sweep("plan", os.path.join(t, "x\ny"), "--trace", SAMPLE, "--set", "gpu.gpcs=4", *GD, ok=False)
+    assert "which a Slurm script's #SBATCH line cannot hold" in r.stderr, r.stderr
     r = sweep("point", d, "9", *GD, ok=False)
     assert "the sweep has points 0 to 3" in r.stderr
     r = sweep("point", d, "-1", *GD, ok=False)   # not the last point
