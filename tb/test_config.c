@@ -441,6 +441,32 @@ START_TEST(cta_rules_mutations_never_crash)
 }
 END_TEST
 
+/* Error messages are one line a terminal shows as it is, and a long one keeps its end
+ * (the reason): gd_err_set (model/base/gd_util.c). */
+START_TEST(error_messages)
+{
+    gd_err e;
+    gd_err_set(&e, GD_EIO, "%s: cannot open: %s", "a\nb\033[2J\tc\177", "No such file");
+    ck_assert_str_eq(e.msg, "a?b?[2J?c?: cannot open: No such file");
+    char *path = malloc(5001);
+    memset(path, 'd', 5000);
+    memcpy(path, "/tmp/", 5);
+    path[5000] = '\0';
+    gd_err_set(&e, GD_EIO, "%s: cannot open: %s", path, "File name too long");
+    ck_assert_uint_eq(strlen(e.msg), sizeof e.msg - 1);
+    ck_assert(strncmp(e.msg, "/tmp/ddd", 8) == 0);
+    ck_assert_ptr_nonnull(strstr(e.msg, "d ... d"));
+    const char *end = "ddd: cannot open: File name too long";
+    ck_assert_str_eq(e.msg + strlen(e.msg) - strlen(end), end);
+    /* a cut never splits a UTF-8 character */
+    for (int i = 0; i < 5000 - 2; i += 2)
+        memcpy(path + i, "\xc3\xa9", 2);  /* é */
+    gd_err_set(&e, GD_EIO, "%s: bad", path);
+    ck_assert(gd_utf8_valid(e.msg, strlen(e.msg)));
+    free(path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("config");
@@ -455,6 +481,7 @@ int main(void)
     tcase_add_test(tc, config_mutations_never_crash);
     tcase_add_test(tc, cta_rules);
     tcase_add_test(tc, cta_rules_mutations_never_crash);
+    tcase_add_test(tc, error_messages);
     suite_add_tcase(s, tc);
     return tb_run_suite(s);
 }

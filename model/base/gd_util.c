@@ -19,12 +19,56 @@ void gd_err_clear(gd_err *err)
     err->msg[0] = '\0';
 }
 
+/* msg (len bytes) into out (size bytes) as one line a terminal shows as it is: control
+ * characters (a newline in a path, an escape code) as '?'; a message longer than out
+ * loses its middle, not its end (the start names the file, the end says what is wrong),
+ * cut at UTF-8 character boundaries. */
+static void err_text(char *out, size_t size, char *msg, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)msg[i] < 0x20 || msg[i] == 0x7f)
+            msg[i] = '?';
+    if (len < size) {
+        memcpy(out, msg, len);
+        out[len] = '\0';
+        return;
+    }
+    static const char gap[] = " ... ";
+    size_t room = size - 1 - (sizeof gap - 1), head = room / 3, tail = len - (room - head);
+    while (head && (msg[head] & 0xC0) == 0x80)  /* not inside a character */
+        head--;
+    while (tail < len && (msg[tail] & 0xC0) == 0x80)
+        tail++;
+    memcpy(out, msg, head);
+    memcpy(out + head, gap, sizeof gap - 1);
+    memcpy(out + head + sizeof gap - 1, msg + tail, len - tail);
+    out[head + sizeof gap - 1 + len - tail] = '\0';
+}
+
 int gd_err_vset(gd_err *err, int code, const char *fmt, va_list ap)
 {
-    if (err) {
-        err->code = code;
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    if (!err)
+        return code;
+    err->code = code;
+    char small[GD_ERRMSG_MAX];
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(small, sizeof small, fmt, aq);
+    va_end(aq);
+    if (n < 0) {
+        snprintf(err->msg, sizeof err->msg, "(a message that could not be formatted)");
+        return code;
     }
+    if ((size_t)n < sizeof small) {
+        err_text(err->msg, sizeof err->msg, small, (size_t)n);
+        return code;
+    }
+    char *big = malloc((size_t)n + 1);  /* the whole message, to keep its end */
+    if (big && vsnprintf(big, (size_t)n + 1, fmt, ap) == n)
+        err_text(err->msg, sizeof err->msg, big, (size_t)n);
+    else
+        err_text(err->msg, sizeof err->msg, small, sizeof small - 1);
+    free(big);
     return code;
 }
 
