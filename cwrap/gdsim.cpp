@@ -16,6 +16,7 @@
 #include <exception>
 #include <mutex>
 #include <new>
+#include <stdexcept>
 #include <string>
 
 #include <systemc>
@@ -231,7 +232,7 @@ void blank_vcd_date(const char *path)
     std::fclose(f);
 }
 
-// Outputs written under a temporary name (PATH.part) and renamed once the replay has
+// Outputs written under a temporary name (gd_out_tmp: PATH.part-XXXXXX) and renamed once the replay has
 // succeeded; removed when it fails, so that no file that looks complete is left.
 struct part_files {
     struct entry {
@@ -240,12 +241,26 @@ struct part_files {
     };
     std::vector<entry> files;
     bool done = false;
-    const char *add(const std::string &final_path, const char *suffix)
+    // Open final_path's output: a new temporary file beside it (gd_out_tmp), or the path
+    // itself where it is written in place (a device, a FIFO, a symbolic link); null with
+    // errno set when it cannot be.
+    std::FILE *open(const std::string &final_path)
     {
-        if (gd_out_in_place(final_path.c_str()))  // a device, a FIFO, a symbolic link: as it is
-            return final_path.c_str();
-        files.push_back({final_path + suffix, final_path, false});
-        return files.back().tmp.c_str();
+        if (gd_out_in_place(final_path.c_str()))
+            return std::fopen(final_path.c_str(), "w");
+        char *tmp = nullptr;
+        int fd = gd_out_tmp(final_path.c_str(), "", &tmp);
+        if (fd < 0)
+            return nullptr;
+        files.push_back({tmp, final_path, false});
+        std::free(tmp);
+        std::FILE *f = fdopen(fd, "w");
+        if (!f) {
+            int e = errno;
+            close(fd);
+            errno = e;
+        }
+        return f;
     }
     // A file whose writer picks its own name (SystemC's VCD writer appends ".vcd"):
     // written as tmp, renamed to final_path, or copied into it where it is written in
@@ -377,7 +392,7 @@ int replay(gd_sim *s, const char *path)
     s->report.no_rows = !s->kernel_table;
     gd_cta_log cta_log = {nullptr, &s->report.time_base_ns, 0};
     if (!s->cta_log_path.empty()) {
-        cta_log.f = s->cta_log_path == "-" ? stdout : std::fopen(parts.add(s->cta_log_path, ".part"), "w");
+        cta_log.f = s->cta_log_path == "-" ? stdout : parts.open(s->cta_log_path);
         if (!cta_log.f) {
             gd_trace_close_reader(reader);
             return gd_err_set(&s->err, GD_EIO, "%s: cannot create the CTA log: %s", s->cta_log_path.c_str(),
@@ -390,7 +405,7 @@ int replay(gd_sim *s, const char *path)
     std::FILE *meta_log = nullptr;
     bool meta_log_bad = false;
     if (!s->meta_log_path.empty()) {
-        meta_log = s->meta_log_path == "-" ? stdout : std::fopen(parts.add(s->meta_log_path, ".part"), "w");
+        meta_log = s->meta_log_path == "-" ? stdout : parts.open(s->meta_log_path);
         if (!meta_log) {
             if (cta_log.f && cta_log.f != stdout)
                 std::fclose(cta_log.f);
@@ -413,10 +428,10 @@ int replay(gd_sim *s, const char *path)
     if (!s->occ_path.empty() || want_tl) {
         const char *bad = nullptr;
         if (!s->occ_path.empty() &&
-            !(occ_f = s->occ_path == "-" ? stdout : std::fopen(parts.add(s->occ_path, ".part"), "w")))
+            !(occ_f = s->occ_path == "-" ? stdout : parts.open(s->occ_path)))
             bad = s->occ_path.c_str();
         else if (want_tl &&
-                 !(tl_f = s->timeline_path == "-" ? stdout : std::fopen(parts.add(s->timeline_path, ".part"), "w")))
+                 !(tl_f = s->timeline_path == "-" ? stdout : parts.open(s->timeline_path)))
             bad = s->timeline_path.c_str();
         if (bad) {
             int e = errno;
@@ -497,12 +512,22 @@ int replay(gd_sim *s, const char *path)
             host->doorbell_out.bind(top->pp.doorbell_in);
             top->pp.space_out.bind(host->space_in);
             if (!s->vcd_path.empty()) {  // SystemC writes NAME.vcd: a temporary name, renamed at the end
-                vcd_tmp = s->vcd_path + ".part";
-                if (gd_out_in_place(s->vcd_path.c_str())) {  // not beside a device: in TMPDIR
+                // a new file NAME.part-XXXXXX.vcd beside it (gd_out_tmp), or in TMPDIR when
+                // it is written in place (not beside a device); SystemC opens NAME + ".vcd"
+                std::string base = s->vcd_path;
+                if (gd_out_in_place(s->vcd_path.c_str())) {
                     const char *dir = std::getenv("TMPDIR");
-                    vcd_tmp = std::string(dir && *dir ? dir : "/tmp") + "/gdsim-vcd-" + std::to_string(getpid()) +
-                              "-" + std::to_string((uintptr_t)s);
+                    base = std::string(dir && *dir ? dir : "/tmp") + "/gdsim-vcd-" + std::to_string(getpid());
                 }
+                char *made = nullptr;
+                int fd = gd_out_tmp(base.c_str(), ".vcd", &made);
+                if (fd < 0) {
+                    gd_err_set(&s->err, GD_EIO, "%s: cannot create: %s", s->vcd_path.c_str(), std::strerror(errno));
+                    throw std::runtime_error("vcd");
+                }
+                close(fd);
+                vcd_tmp.assign(made, std::strlen(made) - 4);
+                std::free(made);
                 vcd = sc_core::sc_create_vcd_trace_file(vcd_tmp.c_str());
                 parts.add_named(vcd_tmp + ".vcd", s->vcd_path);
                 vcd->set_time_unit(1, sc_core::SC_PS);
@@ -632,7 +657,7 @@ int replay(gd_sim *s, const char *path)
     return GD_OK;
 }
 
-// An output of the C API: PATH.part renamed to PATH when complete (gd_out_open).
+// An output of the C API: a temporary file renamed to PATH when complete (gd_out_open).
 FILE *open_out(gd_sim *s, gd_outfile *o, const char *path, int *rc)
 {
     *rc = gd_out_open(o, path, &s->err);
@@ -901,7 +926,16 @@ int gd_sim_condense_trace(gd_condense_result *out, gd_sim *sim, const char *in_p
     if (gd_same_file(in_path, out_path))
         return fail(sim, GD_EINVAL, "%s: is the trace being condensed; refusing to overwrite it", out_path);
     const bool in_place = gd_out_in_place(out_path);  // a device, a FIFO, a symbolic link
-    std::string part = std::string(out_path) + (in_place ? "" : ".part");  // renamed when complete
+    std::string part = out_path;  // else a new file beside it (gd_out_tmp), renamed when complete
+    if (!in_place) {
+        char *made = nullptr;
+        int fd = gd_out_tmp(out_path, "", &made);
+        if (fd < 0)
+            return gd_err_set(&sim->err, GD_EIO, "%s: cannot create: %s", out_path, std::strerror(errno));
+        close(fd);
+        part = made;
+        std::free(made);
+    }
     int rc = gd_condense_trace(in_path, part.c_str(), &o, &st, &sim->err);
     if (in_place)
         return rc;

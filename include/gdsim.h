@@ -192,7 +192,7 @@ int gd_sim_set_meta_log(gd_sim *sim, const char *path);
  * interval)) in which some warp was resident, each value the mean resident warps
  * over the interval of the whole GPU, each GPC and each SM (4 decimals). The rows'
  * gpu x interval sum to the warp-time behind the summary's mean occupancy. Times as
- * in the kernel CSV (gd_sim_set_absolute_times). Written to PATH.part and renamed
+ * in the kernel CSV (gd_sim_set_absolute_times). Written to a temporary file beside it (PATH.part-XXXXXX) and renamed
  * when the replay succeeds (removed when it fails). GD_EINVAL if sim is NULL or
  * interval_ns is 0 or past 2^60 / 4000 (with a message). */
 int gd_sim_set_occupancy_csv(gd_sim *sim, const char *path, uint64_t interval_ns);
@@ -204,7 +204,7 @@ int gd_sim_set_occupancy_csv(gd_sim *sim, const char *path, uint64_t interval_ns
  * gpu.gpc2sm_N.{resident_ctas,resident_warps,busy}; times in ps from the first submit.
  * The GPU's event domain then runs in lockstep with SystemC time, so every value
  * is sampled at its time: slower, same results.
- * Written to PATH.part.vcd and renamed when the replay succeeds (removed when it
+ * Written to a temporary file beside it (PATH.part-XXXXXX.vcd) and renamed when the replay succeeds (removed when it
  * fails). GD_EINVAL if sim is NULL, path is "-" or queues is past 1024. */
 int gd_sim_set_vcd(gd_sim *sim, const char *path, unsigned int queues);
 
@@ -215,7 +215,7 @@ int gd_sim_set_vcd(gd_sim *sim, const char *path, unsigned int queues);
  * measured kernel times beside the replayed ones when the trace has them, and counter
  * tracks for each GPC's resident warps (averaged over interval_ns, as
  * gd_sim_set_occupancy_csv's, whose interval wins when both are set) and each
- * queue's depth. Written as the replay runs (docs/MODEL.md, "Timeline") to PATH.part,
+ * queue's depth. Written as the replay runs (docs/MODEL.md, "Timeline") to a temporary file beside it (PATH.part-XXXXXX),
  * renamed when the replay succeeds (removed when it fails). GD_EINVAL
  * if sim is NULL or interval_ns is 0 or past 2^60 / 4000. */
 int gd_sim_set_timeline(gd_sim *sim, const char *path, uint64_t interval_ns);
@@ -272,7 +272,7 @@ int gd_sim_condense_trace(gd_condense_result *out, gd_sim *sim, const char *in_p
 /* Replay a whole trace (gdsim trace format v1, see traces/FORMAT.md) to completion.
  * A replay that fails (a bad record, a limit, an interrupt) writes no output: the
  * files it was writing (CTA log, meta-scheduler log, occupancy CSV, timeline, VCD)
- * are written to PATH.part and renamed only when it succeeds; the message says how
+ * are written to temporary files beside them (PATH.part-XXXXXX) and renamed only when it succeeds; the message says how
  * far it got. The handle stays usable. */
 int gd_sim_replay_file(gd_sim *sim, const char *trace_path);
 

@@ -1592,6 +1592,12 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
         log = sys.stderr
     if calibrate is not None and not 0 < calibrate <= 1:
         raise ConvertError("--calibrate: the fraction must be in (0, 1], not %s" % calibrate)
+    try:  # the output must not be the capture (a link to it included): it would replace it
+        same = os.path.exists(out_path) and os.path.samefile(in_path, out_path)
+    except OSError:
+        same = False
+    if same:
+        raise ConvertError("%s: is the capture being converted; refusing to overwrite it" % out_path)
     cap = collect(in_path, pid)
     warnings = []
     by_device = collections.Counter(k["device"] for k in cap.kernels)

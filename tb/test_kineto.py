@@ -999,6 +999,23 @@ def test_bad_more_than_one_document():
     refused('{"traceEvents": [{"args": {"stream": 7, "stream": 8}}]}', "an object names its member 'stream' twice")
 
 
+def test_output_is_the_capture():
+    """The output may not be the capture, nor a link to it: refused, the capture intact."""
+    src = os.path.join(TMP, "cap.json.gz")
+    shutil.copy(capture("a100_triton_1_kernel"), src)
+    before = open(src, "rb").read()
+    link = os.path.join(TMP, "cap-link.gdt.gz")
+    os.symlink(src, link)
+    for out in (src, link):
+        try:
+            kineto2gdt.convert(src, out, log=io.StringIO())
+        except kineto2gdt.ConvertError as e:
+            assert "is the capture being converted; refusing to overwrite it" in str(e), e
+        else:
+            raise AssertionError("converted onto its capture: %s" % out)
+        assert open(src, "rb").read() == before
+
+
 def test_duplicate_correlation():
     """Two runtime calls with one correlation id: the first keeps it, the second is
     counted as not converted (every event accounted for)."""

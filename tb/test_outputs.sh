@@ -211,6 +211,30 @@ for o in cta-log occupancy-csv timeline vcd kernels-csv summary-json; do
 done
 ls "${TMPDIR:-/tmp}" | grep -q "^gdsim-vcd-" && fail "a temporary VCD was left in ${TMPDIR:-/tmp}"
 
+# Temporary files have names no other file has, made exclusively (issue 42): a link
+# planted where the old fixed name PATH.part was is left alone, and so is its target; a
+# trace named like that survives; two replays writing the same outputs at once both
+# succeed, each output whole; nothing temporary stays.
+mkdir "$T/u"
+echo "victim" >"$T/u/victim"
+for o in summary-json kernels-csv cta-log occupancy-csv timeline vcd; do
+    ln -s victim "$T/u/o_$o.part"
+    $G replay $S --quiet --$o "$T/u/o_$o" || fail "--$o beside a planted .part link"
+    [ "$(cat "$T/u/victim")" = victim ] || fail "--$o wrote through a planted link at its old temporary name"
+    [ -s "$T/u/o_$o" ] && [ ! -L "$T/u/o_$o" ] || fail "--$o: no output"
+done
+cp $S "$T/u/s.json.part"
+$G replay "$T/u/s.json.part" --quiet --summary-json "$T/u/s.json" || fail "a trace named OUTPUT.part"
+cmp -s $S "$T/u/s.json.part" || fail "the trace named OUTPUT.part was changed"
+for i in 1 2 3 4; do
+    $G replay $S --quiet --summary-json "$T/u/same.json" --kernels-csv "$T/u/same.csv" 2>"$T/u/err$i" &
+done
+wait
+for i in 1 2 3 4; do [ -s "$T/u/err$i" ] && fail "a concurrent replay failed: $(cat "$T/u/err$i")"; done
+python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$T/u/same.json" || fail "concurrent writers: malformed JSON"
+[ "$(wc -l <"$T/u/same.csv")" = 41 ] || fail "concurrent writers: the kernels CSV is not whole"
+ls "$T/u" | grep -q "\.part-" && fail "temporary files were left: $(ls "$T/u" | grep '\.part-')"
+
 # Progress when stderr is not a terminal: whole lines, no carriage return or escape.
 $G replay $S --progress --progress-every 0 >/dev/null 2>"$T/prog" || fail "--progress"
 grep -q "^gdsim: 100 % of the trace read, 40 kernels done, 40000 of 40000 CTAs launched, simulated 0.764 ms" "$T/prog" \

@@ -188,6 +188,37 @@ int gd_out_in_place(const char *path)
            (lstat(path, &st) == 0 && !S_ISREG(st.st_mode));
 }
 
+int gd_out_tmp(const char *final_path, const char *suffix, char **tmp_path)
+{
+    static const char mid[] = ".part-XXXXXX";
+    size_t n = strlen(final_path) + sizeof mid + strlen(suffix);
+    char *t = malloc(n);
+    if (!t) {
+        errno = ENOMEM;
+        return -1;
+    }
+    snprintf(t, n, "%s%s%s", final_path, mid, suffix);
+    int fd = mkstemps(t, (int)strlen(suffix));  /* O_CREAT | O_EXCL: a new file, mode 0600 */
+    if (fd < 0) {
+        int e = errno;
+        free(t);
+        errno = e;
+        return -1;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0) {
+        int e = errno;
+        close(fd);
+        remove(t);
+        free(t);
+        errno = e;
+        return -1;
+    }
+    *tmp_path = t;
+    return fd;
+}
+
 int gd_out_open(gd_outfile *o, const char *path, gd_err *err)
 {
     memset(o, 0, sizeof *o);
@@ -195,16 +226,20 @@ int gd_out_open(gd_outfile *o, const char *path, gd_err *err)
         o->f = stdout;
         return GD_OK;
     }
-    const int special = gd_out_in_place(path);
-    if (!(o->final_path = strdup(path)) || (!special && !(o->tmp_path = malloc(strlen(path) + 6)))) {
-        gd_out_close(o, 0, NULL);
+    if (!(o->final_path = strdup(path)))
         return gd_err_set(err, GD_ENOMEM, "out of memory");
+    if (gd_out_in_place(path)) {
+        o->f = fopen(path, "w");
+    } else {
+        int fd = gd_out_tmp(path, "", &o->tmp_path);
+        if (fd >= 0 && !(o->f = fdopen(fd, "w")))
+            close(fd);
     }
-    if (o->tmp_path)
-        sprintf(o->tmp_path, "%s.part", path);
-    if (!(o->f = fopen(o->tmp_path ? o->tmp_path : path, "w"))) {
+    if (!o->f) {
         int e = errno;
         gd_out_close(o, 0, NULL);
+        if (e == ENOMEM)
+            return gd_err_set(err, GD_ENOMEM, "out of memory");
         return gd_err_set(err, GD_EIO, "%s: cannot create: %s", path, strerror(e));
     }
     return GD_OK;

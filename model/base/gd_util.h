@@ -93,7 +93,14 @@ static inline uint32_t gd_popcount64(uint64_t x)
  * large to hold in picoseconds, so they are kept apart from the picosecond offset. */
 void gd_format_ns(char *buf, size_t size, uint64_t base_ns, gd_time_ps ps);
 
-/* An output file written under a temporary name, PATH.part, and renamed to PATH when
+/* A new file beside final_path to write it under: final_path + ".part-XXXXXX" + suffix,
+ * a name no other file has, created exclusively (so never through a link another
+ * program planted, never another run's file), with the permissions a new file gets
+ * (0666 less the umask). Its open descriptor, its name in *tmp_path (malloc'd); -1 with
+ * errno set. */
+int gd_out_tmp(const char *final_path, const char *suffix, char **tmp_path);
+
+/* An output file written under a temporary name (gd_out_tmp) and renamed to PATH when
  * it is complete, so that a failed or interrupted write never leaves a file that looks
  * complete. "-" is standard output; a path under /dev/ or /proc/ (/dev/stderr, say,
  * whatever it points to) and an existing path that is not a regular file (a FIFO, a
@@ -109,7 +116,7 @@ typedef struct gd_outfile {
 int gd_read_small_file(const char *path, size_t max, char **text, size_t *len, gd_err *err);
 
 int gd_out_open(gd_outfile *o, const char *path, gd_err *err);
-/* Whether path is written in place rather than through PATH.part (the rule above). */
+/* Whether path is written in place rather than through a temporary file (the rule above). */
 int gd_out_in_place(const char *path);
 /* ok: close (flush) and rename, GD_EIO with "PATH: write failed: ..." when that fails;
  * !ok: close and remove the temporary file. err may be NULL. */
