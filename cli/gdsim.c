@@ -439,8 +439,8 @@ static int cmd_replay(int argc, char **argv)
             char *end;
             const char *v = argv[++i];
             timeout = strtod(v, &end);
-            if (!*v || *end || !(timeout > 0 && timeout <= 1e7)) {
-                fprintf(stderr, "gdsim: replay: --timeout '%s': seconds, more than 0 and at most 10^7\n", v);
+            if (!*v || *end || !(timeout >= 1e-3 && timeout <= 1e7)) {
+                fprintf(stderr, "gdsim: replay: --timeout '%s': seconds, from 0.001 to 10^7\n", v);
                 rc = 2;
             }
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "--progress") == 0 || strcmp(a, "--no-progress") == 0) {

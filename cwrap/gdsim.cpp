@@ -996,9 +996,9 @@ int gd_sim_set_timeout(gd_sim *sim, double seconds)
         return GD_EINVAL;
     GD_NOT_WHILE_RUNNING(sim, "gd_sim_set_timeout");
     gd_err_clear(&sim->err);
-    if (!(seconds >= 0 && seconds <= 1e7))
-        return gd_err_set(&sim->err, GD_EINVAL, "gd_sim_set_timeout: %g s is not a timeout (0 for none, or up to "
-                          "10^7 s)", seconds);
+    if (!(seconds == 0 || (seconds >= 1e-3 && seconds <= 1e7)))  /* (below a millisecond: no replay can start) */
+        return gd_err_set(&sim->err, GD_EINVAL, "gd_sim_set_timeout: %g s is not a timeout (0 for none, or 0.001 "
+                          "to 10^7 s)", seconds);
     sim->timeout_s = seconds;
     return GD_OK;
 }

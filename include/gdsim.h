@@ -284,7 +284,7 @@ int gd_sim_interrupt(gd_sim *sim);
 
 /* Stop each later replay that runs longer than seconds of wall time (0: no limit, the
  * default): it returns GD_ELIMIT with a message saying how far it got, writing nothing.
- * GD_EINVAL if sim is NULL or seconds is negative, NaN or past 10^7. */
+ * GD_EINVAL if sim is NULL or seconds is neither 0 nor from 0.001 to 10^7. */
 int gd_sim_set_timeout(gd_sim *sim, double seconds);
 
 /* Results of the last successful replay. */

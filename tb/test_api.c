@@ -304,6 +304,9 @@ START_TEST(stopping)
     ck_assert_int_eq(gd_sim_set_timeout(sim, -1), GD_EINVAL);
     ck_assert_int_eq(gd_sim_set_timeout(sim, 0.0 / 0.0), GD_EINVAL);
     ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "is not a timeout"));
+    ck_assert_int_eq(gd_sim_set_timeout(sim, 1e-300), GD_EINVAL);  /* tiny: no replay could start */
+    ck_assert_int_eq(gd_sim_set_timeout(sim, 0.0009), GD_EINVAL);
+    ck_assert_int_eq(gd_sim_set_timeout(sim, 0.001), GD_OK);
     ck_assert_int_eq(gd_sim_interrupt(NULL), GD_EINVAL);
     ck_assert_int_eq(gd_sim_set_timeout(sim, 0.05), GD_OK);
     ck_assert_int_eq(gd_sim_replay_file(sim, big), GD_ELIMIT);

@@ -243,6 +243,7 @@ with gdsim.Sim() as sim:
     sim.set_timeout(0.2)
     expect_error(gdsim.ELIMIT, "timeout of 0.2 s", sim.replay, BIG)
     expect_error(gdsim.EINVAL, "not a timeout", sim.set_timeout, -1)
+    expect_error(gdsim.EINVAL, "not a timeout (0 for none, or 0.001 to 10^7 s)", sim.set_timeout, 1e-300)
     sim.set_timeout(0)
     threading.Timer(0.2, sim.interrupt).start()
     expect_error(gdsim.EINTERRUPTED, "interrupted", sim.replay, BIG)

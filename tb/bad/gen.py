@@ -353,6 +353,8 @@ def cases():
     add("condense_window_huge", None, "condense traces/sample.gdt.gz {T}/c.gdt.gz --window-ns 99999999999999999999",
         2, "--window-ns '99999999999999999999'")
     add("timeout_negative", None, "replay traces/sample.gdt.gz --quiet --timeout -1", 2, "--timeout '-1'")
+    add("timeout_tiny", None, "replay traces/sample.gdt.gz --quiet --timeout 1e-300", 2,
+        r"--timeout '1e-300': seconds, from 0\.001 to 10\^7")
     return c
 
 
