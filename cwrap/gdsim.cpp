@@ -378,6 +378,7 @@ int replay(gd_sim *s, const char *path)
                             s->cfg.cwd_gpc_cga_ids, s->cfg.cwd_lake_scan_limit};
     gd_trace_set_cluster_limits(reader, &cl);
     gd_trace_set_rsb(reader, s->cfg.rsb_entries);  // a ref_num beyond the model's buffer is the trace's error
+    gd_trace_set_descriptor_bytes(reader, (uint64_t)s->cfg.sim_max_descriptor_mib << 20);
     gd_trace_set_run_limits(reader, s->cfg.sim_max_sim_time_s, s->cfg.sim_max_ctas, s->cfg.sim_max_kernel_descriptors,
                             s->cfg.sim_max_signals);
     gd_trace_set_simd_width(reader, s->cfg.meta_simd_width);  // pipeline topologies are validated with it

@@ -543,6 +543,12 @@ static const key_def KEYS[] = {
      "every descriptor (about 200 bytes and its name) for the whole replay: a descriptor "
      "record past the limit is refused where it is read, before memory runs out.",
      "gdsim: 2^20; a captured training step has hundreds to a few thousand distinct kernels"},
+    {"sim.max_descriptor_mib", T_UINT, OFF(sim_max_descriptor_mib), 0, 1048576, 0, NULL, "256",
+     "The most memory a trace's kernel descriptors may take, their names included, in MiB; 0: no "
+     "limit. The reader keeps them for the whole replay: a descriptor past the limit is refused "
+     "where it is read (sim.max_kernel_descriptors counts them, but 40,000 names of 64 KiB each "
+     "took 2.6 GB).",
+     "gdsim: 256 MiB; a captured training step's few thousand descriptors take a few MiB"},
     {"sim.max_signals", T_UINT, OFF(sim_max_signals), 0, UINT32_MAX, 0, NULL, "16777216",
      "The most distinct completion-signal handles a trace may use; 0: no limit. Each is kept "
      "for the whole replay (a table entry and its value in the packet processor): a packet "

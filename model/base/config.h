@@ -128,6 +128,7 @@ typedef struct gd_config {
     uint32_t sim_max_kernel_descriptors;   /* the most distinct kernel descriptors of a trace (0: no limit) */
     uint32_t sim_max_signals;              /* the most distinct completion signals of a trace (0: no limit) */
     uint32_t sm_cta_time_ppm;              /* sm.cta_time_scale, in millionths */
+    uint32_t sim_max_descriptor_mib;       /* sim.max_descriptor_mib */
     char sm_cta_time_rules[1024];          /* sm.cta_time_rules: a rules file, or "none" (cta_rules.h) */
     uint32_t host_cpu_time_ppm;            /* host.cpu_time_scale, in millionths */
     char host_mode[16];                    /* "closed" | "open" */

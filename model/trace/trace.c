@@ -258,6 +258,8 @@ struct gd_trace_reader {
     gd_time_ps max_time_ps; /* sim.max_sim_time_s: no time the trace gives may pass it */
     uint64_t max_ctas;      /* sim.max_ctas (0: no limit) */
     uint32_t max_descs;     /* sim.max_kernel_descriptors (0: no limit) */
+    uint64_t max_desc_bytes;  /* sim.max_descriptor_mib in bytes (0: no limit) */
+    uint64_t desc_bytes;      /* what the descriptors kept take (their names included) */
     uint32_t max_signals;   /* sim.max_signals (0: no limit) */
     uint64_t ctas;          /* CTAs of the dispatches read so far */
     unsigned minor;         /* the file's format minor version */
@@ -893,6 +895,8 @@ void gd_trace_set_limits(gd_trace_reader *r, const gd_sm_limits *sm, const uint3
     memcpy(r->max_grid, max_grid, sizeof r->max_grid);
 }
 
+void gd_trace_set_descriptor_bytes(gd_trace_reader *r, uint64_t max_bytes) { r->max_desc_bytes = max_bytes; }
+
 void gd_trace_set_run_limits(gd_trace_reader *r, uint32_t max_sim_time_s, uint64_t max_ctas, uint32_t max_descs,
                              uint32_t max_signals)
 {
@@ -1125,6 +1129,15 @@ static int parse_kernel(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint
         return rec_error(r, err, idx, off, "kernel descriptor id %u: more than sim.max_kernel_descriptors (%u) "
                          "distinct kernel descriptors in one trace", k.id, r->max_descs);
     }
+    const uint64_t bytes = sizeof(gd_kernel_desc) + strlen(k.name) + 1;
+    if (r->max_desc_bytes && r->desc_bytes + bytes > r->max_desc_bytes) {
+        free(k.name);
+        return rec_error(r, err, idx, off, "kernel descriptor id %u: the trace's kernel descriptors would take "
+                         "more than sim.max_descriptor_mib (%" PRIu64 " MiB; %" PRIu64 " descriptors, their names "
+                         "%" PRIu64 " bytes on average)", k.id, r->max_desc_bytes >> 20, r->ndescs + 1,
+                         (r->desc_bytes + bytes) / (r->ndescs + 1) - sizeof(gd_kernel_desc));
+    }
+    r->desc_bytes += bytes;
     gd_kernel_desc *d = malloc(sizeof *d);
     if (!d) {
         free(k.name);

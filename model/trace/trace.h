@@ -366,6 +366,10 @@ typedef struct gd_cluster_limits {
     uint32_t scan_limit;          /* cwd.lake_scan_limit */
 } gd_cluster_limits;
 void gd_trace_set_cluster_limits(gd_trace_reader *r, const gd_cluster_limits *cl);
+/* sim.max_descriptor_mib in bytes (0: no limit, the default without this call): a kernel
+ * descriptor that would take the descriptors kept, names included, past it is an error
+ * naming it (the count limit, sim.max_kernel_descriptors, lets 64 KiB names through). */
+void gd_trace_set_descriptor_bytes(gd_trace_reader *r, uint64_t max_bytes);
 /* meta.simd_width for the validation of pipeline topologies (0: the device's warp size). */
 void gd_trace_set_simd_width(gd_trace_reader *r, uint32_t simd_width);
 /* The replay's limits (sim.max_sim_time_s, sim.max_ctas; 0: no CTA limit): a record

@@ -314,6 +314,13 @@ def cases():
     kernel(w, kid=1, name="k1")
     kernel(w, kid=2, name="k2")
     w.dispatch(0, 0, 1, (128, 1, 1), (4, 1, 1), 0)
+    w2 = Buf()  # names of 60,000 bytes: 18 descriptors past 1 MiB
+    for kid in range(1, 21):
+        kernel(w2, kid=kid, name="n%02d" % kid + "a" * 59997)
+    w2.dispatch(0, 0, 1, (128, 1, 1), (4, 1, 1), 0)
+    add("descriptor_bytes_past_limit", gz(w2.end()), replay + " --set sim.max_descriptor_mib=1", 1,
+        R + r": kernel descriptor id 18: the trace's kernel descriptors would take more than sim.max_descriptor_mib "
+            r"\(1 MiB; 18 descriptors", ext=".gdt.gz")
     add("descriptors_past_limit", w.end(), replay + " --set sim.max_kernel_descriptors=1", 1,
         R + ": kernel descriptor id 2: more than sim.max_kernel_descriptors \\(1\\)")
     w = Buf()

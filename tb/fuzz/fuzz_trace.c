@@ -44,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc == GD_OK) {
         gd_trace_set_rsb(r, 8);
         gd_trace_set_run_limits(r, 86400, UINT32_MAX, 1u << 20, 1u << 24);  /* the defaults of the sim.max_* keys */
+        gd_trace_set_descriptor_bytes(r, (uint64_t)256 << 20);
         gd_trace_set_read_ahead(r, size & 1);  /* gzip input: inflated ahead on a second thread half the time */
         gd_trace_record rec;
         for (uint32_t n = 0; n < 200000 && (rc = gd_trace_next(r, &rec, &err)) == 1; n++) {
