@@ -14,7 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
-#include <mutex>
+#include <pthread.h>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -79,7 +79,51 @@ struct gd_sim {
 
 namespace {
 
-std::mutex g_replay_lock;
+// The replay lock (include/gdsim.h, "Threading and lifetime"): SystemC keeps one
+// current simulation context per process (sc_curr_simcontext) and the model a global
+// time scale, so replays run one at a time. A thread that holds the lock is inside a
+// replay: a replay asked for from its progress callback (another handle) would wait
+// for itself, and is refused instead. fork() takes the lock first (atfork), so a child
+// never starts with another thread's replay half done: it gets the lock free and the
+// process's own context back.
+pthread_mutex_t g_replay_lock = PTHREAD_MUTEX_INITIALIZER;
+thread_local bool t_replaying = false;  // this thread holds g_replay_lock
+thread_local bool t_fork_locked = false; // ... taken for a fork by this thread
+
+struct replay_lock {
+    replay_lock()
+    {
+        pthread_mutex_lock(&g_replay_lock);
+        t_replaying = true;
+    }
+    ~replay_lock()
+    {
+        t_replaying = false;
+        pthread_mutex_unlock(&g_replay_lock);
+    }
+    replay_lock(const replay_lock &) = delete;
+    replay_lock &operator=(const replay_lock &) = delete;
+
+    // A fork from a thread inside a replay (its progress callback) keeps the lock it
+    // holds: the child is inside that replay too, and the library is not to be used
+    // there (documented); the parent goes on.
+    static void before_fork()
+    {
+        if (!t_replaying) {
+            pthread_mutex_lock(&g_replay_lock);
+            t_fork_locked = true;
+        }
+    }
+    static void after_fork()
+    {
+        if (t_fork_locked) {
+            t_fork_locked = false;
+            pthread_mutex_unlock(&g_replay_lock);
+        }
+    }
+};
+
+const int g_atfork = pthread_atfork(replay_lock::before_fork, replay_lock::after_fork, replay_lock::after_fork);
 
 // What watches the CTAs the GPCs start: the occupancy series (--occupancy-csv) and
 // the timeline (--timeline: each kernel's CTAs per GPC, gathered until its row).
@@ -1092,13 +1136,17 @@ int gd_sim_replay_file(gd_sim *sim, const char *trace_path)
     gd_err_clear(&sim->err);
     if (!trace_path)
         return fail(sim, GD_EINVAL, "%s", "gd_sim_replay_file: trace_path is NULL");
-    if (sc_context_guard::foreign_running())  // refused before anything changes: earlier results are kept
-        return gd_err_set(&sim->err, GD_ESTATE, "%s: cannot replay while the calling program's SystemC simulation "
-                          "is running (it has started and not ended): a replay runs a simulation of its own; "
-                          "replay before sc_start or after the simulation ends, or put the GPU in the platform as "
-                          "a gdsim::gpu module (include/gdsim/gpu.hpp)", trace_path);
+    if (t_replaying)  // from another handle's progress callback: the lock is this thread's own
+        return gd_err_set(&sim->err, GD_ESTATE, "%s: cannot replay from inside another replay (a progress "
+                          "callback runs while its replay holds the library's replay lock): replay after it "
+                          "returns, or from another thread", trace_path);
     try {
-        std::lock_guard<std::mutex> lock(g_replay_lock);
+        replay_lock lock;
+        if (sc_context_guard::foreign_running())  // refused before anything changes: earlier results are kept
+            return gd_err_set(&sim->err, GD_ESTATE, "%s: cannot replay while the calling program's SystemC "
+                              "simulation is running (it has started and not ended): a replay runs a simulation "
+                              "of its own; replay before sc_start or after the simulation ends, or put the GPU in "
+                              "the platform as a gdsim::gpu module (include/gdsim/gpu.hpp)", trace_path);
         clear_results(sim);
         sim->interrupt = 0;  // an interrupt asked for while no replay ran is forgotten
         sim->running = true;

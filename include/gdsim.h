@@ -13,8 +13,17 @@
  * Threading and lifetime:
  *   - a gd_sim handle must not be used by two threads at once;
  *   - SystemC keeps one global simulation context per process, so replays from
- *     different handles (or threads) are serialised by a process-wide lock: they
- *     are safe, but they do not run in parallel. Use processes for parallel sweeps;
+ *     different handles (or threads) are serialised by a process-wide lock: any
+ *     number of threads may replay at once, each on its own handle, and each replay
+ *     waits for the lock, then gives the results it gives alone; they do not run in
+ *     parallel. Use processes for parallel sweeps;
+ *   - a replay called from a progress callback (on another handle: the same handle
+ *     gives GD_ESTATE anyway) is refused with GD_ESTATE: its thread already holds
+ *     the lock;
+ *   - fork() while another thread replays waits for that replay to end (the library
+ *     takes its lock around fork), so the child starts with no replay half done and
+ *     may replay; a child forked from inside a progress callback is inside that
+ *     replay and must not call the library (exec or _exit);
  *   - a replay runs the simulation on the calling thread; while it reads a gzip
  *     trace file, one more thread of its own (all signals blocked) decompresses the
  *     file ahead of it, ended before gd_sim_replay_file returns (sim.read_ahead=off:
@@ -25,8 +34,10 @@
  *     a SystemC simulation of its own, a replay before sc_start (or after that
  *     simulation ended) leaves the program's context, time and report settings as
  *     they were; while the program's simulation is running it is refused with
- *     GD_ESTATE (earlier results kept). To put the GPU in a SystemC platform, use
- *     the gdsim::gpu module (gdsim/gpu.hpp, docs/VP.md);
+ *     GD_ESTATE (earlier results kept). A replay swaps SystemC's current context
+ *     while it runs, so such a program replays on the thread that runs its
+ *     simulation (or while no thread of it may call sc_start). To put the GPU in a
+ *     SystemC platform, use the gdsim::gpu module (gdsim/gpu.hpp, docs/VP.md);
  *   - strings returned by the library stay valid until the next call on the same
  *     handle (gd_sim_errmsg) or forever (gd_strerror, gd_version).
  *   - no C++ exception ever leaves the library.
