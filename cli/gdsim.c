@@ -68,7 +68,8 @@ static const char USAGE[] =
     "  --no-progress          never show progress\n"
     "  --perf                 also print wall time, CTAs per second and peak memory\n"
     "  --timeout S            stop the replay after S seconds of wall time (an error saying how far it\n"
-    "                         got; nothing written); Ctrl-C (SIGINT) and SIGTERM stop it the same way\n"
+    "                         got; nothing written), the kernel table's writing included; Ctrl-C (SIGINT)\n"
+    "                         and SIGTERM stop it the same way\n"
     "  (FILE may be '-' for standard output, one output at a time: the text report then goes to\n"
     "  standard error. Every output path is checked before the replay starts.)\n"
     "\n"
@@ -102,10 +103,13 @@ static double wall_now(void)
 }
 
 /* Progress on stderr: on a terminal one line rewritten in place; otherwise (a log
- * file, a pipe) a plain line every `every` seconds, no carriage returns or escapes. */
+ * file, a pipe) a plain line every `every` seconds, no carriage returns or escapes.
+ * The lines keep to a grid of `every` seconds (next: the next point): the library
+ * reports about every half second, each a little late by however long the model's
+ * step then took, so the time between two reports is not a guide. */
 typedef struct progress_ctx {
     int tty;
-    double every, last;
+    double every, next;
     int shown;
 } progress_ctx;
 
@@ -122,11 +126,15 @@ static void fmt_secs(char *buf, size_t size, double s)
 static void progress_cb(void *vctx, const gd_progress *p)
 {
     progress_ctx *c = vctx;
-    if (!c->tty && c->shown && p->wall_seconds - c->last < c->every)
-        return;
-    if (!c->tty && !c->shown && p->wall_seconds < c->every)
-        return;
-    c->last = p->wall_seconds;
+    const double slack = 0.1; /* a report this early for the grid's next point still counts */
+    if (!c->tty) {
+        if (c->next == 0)
+            c->next = c->every;
+        if (p->wall_seconds < c->next - slack)
+            return;
+        while (c->every > 0 && c->next <= p->wall_seconds + slack)
+            c->next += c->every;
+    }
     c->shown = 1;
     char read[32] = "", left[48] = "", el[24];
     fmt_secs(el, sizeof el, p->wall_seconds);
@@ -518,12 +526,18 @@ static int cmd_replay(int argc, char **argv)
     /* the text report goes to standard error when an output takes standard output */
     if (!quiet && gd_sim_write_summary_text(sim, to_stdout ? "/dev/stderr" : "-") != GD_OK)
         rc = 1;
+    if (!rc && csv && timeout > 0) { /* --timeout bounds the command: the table gets what is left */
+        double left = timeout - (wall_now() - t0);
+        gd_sim_set_timeout(sim, left > 0.001 ? left : 0.001);
+    }
     if (!rc && csv && gd_sim_write_kernels_csv(sim, csv) != GD_OK)
         rc = 1;
     if (!rc && json && gd_sim_write_summary_json(sim, json) != GD_OK)
         rc = 1;
     if (rc)
         fprintf(stderr, "gdsim: %s\n", gd_sim_errmsg(sim));
+    if (rc && g_signal)  /* a write the signal stopped */
+        rc = 128 + g_signal;
     if (!rc && g_signal) {  /* stopped while the outputs were written: each file written is whole */
         fprintf(stderr, "gdsim: %s: interrupted while writing the outputs; the files not yet written are missing\n",
                 trace);

@@ -362,16 +362,23 @@ struct part_files {
 
 // A replay stopped before its end (interrupt, timeout, simulated-time limit): the
 // error says why and how far it got.
-void stopped_at(gd_sim *s, const char *path, const gd::progress_meter &m, const gd::domain &events)
+// events: null when the replay stopped while the device was built (built: how far).
+void stopped_at(gd_sim *s, const char *path, const gd::progress_meter &m, const gd::domain *events,
+                const gd::stopped_while_building *built = nullptr)
 {
-    const gd_progress p = m.snapshot(std::max(events.last(), events.reached()), gd::progress_meter::now());
+    const gd_progress p = m.snapshot(events ? std::max(events->last(), events->reached()) : 0,
+                                     gd::progress_meter::now());
     char far[400];
-    std::snprintf(far, sizeof far, "after %.1f s of wall time: %" PRIu64 " records read, %" PRIu64 " kernels done, %"
-                  PRIu64 " CTAs launched, %.6f ms simulated", p.wall_seconds, p.records_read, p.kernels_done,
-                  p.ctas_done, p.sim_time_ns / 1e6);
-    if (events.time_limit_hit())
+    if (built)
+        std::snprintf(far, sizeof far, "after %.1f s of wall time, while the model of the device was built (%" PRIu32
+                      " of its %" PRIu32 " GPCs)", p.wall_seconds, built->done, built->of);
+    else
+        std::snprintf(far, sizeof far, "after %.1f s of wall time: %" PRIu64 " records read, %" PRIu64
+                      " kernels done, %" PRIu64 " CTAs launched, %.6f ms simulated", p.wall_seconds, p.records_read,
+                      p.kernels_done, p.ctas_done, p.sim_time_ns / 1e6);
+    if (events && events->time_limit_hit())
         gd_err_set(&s->err, GD_ELIMIT, "%s: the simulated time reached %.6f s, past sim.max_sim_time_s (%u s); "
-                   "stopped %s; nothing written", path, events.time_limit_at() * 1e-12, s->cfg.sim_max_sim_time_s,
+                   "stopped %s; nothing written", path, events->time_limit_at() * 1e-12, s->cfg.sim_max_sim_time_s,
                    far);
     else if (m.stop == gd::progress_meter::TIMED_OUT)
         gd_err_set(&s->err, GD_ELIMIT, "%s: the replay ran past its timeout of %g s and was stopped %s; nothing "
@@ -528,6 +535,7 @@ int replay(gd_sim *s, const char *path)
     env.progress.interrupt = &s->interrupt;
     if (s->timeout_s > 0)
         env.progress.deadline = env.progress.start + s->timeout_s;
+    gd::progress_watchdog watchdog(env.progress);  // reports and the deadline on time, to the end of the replay
     gd::host_env host_env;
     host_env.reader = reader;
     host_env.pool = &s->pool;
@@ -592,7 +600,7 @@ int replay(gd_sim *s, const char *path)
             env.progress.ctas_done = top->cwd.ctas_launched_counter();
             sc_core::sc_start();
             if (env.progress.stop != gd::progress_meter::RUNNING || top->events.time_limit_hit()) {
-                stopped_at(s, path, env.progress, top->events);
+                stopped_at(s, path, env.progress, &top->events);
                 throw std::runtime_error("stopped");
             }
             if (vcd)  // SystemC samples the last time step's values in one more (empty) delta cycle
@@ -616,6 +624,8 @@ int replay(gd_sim *s, const char *path)
             meta_log_bad |= top->meta.log_failed();
             dispatches = host->dispatches();
             gd_stats_freeze(&s->stats);
+        } catch (const gd::stopped_while_building &b) {
+            stopped_at(s, path, env.progress, nullptr, &b);
         } catch (const std::bad_alloc &) {
             if (s->err.code == GD_OK)
                 gd_err_set(&s->err, GD_ENOMEM, "out of memory");
@@ -1216,7 +1226,12 @@ int gd_sim_write_kernels_csv(gd_sim *sim, const char *path)
         return fail(sim, GD_ESTATE, "%s", "no replay has completed on this handle yet");
     if (sim->report.no_rows)
         return fail(sim, GD_ESTATE, "%s", "the last replay kept no kernel table (gd_sim_set_kernel_table(sim, 0))");
-    return gd_report_write_csv(&sim->report, path, &sim->err);
+    sim->interrupt = 0;  // as for a replay: an interrupt asked for before the call is forgotten
+    gd_write_guard guard;
+    guard.interrupt = &sim->interrupt;
+    guard.timeout_s = sim->timeout_s;
+    guard.deadline = sim->timeout_s > 0 ? gd::progress_meter::now() + sim->timeout_s : 0;
+    return gd_report_write_csv(&sim->report, path, &guard, &sim->err);
 }
 
 static int write_summary(gd_sim *sim, const char *path, bool json)

@@ -182,7 +182,7 @@ int gpu::write_kernels_csv(const std::string &path) const
 {
     gd_err err;
     std::memset(&err, 0, sizeof err);
-    int rc = gd_report_write_csv(&impl_->report, path.c_str(), &err);
+    int rc = gd_report_write_csv(&impl_->report, path.c_str(), nullptr, &err);
     impl_->io_error = rc == GD_OK ? "" : err.msg;
     return rc;
 }

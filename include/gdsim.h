@@ -288,14 +288,19 @@ int gd_sim_condense_trace(gd_condense_result *out, gd_sim *sim, const char *in_p
 int gd_sim_replay_file(gd_sim *sim, const char *trace_path);
 
 /* Stop the replay running on sim as soon as possible (within one event of the model):
- * it returns GD_EINTERRUPTED, writing nothing. Safe to call from a signal handler or
- * another thread (it only sets a flag); a call while no replay runs is forgotten when
- * the next one starts. GD_EINVAL if sim is NULL. */
+ * it returns GD_EINTERRUPTED, writing nothing; likewise a gd_sim_write_kernels_csv
+ * running (within a row). Safe to call from a signal handler or another thread (it
+ * only sets a flag); a call while neither runs is forgotten when the next one starts.
+ * GD_EINVAL if sim is NULL. */
 int gd_sim_interrupt(gd_sim *sim);
 
 /* Stop each later replay that runs longer than seconds of wall time (0: no limit, the
  * default): it returns GD_ELIMIT with a message saying how far it got, writing nothing.
- * GD_EINVAL if sim is NULL or seconds is neither 0 nor from 0.001 to 10^7. */
+ * The bound covers the whole call, the model of the device being built included (the
+ * model is taken down after that, in well under a second for a device of thousands
+ * of SMs). Each gd_sim_write_kernels_csv has the same bound of its own (a table of
+ * millions of rows takes seconds). GD_EINVAL if sim is NULL or seconds is neither 0
+ * nor from 0.001 to 10^7. */
 int gd_sim_set_timeout(gd_sim *sim, double seconds);
 
 /* Results of the last successful replay. */

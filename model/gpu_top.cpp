@@ -1,5 +1,6 @@
 #include "gpu_top.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <string>
@@ -36,12 +37,27 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, device_env 
     meta.cs_out.bind(cs.done_in);
     cs.pp_out.bind(pp.done_in);
     cwd.select_out.bind(selector.cwd_in);
-    uint32_t sm_id = 0;
+    for (int i = 0; i < 4; i++)  // see ~gpu_top
+        anchors_.emplace_back(new anchor(("teardown_anchor_" + std::to_string(i)).c_str()));
     sm_counters_.resize(cfg.sms);  // not resized again: the SMs keep pointers into it
+    try {
+        build_gpcs(cfg, env, stats);
+    } catch (...) {  // what was built goes as ~gpu_top would take it (that does not run)
+        teardown();
+        throw;
+    }
+}
+
+// The GPCs, each with its SMs.
+void gpu_top::build_gpcs(const gd_config &cfg, device_env &env, gd_stats *stats)
+{
     // placed warps (sm.alloc=contiguous, sm.wave_placement=tail|head): the SMs account their
     // sub-partitions' occupancy
     const bool placed = std::string(cfg.sm_alloc) != "count" || std::string(cfg.sm_wave_placement) != "pooled";
+    uint32_t sm_id = 0;
     for (uint32_t g = 0; g < cfg.gpcs; g++) {
+        if (!env.progress.tick(0))  // a device of thousands of SMs takes a second or more to build
+            throw stopped_while_building(g, cfg.gpcs);
         uint32_t n = cfg.sms_per_gpc[g];
         gpcs.emplace_back(new gpc2sm(("gpc2sm_" + std::to_string(g)).c_str(), g, sm_id, n, cfg, stats, env.cta_log, env.watch));
         cwd.gpc_out[g]->bind(gpcs[g]->cwd_in);
@@ -53,15 +69,35 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, device_env 
     }
 }
 
-// The SMs and GPCs go in the reverse of the order they were made: SystemC's port and
-// export registries find an entry from their end, so each removal is then O(1) (in
-// creation order a GPU of thousands of SMs spent a tenth of its replay here).
-gpu_top::~gpu_top()
+// The order the GPCs and SMs go in. SystemC's port and export registries find an entry
+// from their end; its module registry and a module's list of children find one from
+// their front; all move their last entry into the place of the one removed. So the
+// GPCs and SMs go in the reverse of the order they were made, each then last in the
+// port and export registries, after the anchors: modules of nothing, made just before
+// them and removed first, which moves the last modules into their places near the
+// front of the module registry and of the top's children (behind the few blocks made
+// before them), where each removal then leaves the next one to go. Every removal is
+// then O(1). More than one anchor: modules made after the SMs stay in the module
+// registry to the end (SystemC 2.3's method invoker, made at elaboration); each takes
+// one anchor's place. Reverse order alone scanned the module registry and the top's
+// children whole for each removal: a GPU of 65,536 SMs spent 1.6 s of its 1.8 s
+// teardown there (creation order scanned the port registries whole instead: a tenth
+// of a replay on thousands of SMs).
+gpu_top::~gpu_top() { teardown(); }
+
+void gpu_top::teardown()
 {
+    anchors_.clear();
+    size_t first = 0;  // the first SM of the last GPC (it may have fewer made than it has)
+    for (size_t g = 0; g + 1 < gpcs.size(); g++)
+        first += gpcs[g]->sm_out.size();
+    first = std::min(first, sms.size());
     while (!gpcs.empty()) {
-        for (size_t n = gpcs.back()->sm_out.size(); n; n--)
+        while (sms.size() > first)
             sms.pop_back();
         gpcs.pop_back();
+        if (!gpcs.empty())
+            first -= std::min(first, gpcs.back()->sm_out.size());
     }
     gd_power_free(&power);
 }

@@ -65,11 +65,21 @@ public:
     meta_scheduler meta;
     gpu2gpc cwd;
     module_selector selector;
+    // Modules of nothing made just before the GPCs and SMs and removed first, so that
+    // removing those is O(1) each (~gpu_top).
+    struct anchor : sc_core::sc_module {
+        explicit anchor(sc_core::sc_module_name n) : sc_core::sc_module(n) {}
+    };
+    std::vector<std::unique_ptr<anchor>> anchors_;
     std::vector<std::unique_ptr<gpc2sm>> gpcs;
     std::vector<sm_counters> sm_counters_;  // every SM's counters, side by side (sm_msg.hpp)
     std::vector<std::unique_ptr<sm>> sms;
     gd_power_windows power;  // power.window_ns: the SMs' power over time (power.n == 0: off)
     ~gpu_top() override;
+    // The GPCs and SMs in the order that keeps each removal O(1) (~gpu_top), and the power
+    // windows; what a constructor that threw built goes the same way.
+    void teardown();
+    void build_gpcs(const gd_config &cfg, device_env &env, gd_stats *stats);
     // After the run: the GPCs retire what they still hold, the command scheduler closes
     // its time accounts, the SMs' energy and the last power windows.
     void finish();

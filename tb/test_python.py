@@ -249,6 +249,32 @@ with gdsim.Sim() as sim:
     expect_error(gdsim.EINTERRUPTED, "interrupted", sim.replay, BIG)
     assert sim.replay(SAMPLE)["summary"]["kernels"] == 40
 
+# the kernel table's writing (kernels(), gd_sim_write_kernels_csv) has the timeout's bound
+# too, and interrupt() stops it: 50,000 rows take tens of ms, the clock is read every 1,024th
+K50 = os.path.join(T, "k50k.gdt.gz")
+subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen_trace.py"), K50, "--kernels", "50000", "--grid",
+                "1", "--block", "256", "--regs", "32", "--smem", "0", "--cta-ns", "1000"], check=True,
+               capture_output=True)
+with gdsim.Sim() as sim:
+    sim.replay(K50)
+    sim.set_timeout(0.001)
+    expect_error(gdsim.ELIMIT, "rows of the kernel table; nothing written", sim.kernels)
+    sim.set_timeout(0)
+    done = threading.Event()
+
+    def keep_interrupting():
+        while not done.is_set():
+            sim.interrupt()
+            done.wait(0.0005)
+    th = threading.Thread(target=keep_interrupting)
+    th.start()
+    try:
+        expect_error(gdsim.EINTERRUPTED, "interrupted after", sim.kernels)
+    finally:
+        done.set()
+        th.join()
+    assert len(sim.kernels()) == 50000  # an interrupt before the call is forgotten
+
 # replays on separate Sim objects from 4 threads at once (ctypes lets go of the GIL in
 # a call): the library's lock serialises them, none fails, each result is the lone one's
 with gdsim.Sim() as sim:

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define ROW_BUFFER (64 * 1024)  /* kernel-table rows gathered before one write to the temporary file */
 
@@ -458,7 +459,28 @@ void gd_report_resident(const gd_report *r, gd_summary *out, gd_time_ps resident
     out->resident_occupancy_pct = resident > 0 ? 100.0 * (double)r->warp_ps / ((double)resident * slots) : 0.0;
 }
 
-int gd_report_write_csv(gd_report *r, const char *path, gd_err *err)
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* 0 to go on; else the status of a write the guard stops after `done` rows of `of`. */
+static int guard_stops(const gd_write_guard *g, uint64_t done, uint64_t of, const char *path, gd_err *err)
+{
+    if (!g)
+        return 0;
+    if (g->interrupt && *g->interrupt)
+        return gd_err_set(err, GD_EINTERRUPTED, "%s: interrupted after %" PRIu64 " of %" PRIu64
+                          " rows of the kernel table; nothing written", path, done, of);
+    if (g->deadline > 0 && (done & 1023) == 0 && monotonic_s() >= g->deadline)
+        return gd_err_set(err, GD_ELIMIT, "%s: the timeout (%.3g s for this write) passed after %" PRIu64 " of %"
+                          PRIu64 " rows of the kernel table; nothing written", path, g->timeout_s, done, of);
+    return 0;
+}
+
+int gd_report_write_csv(gd_report *r, const char *path, const gd_write_guard *guard, gd_err *err)
 {
     if (r->rows_len)
         flush_rows(r);  /* the rows still gathered (a platform may write the table while it runs) */
@@ -476,7 +498,15 @@ int gd_report_write_csv(gd_report *r, const char *path, gd_err *err)
         size_t cap = 0;
         if (fseek(r->csv, 0, SEEK_SET))
             bad = 1;
+        uint64_t done = 0;
         while (!bad && fread(&k, sizeof k, 1, r->csv) == 1) {
+            int stop = guard_stops(guard, done++, r->kernels, path, err);
+            if (stop) {
+                free(name);
+                fseek(r->csv, 0, SEEK_END);
+                gd_out_close(&of, 0, NULL);
+                return stop;
+            }
             if (k.name_len >= cap) {
                 char *n = realloc(name, (size_t)k.name_len + 1);
                 if (!n) {

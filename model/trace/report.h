@@ -96,8 +96,17 @@ void gd_report_summary(const gd_report *r, gd_summary *out);
 void gd_report_resident(const gd_report *r, gd_summary *out, gd_time_ps resident, gd_time_ps idle,
                         gd_time_ps longest_idle);
 
-/* Copy the CSV (header + rows) to path. */
-int gd_report_write_csv(gd_report *r, const char *path, gd_err *err);
+/* What may stop a long write (a kernel table of millions of rows takes seconds): the
+ * flag *interrupt set (GD_EINTERRUPTED; read at every row), or the CLOCK_MONOTONIC
+ * time deadline passed (GD_ELIMIT; 0: none; read every 1,024th row; timeout_s names
+ * it in the message). A write stopped leaves no file. */
+typedef struct gd_write_guard {
+    const volatile int *interrupt;
+    double deadline, timeout_s;
+} gd_write_guard;
+
+/* Copy the CSV (header + rows) to path. guard may be NULL. */
+int gd_report_write_csv(gd_report *r, const char *path, const gd_write_guard *guard, gd_err *err);
 
 #ifdef __cplusplus
 }

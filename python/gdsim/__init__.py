@@ -335,14 +335,16 @@ class Sim:
 
     def set_timeout(self, seconds):
         """Stop each later replay after this many seconds of wall time (0: no limit):
-        replay() then raises Error with code ELIMIT, writing nothing."""
+        replay() then raises Error with code ELIMIT, writing nothing. Writing the kernel
+        table (kernels()) has the same bound of its own."""
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
             raise TypeError("gdsim: seconds must be a number, not %s" % type(seconds).__name__)
         self._check(_lib.gd_sim_set_timeout(self._handle(), float(seconds)))
 
     def interrupt(self):
         """Stop the replay running on this handle (from another thread: replay() holds
-        no lock on Python while it runs): it raises Error with code EINTERRUPTED."""
+        no lock on Python while it runs): it raises Error with code EINTERRUPTED; likewise
+        kernels() while the table is written. A call while neither runs is forgotten."""
         self._check(_lib.gd_sim_interrupt(self._handle()))
 
     def resolve(self, trace):
