@@ -37,6 +37,7 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, device_env 
     meta.cs_out.bind(cs.done_in);
     cs.pp_out.bind(pp.done_in);
     cwd.select_out.bind(selector.cwd_in);
+    meta.set_cta_limit(cfg.sim_max_ctas, &env.progress);
     for (int i = 0; i < 4; i++)  // see ~gpu_top
         anchors_.emplace_back(new anchor(("teardown_anchor_" + std::to_string(i)).c_str()));
     sm_counters_.resize(cfg.sms);  // not resized again: the SMs keep pointers into it

@@ -535,7 +535,9 @@ static const key_def KEYS[] = {
     {"sim.max_ctas", T_UINT, OFF(sim_max_ctas), 0, UINT32_MAX, 0, NULL, "4294967295",
      "The most CTAs a replay may run, over all its kernels; 0: no limit. A dispatch that takes "
      "the trace past it is refused when its record is read, before it runs (a grid of "
-     "(2^31-1) x 65535 x 65535 CTAs is legal CUDA but would run for years).",
+     "(2^31-1) x 65535 x 65535 CTAs is legal CUDA but would run for years); a pipeline's "
+     "launch that would take the replay past it (the CTAs of the dispatches read so far and "
+     "of the pipelines' launches) stops the replay, naming the pipeline's record.",
      "gdsim: 2^32 - 1, a minute or two of replay at full speed (docs/PERFORMANCE.md); a real "
      "training step has tens of millions"},
     {"sim.max_kernel_descriptors", T_UINT, OFF(sim_max_kernel_descriptors), 0, UINT32_MAX, 0, NULL, "1048576",

@@ -337,6 +337,8 @@ void meta_scheduler::issue(pipe &p, gd_time_ps now)
 {
     while (!p.issue.empty() && p.issue.front()->at <= now) {
         launch *x = p.issue.front();
+        if (over_cta_limit(p, *x))
+            return;
         const gd_kernel_desc *d = &p.run->pipeline->desc[x->l.kernel];
         gd_kernel_run *r = gd_run_alloc(&pool_);
         if (!r)
@@ -375,11 +377,34 @@ void meta_scheduler::issue(pipe &p, gd_time_ps now)
             return;
         }
         p.issue.pop_front();
+        pipe_ctas_ += x->l.ctas;
         p.launches++;
         if (p.first_launch == GD_TIME_NEVER)
             p.first_launch = now;
         p.last_launch = now;
     }
+}
+
+// Whether launch x of pipeline p would take the replay past sim.max_ctas; if so the
+// replay stops with an error (the reader refuses a dispatch that would, where it is read).
+bool meta_scheduler::over_cta_limit(pipe &p, const launch &x)
+{
+    if (!max_ctas_)
+        return false;
+    uint64_t read = meter_ && meter_->ctas_read ? meter_->ctas_read(meter_->records_src) : 0;
+    if (read + pipe_ctas_ + x.l.ctas <= max_ctas_)
+        return false;
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "%s: record %" PRIu64 " (offset %" PRIu64 "): pipeline '%s': a launch of %" PRIu64
+                  " CTAs of kernel '%s' takes the replay past %" PRIu64 " CTAs (sim.max_ctas; 0: no limit): %" PRIu64
+                  " launched by pipelines, %" PRIu64 " in the dispatches read", source_, p.run->pipeline->record,
+                  p.run->pipeline->offset,
+                  p.m.t->name[0] ? p.m.t->name : "(unnamed)", x.l.ctas, p.m.t->k[x.l.kernel].name, max_ctas_,
+                  pipe_ctas_, read);
+    if (err_ && err_->code == GD_OK)
+        gd_err_set(err_, GD_ELIMIT, "%s", buf);
+    SC_REPORT_ERROR("gdsim/meta_scheduler", buf);
+    return true;
 }
 
 void meta_scheduler::wake(gd_time_ps now)

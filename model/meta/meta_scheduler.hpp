@@ -35,6 +35,7 @@
 #include "meta.h"
 #include "packet.h"
 #include "pp_msg.hpp"
+#include "progress.hpp"
 #include "stats.h"
 
 namespace gd {
@@ -59,6 +60,14 @@ public:
     ~meta_scheduler() override;
 
     bool log_failed() const { return log_error_; }
+    // sim.max_ctas (0: none) over the replay: the CTAs of the trace's dispatches read so
+    // far (meter->ctas_read, when set) and those the pipelines have launched. A launch
+    // that would pass it stops the replay with an error naming the pipeline's record.
+    void set_cta_limit(uint64_t max_ctas, const progress_meter *meter)
+    {
+        max_ctas_ = max_ctas;
+        meter_ = meter;
+    }
 
 private:
     struct pipe;
@@ -117,6 +126,9 @@ private:
     gd_run_pool pool_{};
     link cwd_ch_, cs_ch_;
     uint64_t next_index_ = 0;
+    uint64_t max_ctas_ = 0, pipe_ctas_ = 0;  // set_cta_limit; the CTAs pipelines launched
+    const progress_meter *meter_ = nullptr;
+    bool over_cta_limit(pipe &p, const launch &x);
     domain_ref dom_;      // its GPU's event domain (or its own)
     domain::event wake_;  // its wake-up there
 };

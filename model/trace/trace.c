@@ -1662,6 +1662,7 @@ static int parse_pipeline(gd_trace_reader *r, const uint8_t *p, uint32_t len, ui
     d->row = d->desc[0];
     d->row.name = d->row_name;
     d->record = idx;
+    d->offset = off;
     d->next = r->pipes;
     r->pipes = d;
     pl->def = d;

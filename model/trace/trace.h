@@ -273,7 +273,7 @@ typedef struct gd_pipeline_def {
     char row_name[GD_META_NAME + 16];
     char *text;                                /* the topology as the record holds it (text_len bytes) */
     uint32_t text_len;
-    uint64_t record;
+    uint64_t record, offset;                   /* the pipeline-launch packet's record: index, byte offset */
     struct gd_pipeline_def *next;              /* the reader's list */
 } gd_pipeline_def;
 

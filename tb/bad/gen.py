@@ -265,6 +265,12 @@ def cases():
     w = Buf()
     w.pipeline(0, 0, "pipeline p\nbuffer b length=0\n")
     add("pipeline_bad_topology", w.end(), replay, 1, R + ": pipeline-launch packet: ")
+    # sim.max_ctas holds for what pipelines launch (the reader cannot count those ahead)
+    w = Buf()
+    w.pipeline(0, 0, open(os.path.join(HERE, "..", "..", "traces", "topologies", "fig1.topo")).read())
+    add("pipeline_past_max_ctas", w.end(), replay + " --set sim.max_ctas=10", 1,
+        R + r": pipeline 'fig1': a launch of [0-9]+ CTAs of kernel 'K[0-9]' takes the replay past 10 CTAs "
+        r"\(sim.max_ctas; 0: no limit\): [0-9]+ launched by pipelines, 0 in the dispatches read")
     # the host model (format 1.10)
     def host(packets=1, call=True, signal=0):
         """A 1.10 trace: thread 0 declared, a kernel, (a call of `packets`,) a dispatch."""
