@@ -170,7 +170,7 @@ TESTS_CXX := $(wildcard tb/tb_*.cpp)
 TEST_BINS := $(TESTS_C:tb/%.c=$(BUILD)/tb/%) $(TESTS_CXX:tb/%.cpp=$(BUILD)/tb/%)
 
 # the example virtual platform with gdsim::gpu in it (tb/vp/, run by tb/test_vp.sh)
-VP_BINS := $(BUILD)/tb/vp_example $(BUILD)/tb/vp_replay $(BUILD)/tb/vp_coexist
+VP_BINS := $(BUILD)/tb/vp_example $(BUILD)/tb/vp_replay $(BUILD)/tb/vp_coexist $(BUILD)/tb/vp_hostile
 
 LIB_SO := $(BUILD)/libgdsim.so
 LIB_A := $(BUILD)/libgdsim.a

@@ -174,7 +174,8 @@ unsigned gpu::reg_transport_dbg(tlm::tlm_generic_payload &p) { return impl_->que
 void gpu::mem_invalidate(sc_dt::uint64 start, sc_dt::uint64 end) { impl_->queues->invalidate_dmi(start, end); }
 
 uint64_t gpu::kernels_dispatched() const { return impl_->queues->dispatches(); }
-uint64_t gpu::kernels_completed() const { return impl_->report.kernels; }
+// as of SystemC's time: the model may run ahead of it between the platform's accesses
+uint64_t gpu::kernels_completed() const { return impl_->queues->kernels_completed_by(sc_core::sc_time_stamp()); }
 const std::string &gpu::error() const { return impl_->queues->error(); }
 const std::string &gpu::last_io_error() const { return impl_->io_error; }
 

@@ -78,6 +78,29 @@ START_TEST(ring_errors_and_interrupts)
     ck_assert_str_eq(why, "queue 2: doorbell write index 5 is more than a ring beyond the read index (read index 0, "
                           "ring of 4 packets)");
     ck_assert_int_eq(regs.q[2].stopped, 1);
+    /* a doorbell behind the last one written: the packets between were announced and
+     * would never run; the queue stops with a ring error at the new index, and clearing
+     * the error's cause says it was acknowledged */
+    wr(GD_HWQ_INT_CAUSE, 1ull << GD_HWQ_CAUSE_ERROR);
+    ck_assert_int_eq(eff.acknowledged, 1);
+    wr(GD_HWQ_INT_CAUSE, 1ull << GD_HWQ_CAUSE_ERROR);
+    ck_assert_int_eq(eff.acknowledged, 0);  /* nothing left to acknowledge */
+    wr(q(2, GD_HWQ_Q_ENABLE), 0);
+    ck_assert_int_eq(wr(q(2, GD_HWQ_Q_ENABLE), 1), 0);
+    ck_assert_int_eq(eff.enabled, 1);
+    ck_assert_int_eq(wr(q(2, GD_HWQ_Q_DOORBELL), 3), 0);
+    ck_assert_int_eq(eff.doorbell, 2);
+    ck_assert_int_eq(eff.enabled, 0);
+    ck_assert_int_eq(wr(q(2, GD_HWQ_Q_DOORBELL), 3), 0);  /* the same index again rings again */
+    ck_assert_int_eq(eff.doorbell, 2);
+    ck_assert_int_eq(wr(q(2, GD_HWQ_Q_DOORBELL), 1), 0);
+    ck_assert_int_eq(eff.doorbell, -1);
+    ck_assert_uint_eq(rd(GD_HWQ_ERROR), GD_HWQ_ERING | 2u << 16 | 1ull << 32);
+    ck_assert_str_eq(why, "queue 2: doorbell write index 1 is behind the last one written (3): packets 1 to 2 were "
+                          "announced and would never run (a doorbell only moves forward)");
+    ck_assert_uint_eq(rd(q(2, GD_HWQ_Q_DOORBELL)), 3);
+    ck_assert_int_eq(regs.q[2].stopped, 1);
+    wr(GD_HWQ_INT_CAUSE, 1ull << GD_HWQ_CAUSE_ERROR);
     /* a size that is not a power of two */
     wr(q(3, GD_HWQ_Q_SIZE), 6);
     wr(q(3, GD_HWQ_Q_ENABLE), 1);

@@ -93,10 +93,12 @@ public:
     // The size of the register block in bytes.
     uint64_t regs_size() const;
 
-    // Results so far (complete for every kernel that has completed):
+    // Results so far (complete for every kernel that has completed), as of SystemC's
+    // time (the model may run ahead of it; its completions count when their time comes):
     uint64_t kernels_dispatched() const;   // kernel dispatch packets taken from the rings
     uint64_t kernels_completed() const;
-    // The first error in what the driver wrote (queue, packet, what), "" if none.
+    // The error in what the driver wrote that REG_ERROR holds (queue, packet, what), ""
+    // if none: it goes when the driver acknowledges it (clears INT_CAUSE's error bit).
     const std::string &error() const;
     // The kernel table (the C API's kernels CSV; times in ns of simulated time, and
     // trace_record = the packet's index in its ring). GD_OK or a GD_E* code, with

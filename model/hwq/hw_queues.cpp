@@ -15,6 +15,8 @@ hw_queues::hw_queues(sc_core::sc_module_name name, const gd_config &cfg, tlm::tl
         throw std::bad_alloc();
     blocked_.assign(cfg.vp_queues, 0);
     pending_.assign(cfg.vp_queues, nullptr);
+    rung_.assign(cfg.vp_queues, 0);
+    waits_.resize(cfg.vp_queues);
     space_in.register_b_transport(this, &hw_queues::space);
     SC_THREAD(fetcher);
     SC_METHOD(drive_irq);
@@ -49,6 +51,17 @@ uint64_t hw_queues::queued() const
     for (uint32_t i = 0; i < regs_.nqueues; i++)
         if (regs_.q[i].enabled && !regs_.q[i].stopped)
             n += regs_.q[i].write - regs_.q[i].read;
+    return n;
+}
+
+uint64_t hw_queues::kernels_completed_by(const sc_core::sc_time &t) const
+{
+    uint64_t n = kernels_done_;
+    for (const notice &x : notices_) {
+        if (x.at > t)
+            break;
+        n += x.completed && x.kernel;
+    }
     return n;
 }
 
@@ -129,9 +142,23 @@ void hw_queues::reg_transport(tlm::tlm_generic_payload &p, sc_core::sc_time &del
     if (!err_before && regs_.error) {  // a bad ring setting or doorbell stopped the queue
         error_ = std::string(name()) + ": " + why;
     }
+    if (eff.acknowledged)  // the driver cleared the error's cause: error() follows the register
+        error_.clear();
+    if (eff.enabled) {  // both indices back to 0: what was rung before is gone
+        const uint32_t qi = (uint32_t)eff.doorbell;
+        rung_[qi] = 0;
+        waits_[qi].clear();
+        for (size_t i = 0; i < bells_.size();)
+            if (bells_[i].queue == qi)
+                bells_.erase(bells_.begin() + (long)i);
+            else
+                i++;
+    }
     if (eff.doorbell >= 0) {
-        // takes effect at the write's time (now + the initiator's annotated delay)
-        bells_.push_back(ring_bell{(uint32_t)eff.doorbell, sc_core::sc_time_stamp() + delay});
+        // takes effect at the write's time (now + the initiator's annotated delay): the
+        // packets it announces are read from then on, not with an earlier doorbell's
+        const uint32_t qi = (uint32_t)eff.doorbell;
+        bells_.push_back(ring_bell{qi, sc_core::sc_time_stamp() + delay, regs_.q[qi].write});
         kick_ = true;
         wake_.notify(delay);
     }
@@ -269,7 +296,7 @@ bool hw_queues::fetch_one(uint32_t qi)
     gd_kernel_run *r = pending_[qi];
     const uint64_t idx = q.read;
     if (!r) {
-        if (q.read >= q.write)
+        if (q.read >= rung_[qi])
             return false;
         uint8_t pkt[GD_AQL_PACKET_SIZE];
         if (!mem_access(tlm::TLM_READ_COMMAND, gd_hwq_slot(&q, idx), pkt, sizeof pkt, qi, idx))
@@ -321,11 +348,23 @@ bool hw_queues::fetch_one(uint32_t qi)
                 fail(qi, GD_HWQ_EPACKET, idx, std::string(type == 3 ? "barrier-AND: " : "barrier-OR: ") + why);
                 return false;
             }
+            const char *kind = type == GD_AQL_TYPE_BARRIER_OR ? "barrier-OR" : "barrier-AND";
+            for (uint64_t h : b.dep_signal)
+                if (h && h == b.completion_signal) {  // it would wait for itself
+                    gd_run_release(pool_, r);
+                    std::snprintf(why, sizeof why, "%s: dependency signal 0x%" PRIx64 " is its own completion "
+                                  "signal: it would wait for itself for ever", kind, h);
+                    fail(qi, GD_HWQ_EPACKET, idx, why);
+                    return false;
+                }
             r->kind = type == GD_AQL_TYPE_BARRIER_OR ? GD_PKT_BARRIER_OR : GD_PKT_BARRIER_AND;
             for (uint64_t h : b.dep_signal)
                 if (h)
                     r->dep[r->ndeps++] = signal_number(h);
             r->completion_signal = b.completion_signal;
+            if (r->kind == GD_PKT_BARRIER_AND)  // a later packet of this queue must not complete these
+                for (uint32_t i = 0; i < r->ndeps; i++)
+                    waits_[qi].emplace_back(r->dep[i], idx);
         } else {
             gd_run_release(pool_, r);
             std::snprintf(why, sizeof why, "packet type %u is %s", type,
@@ -337,6 +376,21 @@ bool hw_queues::fetch_one(uint32_t qi)
             return false;
         }
         r->signal = r->completion_signal ? signal_number(r->completion_signal) : GD_NO_SIGNAL;
+        if (r->completion_signal && !signalled(r->signal))  // no earlier packet could complete it
+            for (const auto &w : waits_[qi])
+                if (w.first == r->signal && w.second != idx) {
+                    std::snprintf(why, sizeof why, "its completion signal 0x%" PRIx64 " is one the barrier-AND before "
+                                  "it in the same queue (packet %" PRIu64 ") waits for: the barrier holds the queue, "
+                                  "so neither would ever run", r->completion_signal, w.second);
+                    gd_run_release(pool_, r);
+                    fail(qi, GD_HWQ_EPACKET, idx, why);
+                    return false;
+                }
+        if (r->completion_signal) {
+            if (signalled_.size() <= r->signal)
+                signalled_.resize(r->signal + 1, 0);
+            signalled_[r->signal] = 1;
+        }
         gd_tenant t = gd_tenant_default(qi, r->barrier);
         r->vid = t.vid;
         r->cmd_flags = t.flags;
@@ -386,12 +440,13 @@ void hw_queues::signal_completion(const done_signal &s)
 void hw_queues::space(tlm::tlm_generic_payload &p, sc_core::sc_time &delay)
 {
     const msg &m = msg_of(p);
-    notice n{sc_core::sc_time_stamp() + delay, false, 0, done_signal{0, 0, 0}};
+    notice n{sc_core::sc_time_stamp() + delay, false, false, 0, done_signal{0, 0, 0}};
     if (m.code == op::queue_space) {
         n.queue = static_cast<queue_space_body *>(m.body)->queue;
     } else if (m.code == op::packet_completed) {
         const gd_kernel_run *r = static_cast<packet_completed_body *>(m.body)->run;
         n.completed = true;
+        n.kernel = r->kind == GD_PKT_KERNEL;
         n.sig = done_signal{r->queue, r->completion_signal, r->record};
     } else {
         p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
@@ -418,7 +473,14 @@ void hw_queues::apply_notices(const sc_core::sc_time &by)
             continue;
         }
         regs_.completed++;
+        kernels_done_ += n.kernel;
         in_flight_--;
+        auto &w = waits_[n.sig.queue];  // a barrier-AND that completed waits no more
+        for (size_t i = 0; i < w.size();)
+            if (w[i].second == n.sig.packet)
+                w.erase(w.begin() + (long)i);
+            else
+                i++;
         if (n.sig.handle)
             done_.push_back(n.sig);
     }
@@ -455,10 +517,12 @@ void hw_queues::fetcher()
                 i++;
                 continue;
             }
+            if (b.write > rung_[b.queue])
+                rung_[b.queue] = b.write;
             while (fetch_one(b.queue)) {
             }
             const gd_hwq_queue &q = regs_.q[b.queue];
-            if (!q.enabled || q.stopped || (q.read >= q.write && !pending_[b.queue]))
+            if (!q.enabled || q.stopped || (q.read >= rung_[b.queue] && !pending_[b.queue]))
                 bells_.erase(bells_.begin() + (long)i);
             else
                 i++;

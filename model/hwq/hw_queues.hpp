@@ -58,14 +58,19 @@ public:
     // The platform revoked DMI for [start, end].
     void invalidate_dmi(uint64_t start, uint64_t end);
 
+    // The error not yet acknowledged (the driver clears INT_CAUSE's error bit), as text;
+    // "" when none.
     const std::string &error() const { return error_; }
     uint64_t dispatches() const { return next_index_; }
+    // Kernels completed by time t (SystemC time, the registers' view): the model may have
+    // run ahead of SystemC's time, its completions noticed only when their time comes.
+    uint64_t kernels_completed_by(const sc_core::sc_time &t) const;
     uint64_t completed() const { return regs_.completed; }
     uint64_t outstanding() const { return in_flight_; }
     uint64_t queued() const;  // packets in rings not yet taken
 
 private:
-    struct ring_bell { uint32_t queue; sc_core::sc_time at; };
+    struct ring_bell { uint32_t queue; sc_core::sc_time at; uint64_t write; };  // the index it announces
     void fetcher();  // SC_THREAD
     void space(tlm::tlm_generic_payload &p, sc_core::sc_time &delay);
     bool fetch_one(uint32_t qi);  // false: the queue cannot go on now
@@ -85,13 +90,21 @@ private:
     std::deque<ring_bell> bells_;           // doorbells rung, in order, not yet served
     std::vector<uint8_t> blocked_;          // per queue: the packet processor's queue is full
     std::vector<gd_kernel_run *> pending_;  // per queue: read from the ring, not yet accepted
+    std::vector<uint64_t> rung_;            // per queue: the write index of the doorbells whose time has come
+    // per queue: the signals barrier-AND packets read and not yet completed wait for
+    // (signal number, the barrier's packet index), to catch a later packet of the same
+    // queue that would be the first to complete one (the barrier holds the queue:
+    // neither would run; a signal some earlier packet completes may be reused)
+    std::vector<std::vector<std::pair<uint32_t, uint64_t>>> waits_;
+    std::vector<uint8_t> signalled_;  // by signal number: some packet read carries it as its completion signal
+    bool signalled(uint32_t n) const { return n < signalled_.size() && signalled_[n]; }
     struct done_signal { uint32_t queue; uint64_t handle, packet; };  // packet: its index in the ring
     std::deque<done_signal> done_;           // completion signals to write
     void signal_completion(const done_signal &s);
     // What the packet processor said (a queue has room, a packet completed), at the time
     // it happened: its annotated delay ahead of SystemC time when it runs ahead (its
     // event domain, domain.hpp). Applied once that time is reached (apply_notices).
-    struct notice { sc_core::sc_time at; bool completed; uint32_t queue; done_signal sig; };
+    struct notice { sc_core::sc_time at; bool completed, kernel; uint32_t queue; done_signal sig; };
     std::deque<notice> notices_;             // in time order
     void apply_notices(const sc_core::sc_time &by);
     std::unordered_map<uint64_t, gd_kernel_desc *> descs_;  // by address
@@ -108,7 +121,7 @@ private:
     tlm::tlm_dmi dmi_;
     bool dmi_valid_ = false;
     bool kick_ = false;                     // something changed while the fetcher was busy: look again
-    uint64_t next_index_ = 0, in_flight_ = 0;
+    uint64_t next_index_ = 0, in_flight_ = 0, kernels_done_ = 0;  // kernels_done_: noticed
     uint64_t packets_read_ = 0, desc_reads_ = 0, signal_writes_ = 0, interrupts_ = 0, dmi_accesses_ = 0;
 };
 

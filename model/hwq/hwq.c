@@ -82,7 +82,9 @@ int gd_hwq_write(gd_hwq_regs *r, uint64_t offset, uint64_t value, uint64_t mask,
                  size_t n)
 {
     eff->doorbell = -1;
+    eff->enabled = 0;
     eff->irq_changed = 0;
+    eff->acknowledged = 0;
     uint32_t qi;
     uint64_t reg, old;
     if (gd_hwq_read(r, offset, &old))
@@ -99,6 +101,19 @@ int gd_hwq_write(gd_hwq_regs *r, uint64_t offset, uint64_t value, uint64_t mask,
             *(reg == GD_HWQ_Q_BASE ? &q->base : &q->size) = v;
             return 0;
         case GD_HWQ_Q_DOORBELL:
+            if (q->enabled && !q->stopped && v < q->write && v >= q->read) {
+                char which[64];
+                if (v + 1 == q->write)
+                    snprintf(which, sizeof which, "packet %" PRIu64 " was", v);
+                else
+                    snprintf(which, sizeof which, "packets %" PRIu64 " to %" PRIu64 " were", v, q->write - 1);
+                snprintf(why, n, "queue %u: doorbell write index %" PRIu64 " is behind the last one written (%" PRIu64
+                         "): %s announced and would never run (a doorbell only moves forward)", qi, v, q->write,
+                         which);
+                gd_hwq_fail(r, qi, GD_HWQ_ERING, v);
+                eff->irq_changed = 1;
+                return 0;
+            }
             if (q->enabled && !q->stopped && (v < q->read || v - q->read > q->size)) {
                 snprintf(why, n, "queue %u: doorbell write index %" PRIu64 " is %s (read index %" PRIu64
                          ", ring of %" PRIu64 " packets)", qi, v, v < q->read ? "behind the read index" :
@@ -130,14 +145,17 @@ int gd_hwq_write(gd_hwq_regs *r, uint64_t offset, uint64_t value, uint64_t mask,
             }
             q->enabled = 1;
             eff->doorbell = (int32_t)qi;
+            eff->enabled = 1;
             return 0;
         }
     }
     switch (offset) {
     case GD_HWQ_INT_CAUSE:  /* write 1 to clear */
         r->int_cause &= ~(value & mask);
-        if (!(r->int_cause >> GD_HWQ_CAUSE_ERROR & 1))
+        if (!(r->int_cause >> GD_HWQ_CAUSE_ERROR & 1) && r->error) {
             r->error = 0;  /* the error is acknowledged: the next one is recorded */
+            eff->acknowledged = 1;
+        }
         eff->irq_changed = 1;
         return 0;
     case GD_HWQ_INT_ENABLE:

@@ -72,7 +72,9 @@ typedef struct gd_hwq_regs {
 /* What a register write asks of the module. */
 typedef struct gd_hwq_effect {
     int32_t doorbell;        /* the queue whose doorbell rang or that was enabled (-1: none) */
+    int enabled;             /* ... it was enabled (both indices back to 0) */
     int irq_changed;         /* INT_CAUSE or INT_ENABLE changed: recompute the line */
+    int acknowledged;        /* INT_CAUSE's error bit cleared: GD_HWQ_ERROR back to 0 */
 } gd_hwq_effect;
 
 int gd_hwq_init(gd_hwq_regs *r, uint32_t nqueues);
@@ -85,8 +87,9 @@ int gd_hwq_read(const gd_hwq_regs *r, uint64_t offset, uint64_t *value);
 /* Write the bits of mask of the 64-bit register at offset (8-byte aligned). 0; -1 for
  * an address with no register; -2 for a read-only register or one that cannot be
  * written now (a ring's base or size while it is enabled). A bad ring setting or
- * doorbell value stops the queue with GD_HWQ_ERING (returns 0: the write itself was
- * fine); why says what. */
+ * doorbell value (behind the last one written, which would leave packets announced
+ * unrun; behind the read index; more than a ring beyond it) stops the queue with
+ * GD_HWQ_ERING (returns 0: the write itself was fine); why says what. */
 int gd_hwq_write(gd_hwq_regs *r, uint64_t offset, uint64_t value, uint64_t mask, gd_hwq_effect *eff, char *why,
                  size_t n);
 /* The interrupt line: some enabled cause is set. */
