@@ -1138,6 +1138,19 @@ int gd_sim_set_timeline(gd_sim *sim, const char *path, uint64_t interval_ns)
                : GD_EINVAL;
 }
 
+// A replay out of memory says where: the trace, how far it got, and the limits that bound
+// what a trace may take (the model's allocations name no record of their own).
+static int oom_where(gd_sim *sim, const char *path, int rc)
+{
+    if (rc != GD_ENOMEM || std::strncmp(sim->err.msg, "out of memory", 13))
+        return rc;
+    std::string what(sim->err.msg + 13);  // " (kernel table)", or nothing
+    return gd_err_set(&sim->err, GD_ENOMEM, "%s: out of memory%s after %" PRIu64 " records of the trace, %" PRIu64
+                      " kernels done (sim.max_kernel_descriptors, sim.max_descriptor_mib and sim.max_ctas bound what "
+                      "a trace may take; gd_sim_set_kernel_table(sim, 0) keeps no kernel table)", path, what.c_str(),
+                      sim->records, sim->report.kernels);
+}
+
 int gd_sim_replay_file(gd_sim *sim, const char *trace_path)
 {
     if (!sim)
@@ -1176,10 +1189,11 @@ int gd_sim_replay_file(gd_sim *sim, const char *trace_path)
         }
         if (rc != GD_OK)
             clear_results(sim);
-        return rc;
+        return oom_where(sim, trace_path, rc);
     } catch (const std::bad_alloc &) {
         clear_results(sim);
-        return gd_err_set(&sim->err, GD_ENOMEM, "out of memory");
+        gd_err_set(&sim->err, GD_ENOMEM, "out of memory");
+        return oom_where(sim, trace_path, GD_ENOMEM);
     } catch (const std::exception &e) {
         clear_results(sim);
         return gd_err_set(&sim->err, GD_EINTERNAL, "internal error: %s", e.what());

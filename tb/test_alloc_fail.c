@@ -47,13 +47,16 @@ static const char *TRACE = "tb/bad/name_not_utf8.gdt"; /* one kernel: a whole re
 
 static char *csv, *json;
 
+static const char *g_step;  /* the file the failing step was about (its message must name it) */
+
 static int replay_once(gd_sim *sim)
 {
+    g_step = TRACE;
     int rc = gd_sim_replay_file(sim, TRACE);
     if (rc == GD_OK)
-        rc = gd_sim_write_kernels_csv(sim, csv);
+        rc = gd_sim_write_kernels_csv(sim, g_step = csv);
     if (rc == GD_OK)
-        rc = gd_sim_write_summary_json(sim, json);
+        rc = gd_sim_write_summary_json(sim, g_step = json);
     return rc;
 }
 
@@ -84,6 +87,12 @@ START_TEST(every_allocation_fails_once)
                           gd_sim_errmsg(sim));
             ck_assert_msg(strstr(gd_sim_errmsg(sim), "memory") != NULL, "allocation %ld: message '%s'", n,
                           gd_sim_errmsg(sim));
+            /* and names the file (and for the trace, how far it got) */
+            ck_assert_msg(strstr(gd_sim_errmsg(sim), g_step) != NULL, "allocation %ld: message '%s' names no '%s'",
+                          n, gd_sim_errmsg(sim), g_step);
+            if (g_step == TRACE)
+                ck_assert_msg(strstr(gd_sim_errmsg(sim), "record") != NULL, "allocation %ld: message '%s' names no "
+                              "record", n, gd_sim_errmsg(sim));
         }
         /* the handle goes on as if nothing had happened */
         ck_assert_int_eq(replay_once(sim), GD_OK);

@@ -227,7 +227,7 @@ int gd_out_open(gd_outfile *o, const char *path, gd_err *err)
         return GD_OK;
     }
     if (!(o->final_path = strdup(path)))
-        return gd_err_set(err, GD_ENOMEM, "out of memory");
+        return gd_err_set(err, GD_ENOMEM, "%s: out of memory creating it", path);
     if (gd_out_in_place(path)) {
         o->f = fopen(path, "w");
     } else {
@@ -239,7 +239,7 @@ int gd_out_open(gd_outfile *o, const char *path, gd_err *err)
         int e = errno;
         gd_out_close(o, 0, NULL);
         if (e == ENOMEM)
-            return gd_err_set(err, GD_ENOMEM, "out of memory");
+            return gd_err_set(err, GD_ENOMEM, "%s: out of memory creating it", path);
         return gd_err_set(err, GD_EIO, "%s: cannot create: %s", path, strerror(e));
     }
     return GD_OK;
@@ -299,7 +299,7 @@ int gd_read_small_file(const char *path, size_t max, char **text, size_t *len, g
     char *buf = malloc(max + 2);
     if (!buf) {
         fclose(f);
-        return gd_err_set(err, GD_ENOMEM, "out of memory");
+        return gd_err_set(err, GD_ENOMEM, "%s: out of memory reading it", path);
     }
     size_t n = fread(buf, 1, max + 1, f);
     int rerr = ferror(f) ? errno : 0;

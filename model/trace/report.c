@@ -512,7 +512,7 @@ int gd_report_write_csv(gd_report *r, const char *path, const gd_write_guard *gu
                 if (!n) {
                     free(name);
                     gd_out_close(&of, 0, NULL);
-                    return gd_err_set(err, GD_ENOMEM, "out of memory writing the kernel table");
+                    return gd_err_set(err, GD_ENOMEM, "%s: out of memory writing the kernel table", path);
                 }
                 name = n;
                 cap = (size_t)k.name_len + 1;

@@ -1915,7 +1915,22 @@ static int host_packet(gd_trace_reader *r, uint64_t idx, uint64_t off, gd_err *e
     return 0;
 }
 
+static int next_record(gd_trace_reader *r, gd_trace_record *rec, gd_err *err);
+
+/* Every failure names the file and the record; out of memory too, with the limits that
+ * bound what a trace may take. */
 int gd_trace_next(gd_trace_reader *r, gd_trace_record *rec, gd_err *err)
+{
+    int rc = next_record(r, rec, err);
+    if (rc == GD_ENOMEM && err && !strcmp(err->msg, "out of memory"))
+        gd_err_set(err, GD_ENOMEM, "%s: record %" PRIu64 " (offset %" PRIu64 "): out of memory reading it (%zu "
+                   "kernel descriptors and %" PRIu64 " packets read before it; sim.max_kernel_descriptors, "
+                   "sim.max_descriptor_mib and sim.max_ctas bound what a trace may take)", r->path, rec->index,
+                   rec->offset, r->ndescs, r->packets);
+    return rc;
+}
+
+static int next_record(gd_trace_reader *r, gd_trace_record *rec, gd_err *err)
 {
     if (r->done)
         return 0;
