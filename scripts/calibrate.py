@@ -369,7 +369,7 @@ def main(argv=None):
             raise kineto2gdt.ConvertError("%s: no class has %d clean gaps: nothing fitted" % (
                 a.capture, a.min_samples))
         if a.output:
-            with open(a.output, "w", encoding="utf-8", newline="\n") as f:
+            with gdtrace.OutputFile(a.output, "w", inputs=(a.capture,), encoding="utf-8", newline="\n") as f:
                 f.write(config_text(result))
             print("  wrote %d key(s) to %s" % (len(result["keys"]), a.output))
     except (kineto2gdt.ConvertError, OSError, ValueError) as e:

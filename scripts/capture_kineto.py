@@ -40,6 +40,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+import gdtrace  # noqa: E402  (OutputFile: outputs whole or not at all)
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 2)[2].split("\n", 1)[1],
@@ -91,7 +94,7 @@ def main():
         cats = collections.Counter(str(e.get("cat")) for e in doc.get("traceEvents", []))
         n = cats["kernel"]
         out = os.path.join(args.outdir, "%s_%s_%d_kernels.json.gz" % (args.prefix, name, n))
-        with open(out, "wb") as f:
+        with gdtrace.OutputFile(out, "wb") as f:   # whole or not at all
             f.write(gzip.compress(data, 9, mtime=0))
         print("capture_kineto: %s: %d kernels, %s, %d bytes gzip, %.1f s" %
               (out, n, json.dumps(dict(sorted(cats.items()))), os.path.getsize(out),

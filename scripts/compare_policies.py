@@ -38,6 +38,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import gdtrace  # noqa: E402
 from gdtrace import TraceWriter  # noqa: E402
 from gen_trace import DEVICES  # noqa: E402
 
@@ -271,7 +272,7 @@ def main(argv=None):
         fail("%s is not an executable gdsim (build it with make, or pass --gdsim)" % a.gdsim)
     rows = compare(a)
     if a.output:
-        with open(a.output, "w") as f:
+        with gdtrace.OutputFile(a.output, "w") as f:   # whole or not at all
             report(rows, f, a.csv)
     else:
         report(rows, sys.stdout, a.csv)

@@ -2,9 +2,13 @@
 only; used by gen_trace.py and kineto2gdt.py. Also the NVIDIA occupancy rules
 (tb/data/kineto/README.md; the same as model/sm/occupancy.c) that the converter
 needs to spread a kernel's measured time over its waves."""
+import atexit
 import gzip
 import heapq
+import os
+import stat
 import struct
+import tempfile
 
 MAGIC = b"\x89GDT\r\n\x1a\n"
 REC_HEADER, REC_KERNEL, REC_DISPATCH, REC_BARRIER_AND, REC_BARRIER_OR, REC_NONKERNEL, REC_END = 1, 2, 3, 4, 5, 8, 15
@@ -51,12 +55,103 @@ class Device:
         self.threads_per_cta, self.warp_size, self.gpcs = threads_per_cta, warp_size, list(gpcs)
 
 
+_PENDING = set()   # OutputFiles neither committed nor discarded
+
+
+@atexit.register
+def _discard_pending():
+    """However a script ends (an exception, Ctrl-C, sys.exit), an output it did not
+    finish leaves no temporary file behind."""
+    for o in list(_PENDING):
+        o.discard()
+
+
+class OutputFile:
+    """An output written whole or not at all, as the library writes its own
+    (docs/RELIABILITY.md, gd_out_tmp): into a new file beside `path`, PATH.part-XXXXXXXX,
+    created exclusively (never a link planted there, never another run's), with the
+    permissions a new file gets; commit() renames it over `path`, discard() removes it.
+    Written in place, as the library does (gd_out_in_place): paths under /dev/ and
+    /proc/, and a `path` that exists and is not a regular file (a FIFO; a symbolic
+    link, which a rename would replace). `inputs`: files this run
+    reads, which the output must not be (ValueError names it). Use as a context manager
+    (`with OutputFile(p) as f:` commits when the block ends normally, discards on any
+    exception, Ctrl-C included) or call commit()/discard(); `f` is the open file."""
+
+    def __init__(self, path, mode="w", inputs=(), **open_args):
+        self.path, self.tmp = path, None
+        for i in inputs:
+            try:
+                same = os.path.exists(path) and os.path.samefile(i, path)
+            except OSError:
+                same = False
+            if same:
+                raise ValueError("%s: is an input of this run (%s); refusing to overwrite it" % (path, i))
+        try:
+            st = os.lstat(path)
+        except OSError:
+            st = None
+        if path.startswith(("/dev/", "/proc/")) or (st is not None and not stat.S_ISREG(st.st_mode)):
+            self.f = open(path, mode, **open_args)  # as gd_out_in_place: a device, a FIFO, a link (it stays one)
+            return
+        d, base = os.path.split(path)
+        fd, self.tmp = tempfile.mkstemp(prefix=base + ".part-", dir=d or ".")
+        _PENDING.add(self)
+        try:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.fchmod(fd, 0o666 & ~mask)
+            self.f = os.fdopen(fd, mode, **open_args)
+        except BaseException:
+            os.close(fd)
+            os.remove(self.tmp)
+            _PENDING.discard(self)
+            raise
+
+    def commit(self):
+        try:
+            self.f.close()
+            if self.tmp is not None:
+                os.replace(self.tmp, self.path)
+                self.tmp = None
+        except BaseException:
+            self.discard()
+            raise
+        _PENDING.discard(self)
+
+    def discard(self):
+        try:
+            self.f.close()
+        except (OSError, ValueError):
+            pass
+        if self.tmp is not None:
+            try:
+                os.remove(self.tmp)
+            except OSError:
+                pass
+            self.tmp = None
+        _PENDING.discard(self)
+
+    def __enter__(self):
+        return self.f
+
+    def __exit__(self, kind, value, tb):
+        if kind is None:
+            self.commit()
+        else:
+            self.discard()
+        return False
+
+
 class TraceWriter:
     """Streams records into a gzip file (same bytes for the same records: no time or
-    name in the gzip header) and writes the end record on close()."""
+    name in the gzip header) and writes the end record on close(). The file is an
+    OutputFile: `path` appears, whole, at close(); discard() (or an exception in a
+    `with TraceWriter(...) as w:` block) leaves nothing. inputs: as OutputFile's."""
 
-    def __init__(self, path, device, producer, minor=1):
-        self.raw = open(path, "wb")
+    def __init__(self, path, device, producer, minor=1, inputs=()):
+        self.out = OutputFile(path, "wb", inputs=inputs)
+        self.raw = self.out.f
         self.f = gzip.GzipFile(filename="", mode="wb", compresslevel=6, fileobj=self.raw, mtime=0)
         self.records = 0
         self.packets = 0
@@ -236,9 +331,31 @@ class TraceWriter:
         self.record(REC_HOST_WAIT, struct.pack("<IHHQQQQ", thread, kind, flags, target, time_ns, gap_ns, tail_ns))
 
     def close(self):
-        self.record(REC_END, struct.pack("<QQ", self.records, self.packets))
-        self.f.close()
-        self.raw.close()
+        try:
+            self.record(REC_END, struct.pack("<QQ", self.records, self.packets))
+            self.f.close()
+        except BaseException:
+            self.discard()
+            raise
+        self.out.commit()
+
+    def discard(self):
+        """Give up: nothing is written (the temporary file goes)."""
+        try:
+            self.f.close()
+        except (OSError, ValueError):
+            pass
+        self.out.discard()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, tb):
+        if kind is None:
+            self.close()
+        else:
+            self.discard()
+        return False
 
 
 def calibration_text(lines):

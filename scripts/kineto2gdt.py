@@ -1554,32 +1554,6 @@ def device_kernels(cap, device_id, warnings):
     return dev, kernels
 
 
-def output_name(path):
-    """The name to write the output `path` under until it is complete: a new name in the
-    same folder (os.replace then makes it `path` at once), or None to write `path` in
-    place when it exists and is not a regular file (/dev/stdout, a pipe)."""
-    target = os.path.realpath(path)
-    if os.path.exists(target) and not os.path.isfile(target):
-        return None
-    return os.path.join(os.path.dirname(target), ".%s.%s.tmp" % (os.path.basename(target), os.urandom(4).hex()))
-
-
-def discard_output(w, tmp):
-    """After a failed write: close the TraceWriter w (or None) and remove the temporary
-    file tmp (or None)."""
-    if w is not None:
-        for f in (w.f, w.raw):
-            try:
-                f.close()
-            except (OSError, ValueError):
-                pass
-    if tmp is not None:
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
-
-
 def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, calibrate=None):
     """calibrate: None, or a fraction 0 < f <= 1: embed a calibration record (format 1.9)
     of the launch gaps calibrate.fit measures on the first ceil(f x n) of the device's n
@@ -1805,9 +1779,9 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
     n_graph = sum(graph_of.values())
     record = fitted is not None and bool(fitted["keys"])
     producer = "kineto2gdt.py %s device %s" % (os.path.basename(in_path), device_id)
-    tmp, w = output_name(out_path), None
+    w = None
     try:
-        w = TraceWriter(tmp or out_path, dev, producer,
+        w = TraceWriter(out_path, dev, producer,
                         minor=10 if host else 9 if n_graph or record else 6 if extra_vid else 3)
         if record:
             w.calibration(fitted["provenance"], calibration.record_lines(fitted))
@@ -1866,10 +1840,9 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
         if host:
             write_host(host["after"])
         w.close()
-        if tmp is not None:
-            os.replace(tmp, os.path.realpath(out_path))
     except BaseException as e:
-        discard_output(w, tmp)
+        if w is not None:
+            w.discard()
         if isinstance(e, OSError):
             raise ConvertError("%s: cannot write: %s" % (out_path, e.strerror or e)) from None
         raise

@@ -28,6 +28,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+import gdtrace  # noqa: E402  (OutputFile: outputs whole or not at all)
+
 
 def _matplotlib():
     try:
@@ -77,7 +80,8 @@ def save(plt, fig, out):
         raise PlotError("%s: the output must end in .png or .svg" % out)
     fig.tight_layout()
     try:
-        fig.savefig(out, dpi=120, metadata={"Software": None} if ext == ".png" else {"Date": None})
+        with gdtrace.OutputFile(out, "wb") as f:   # whole or not at all
+            fig.savefig(f, format=ext[1:], dpi=120, metadata={"Software": None} if ext == ".png" else {"Date": None})
     except OSError as e:
         raise PlotError("%s: cannot write: %s" % (out, e))
     plt.close(fig)

@@ -34,6 +34,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.realpath(__file__))
+sys.path.insert(0, HERE)
+import gdtrace  # noqa: E402  (OutputFile: outputs whole or not at all)
 FIGURES = ["kernels", "ctas", "sim_time_ns", "busy_span_ns", "mean_sm_occupancy_pct", "resident_occupancy_pct",
            "mean_launch_latency_ns", "packets", "host_stalls", "max_resident_kernels", "idle_ns"]
 DEVICE = ["gpcs", "sms"]   # from the point's resolved configuration
@@ -178,18 +180,18 @@ def point(a):
     except (ValueError, IndexError):
         raise SweepError("point %s: the sweep has points 0 to %d" % (a.index, len(pts) - 1))
     out = os.path.join(a.dir, "points", "%s.json" % p["point"])
-    cmd = [a.gdsim, "replay", p["trace"], "--quiet", "--no-progress", "--summary-json", out + ".part"]
+    # gdsim writes the summary whole or not at all (under a temporary name of its own)
+    cmd = [a.gdsim, "replay", p["trace"], "--quiet", "--no-progress", "--summary-json", out]
     if p["config"]:
         cmd += ["--config", p["config"]]
     for k in keys:
         cmd += ["--set", "%s=%s" % (k, p["sets"][k])]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
-        with open(os.path.join(a.dir, "points", "%s.err" % p["point"]), "w") as f:
+        with gdtrace.OutputFile(os.path.join(a.dir, "points", "%s.err" % p["point"])) as f:
             f.write(r.stderr)
         raise SweepError("point %s: %s" % (p["point"], r.stderr.strip().splitlines()[-1] if r.stderr.strip()
                                             else "gdsim exited %d" % r.returncode))
-    os.replace(out + ".part", out)
 
 
 def run(a):
@@ -244,13 +246,11 @@ def collect(a):
     if a.plot:
         relative(keys, rows, a.metric, a.baseline)  # (its errors before anything is written)
     out = a.output or os.path.join(a.dir, "results.csv")
-    tmp = out + ".part"
     try:
-        with open(tmp, "w", newline="") as f:
+        with gdtrace.OutputFile(out, "w", newline="") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(["point", "trace", "config"] + keys + COLUMNS)
             w.writerows(rows)
-        os.replace(tmp, out)
     except OSError as e:
         raise SweepError("%s: cannot write: %s" % (out, e.strerror or e))
     if a.plot:

@@ -95,7 +95,47 @@ def check_all(d):
     r = subprocess.run([os.path.join(BUILD, "gdsim"), "replay", big, "--preset", "h100", "--quiet"],
                        capture_output=True, text=True)
     assert r.returncode == 1 and "a multicast cluster of 20 CTAs needs 20 SMs of one GPC" in r.stderr, r.stderr
+    check_output_file(d)
     print("gen_trace: ok")
+
+
+def check_output_file(d):
+    """gdtrace.OutputFile, through which every script writes: whole or nothing."""
+    sys.path.insert(0, "scripts")
+    import gdtrace
+    out = os.path.join(d, "o.txt")
+    leftovers = lambda: [n for n in os.listdir(d) if ".part-" in n]  # noqa: E731
+    try:  # an exception in the block: nothing written, no temporary file
+        with gdtrace.OutputFile(out) as f:
+            f.write("half")
+            raise RuntimeError("stop")
+    except RuntimeError:
+        pass
+    assert not os.path.exists(out) and not leftovers(), os.listdir(d)
+    with gdtrace.OutputFile(out) as f:  # whole, with a new file's permissions
+        f.write("whole")
+    mask = os.umask(0)
+    os.umask(mask)
+    assert open(out).read() == "whole" and os.stat(out).st_mode & 0o777 == 0o666 & ~mask and not leftovers()
+    with gdtrace.OutputFile(out) as f:  # replaced whole
+        f.write("again")
+    assert open(out).read() == "again"
+    try:  # an input of the run is refused, a link to it too
+        gdtrace.OutputFile(out, inputs=(out,))
+        raise AssertionError("an input was taken as the output")
+    except ValueError as e:
+        assert "is an input of this run" in str(e), e
+    assert open(out).read() == "again"
+    # a script that ends by an exception (or Ctrl-C) with an output open leaves no temporary file
+    code = ("import sys; sys.path.insert(0, 'scripts'); import gdtrace; "
+            "w = gdtrace.TraceWriter(%r, gdtrace.Device('x', (9, 0), 132, 2048, 65536, 233472, 49152, 232448, 1024, 32), "
+            "'t'); raise KeyboardInterrupt" % os.path.join(d, "t.gdt.gz"))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode != 0 and "KeyboardInterrupt" in r.stderr, r.stderr
+    assert not os.path.exists(os.path.join(d, "t.gdt.gz")) and not leftovers(), os.listdir(d)
+    # gen_trace.py replaces an existing file whole
+    r = gen(out, "--seed", "5")
+    assert r.returncode == 0 and not leftovers()
 
 
 if __name__ == "__main__":
