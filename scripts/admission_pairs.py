@@ -30,6 +30,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gdtrace  # noqa: E402
 import kineto2gdt  # noqa: E402
 
 
@@ -68,6 +69,9 @@ def pairs(path, device_id=None, window=8):
         raise kineto2gdt.ConvertError("%s: no kernel events (cat 'kernel') in the trace" % path)
     if device_id is None:
         device_id = by_device.most_common(1)[0][0]
+    elif device_id not in by_device:
+        raise kineto2gdt.ConvertError("%s: no kernel on device %s (the capture's kernels are on device %s)" % (
+            path, device_id, ", ".join(str(d) for d in sorted(by_device, key=str))))
     dev, kernels = kineto2gdt.device_kernels(cap, device_id, [])
     kernels.sort(key=lambda k: (k["ts"], k["corr"] if k["corr"] is not None else -1))
     lead = kineto2gdt.idle_launch_latency(kernels)
@@ -98,7 +102,7 @@ def pairs(path, device_id=None, window=8):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[2].strip(),
+    ap = gdtrace.ArgumentParser(description=__doc__.split("\n\n")[2].strip(),
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="\n\n".join(__doc__.split("\n\n")[3:]))
     ap.add_argument("capture", help="PyTorch-profiler trace (.json or .json.gz)")
@@ -132,4 +136,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(gdtrace.run_main(main))

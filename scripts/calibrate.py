@@ -347,17 +347,19 @@ def report(result, out, by_grid=False):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = gdtrace.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("capture", help="Kineto Chrome-trace JSON (.json or .json.gz)")
     ap.add_argument("--device", type=int, default=None, help="GPU to fit (default: the one with the most kernels)")
     ap.add_argument("--first-fraction", type=float, default=None, metavar="F",
                     help="count only the gaps whose successor is among the first ceil(F x n) (0 < F <= 1) of "
                          "the device's n kernels by start time, or a copy before the first kernel left out "
                          "(cross-validation: validate.py --split F holds out the others)")
-    ap.add_argument("--queued-ns", type=int, default=5000,
+    ap.add_argument("--queued-ns", type=gdtrace.number(0, 10 ** 12, integer=True), default=5000,
                     help="the successor's launch call ended at least this long before its release (default 5000)")
-    ap.add_argument("--wait-ns", type=int, default=20000, help="longest gap counted (default 20000)")
-    ap.add_argument("--min-samples", type=int, default=5, help="fewest gaps for a class to be fitted (default 5)")
+    ap.add_argument("--wait-ns", type=gdtrace.number(0, 10 ** 12, integer=True), default=20000,
+                    help="longest gap counted (default 20000)")
+    ap.add_argument("--min-samples", type=gdtrace.number(1, 10 ** 9, integer=True), default=5,
+                    help="fewest gaps for a class to be fitted (default 5)")
     ap.add_argument("--by-grid", action="store_true", help="also print the K->K gaps by log2 CTA count")
     ap.add_argument("-o", "--output", metavar="FILE", help="write the fitted keys in --config syntax")
     ap.add_argument("--clock-mhz", type=float, help="ignored (accepted for older scripts: the keys are in ns)")
@@ -379,4 +381,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(gdtrace.run_main(main))

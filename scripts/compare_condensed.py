@@ -20,6 +20,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import gdtrace  # noqa: E402
 from gdtrace import TraceWriter  # noqa: E402
 from gen_trace import DEVICES  # noqa: E402
 
@@ -90,7 +91,7 @@ def report(res, f=sys.stdout):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = gdtrace.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("trace", nargs="?", help="a gdsim trace (.gdt.gz)")
     ap.add_argument("--gdsim", default=os.path.join(HERE, "..", "build", "gdsim"))
     ap.add_argument("--rsb-entries", type=int, default=8)
@@ -117,4 +118,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(gdtrace.run_main(main))

@@ -153,10 +153,12 @@ def replay(a, trace, policy, work, tag):
 
 def compare(a):
     try:
-        with open(a.topology) as f:
+        with gdtrace.open_input(a.topology) as f:
             text = f.read()
     except (OSError, UnicodeDecodeError) as e:
-        fail("%s: %s" % (a.topology, e))
+        fail("%s: %s" % (a.topology, getattr(e, "strerror", None) or e))
+    if not text.strip():
+        fail("%s: empty: not a topology (traces/TOPOLOGY.md)" % a.topology)
     work = a.keep or tempfile.mkdtemp(prefix="gdsim-policies-")
     os.makedirs(work, exist_ok=True)
     rows = []
@@ -252,7 +254,7 @@ def policies(s):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    ap = gdtrace.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  epilog="Example: scripts/compare_policies.py traces/topologies/image.topo "
                                         "--preset h100 --set gpu.gpcs=1 --set gpu.sms_per_gpc=4")
     ap.add_argument("topology", help="a pipeline topology file (traces/TOPOLOGY.md)")
@@ -272,12 +274,15 @@ def main(argv=None):
         fail("%s is not an executable gdsim (build it with make, or pass --gdsim)" % a.gdsim)
     rows = compare(a)
     if a.output:
-        with gdtrace.OutputFile(a.output, "w") as f:   # whole or not at all
-            report(rows, f, a.csv)
+        try:
+            with gdtrace.OutputFile(a.output, "w", inputs=(a.topology,)) as f:   # whole or not at all
+                report(rows, f, a.csv)
+        except ValueError as e:
+            fail(str(e))
     else:
         report(rows, sys.stdout, a.csv)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(gdtrace.run_main(main))

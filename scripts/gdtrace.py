@@ -2,12 +2,16 @@
 only; used by gen_trace.py and kineto2gdt.py. Also the NVIDIA occupancy rules
 (tb/data/kineto/README.md; the same as model/sm/occupancy.c) that the converter
 needs to spread a kernel's measured time over its waves."""
+import argparse
 import atexit
+import fcntl
 import gzip
 import heapq
 import os
+import signal
 import stat
 import struct
+import sys
 import tempfile
 
 MAGIC = b"\x89GDT\r\n\x1a\n"
@@ -55,6 +59,80 @@ class Device:
         self.threads_per_cta, self.warp_size, self.gpcs = threads_per_cta, warp_size, list(gpcs)
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with the scripts' rule for bad input: one line on stderr (the program,
+    what is wrong, where help is), exit status 2; no usage block."""
+
+    def error(self, message):
+        sys.stderr.write("%s: error: %s (see %s --help)\n" % (self.prog, message, self.prog))
+        sys.exit(2)
+
+
+def number(low=None, high=None, integer=False):
+    """An argparse type: a finite number (a whole one when integer) from low to high
+    (None: no bound), else one line saying what was wanted."""
+    def parse(text):
+        try:
+            v = int(text) if integer else float(text)
+        except ValueError:
+            v = None
+        if v is None or v != v or v in (float("inf"), float("-inf")) or (low is not None and v < low) or \
+                (high is not None and v > high):
+            raise argparse.ArgumentTypeError("%r: want a finite %s%s%s" % (
+                text, "whole number" if integer else "number", "" if low is None else " of at least %g" % low,
+                "" if high is None else " and at most %g" % high))
+        return v
+    return parse
+
+
+def shown(path, most=160):
+    """A path for a one-line message: control characters as '?', and a long one cut in
+    the middle (as the library's messages are), so that the reason after it stays."""
+    p = "".join(c if c.isprintable() else "?" for c in str(path))
+    return p if len(p) <= most else p[:most // 2 - 2] + "..." + p[-(most // 2 - 2):]
+
+
+def run_main(main):
+    """Run a script's main() and return its exit status; however it ends, in one line:
+    Ctrl-C (130) and SIGTERM (143) remove the outputs it did not finish (the atexit
+    hook below) and say so; an OSError that escapes names its file; an input nested too
+    deeply for Python (a JSON of 100,000 '[') says so. Other errors are the script's
+    own, named where they are found."""
+    prog = os.path.basename(sys.argv[0])
+    try:
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    except ValueError:  # not the main thread
+        pass
+    try:
+        return main()
+    except KeyboardInterrupt:
+        print("%s: interrupted; nothing more written" % prog, file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+    except OSError as e:
+        where = shown(e.filename) if e.filename is not None else ""
+        print("%s: %s%s" % (prog, "%s: " % where if where else "", e.strerror or e), file=sys.stderr)
+        return 1
+    except RecursionError:
+        print("%s: an input is nested too deeply to read" % prog, file=sys.stderr)
+        return 1
+
+
+def open_input(path, mode="r", **open_args):
+    """Open an input file without waiting for a FIFO's writer (a FIFO nobody writes to
+    would block open() for ever; it reads as empty instead), then read it as usual."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise IsADirectoryError(21, "is a directory", path)
+        return os.fdopen(fd, mode, **open_args)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 _PENDING = set()   # OutputFiles neither committed nor discarded
 
 
@@ -72,30 +150,43 @@ class OutputFile:
     created exclusively (never a link planted there, never another run's), with the
     permissions a new file gets; commit() renames it over `path`, discard() removes it.
     Written in place, as the library does (gd_out_in_place): paths under /dev/ and
-    /proc/, and a `path` that exists and is not a regular file (a FIFO; a symbolic
-    link, which a rename would replace). `inputs`: files this run
+    /proc/, and a `path` that is a device or a FIFO or a link to one. A link to a
+    regular file (or to nothing) is replaced by the output, its target left alone (a
+    link planted at an output's name never redirects the write; replace_link=True, for
+    a name the script chose itself, replaces any link). `inputs`: files this run
     reads, which the output must not be (ValueError names it). Use as a context manager
     (`with OutputFile(p) as f:` commits when the block ends normally, discards on any
     exception, Ctrl-C included) or call commit()/discard(); `f` is the open file."""
 
-    def __init__(self, path, mode="w", inputs=(), **open_args):
+    def __init__(self, path, mode="w", inputs=(), replace_link=False, **open_args):
         self.path, self.tmp = path, None
-        for i in inputs:
+        if not path:
+            raise ValueError("an empty output path")
+        for i in inputs:  # (a link to one included)
             try:
                 same = os.path.exists(path) and os.path.samefile(i, path)
             except OSError:
                 same = False
             if same:
                 raise ValueError("%s: is an input of this run (%s); refusing to overwrite it" % (path, i))
-        try:
-            st = os.lstat(path)
+        if replace_link and os.path.islink(path):
+            os.unlink(path)  # a name the script chose: a link planted there is replaced, never followed
+        try:  # as gd_out_in_place: a link to a regular file (or to nothing) is replaced, not followed
+            st = os.stat(path) if os.path.islink(path) else os.lstat(path)
         except OSError:
             st = None
         if path.startswith(("/dev/", "/proc/")) or (st is not None and not stat.S_ISREG(st.st_mode)):
-            self.f = open(path, mode, **open_args)  # as gd_out_in_place: a device, a FIFO, a link (it stays one)
+            # as gd_out_in_place: a device, a FIFO, a link to one of them; a FIFO nobody
+            # reads is an error (ENXIO), not a wait for ever
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+            self.f = os.fdopen(fd, mode, **open_args)
             return
         d, base = os.path.split(path)
-        fd, self.tmp = tempfile.mkstemp(prefix=base + ".part-", dir=d or ".")
+        try:
+            fd, self.tmp = tempfile.mkstemp(prefix=base + ".part-", dir=d or ".")
+        except OSError as e:  # named after the output, not the temporary name
+            raise type(e)(e.errno, e.strerror, path) from None
         _PENDING.add(self)
         try:
             mask = os.umask(0)
@@ -517,7 +608,7 @@ def slots_beside(dev, resident, threads, regs, smem, placement=None):
 def read(path):
     """The records of a gdsim trace as dicts (for tests and tools; no validation beyond
     the framing: gdsim's reader is the one that checks a trace)."""
-    with gzip.open(path, "rb") as f:
+    with open_input(path, "rb") as raw, gzip.GzipFile(fileobj=raw, mode="rb") as f:
         data = f.read()
     if data[:8] != MAGIC:
         raise ValueError("%s: not a gdsim trace" % path)

@@ -23,9 +23,11 @@ Example:
 import argparse
 import os
 import random
+import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+import gdtrace  # noqa: E402
 from gdtrace import CMD_COND, CMD_FAILS, CMD_INDEPENDENT, CMD_SYNC, INSN_CLASSES, Device, TraceWriter  # noqa: E402
 
 # Device descriptions as the PyTorch profiler's deviceProperties would give them.
@@ -39,15 +41,22 @@ DEVICES = {
 }
 
 
+def integer(text):
+    """An integer as the digits say it (not '²', not 1e3)."""
+    if not text.strip().lstrip("+-").isascii() or not text.strip().lstrip("+-").isdigit():
+        raise argparse.ArgumentTypeError("expected an integer, got %r" % text)
+    return int(text)
+
+
 def positive(text):
-    v = int(text)
+    v = integer(text)
     if v <= 0:
         raise argparse.ArgumentTypeError("must be a positive integer, got %s" % text)
     return v
 
 
 def nonnegative(text):
-    v = int(text)
+    v = integer(text)
     if v < 0:
         raise argparse.ArgumentTypeError("must be zero or more, got %s" % text)
     return v
@@ -56,8 +65,8 @@ def nonnegative(text):
 def nonnegative_list(text):
     """N or N1;N2;... (non-negative integers): one value, or one per kernel shape."""
     try:
-        v = [int(x) for x in text.split(";")]
-    except ValueError:
+        v = [integer(x) for x in text.split(";")]
+    except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError("expected N or N1;N2;... (integers), got %s" % text)
     if any(x < 0 for x in v):
         raise argparse.ArgumentTypeError("must be zero or more, got %s" % text)
@@ -73,8 +82,44 @@ def dims(text):
     return tuple(v)
 
 
+# What the trace's fields hold (traces/FORMAT.md) and gdsim accepts: a value past one is
+# an error naming its option, not a struct.error or a trace gdsim then refuses.
+U32, U64 = 2 ** 32 - 1, 2 ** 64 - 1
+MAX_REGS = 255          # registers per thread (sm.max_regs_per_thread's range)
+MAX_VIDS = 65536        # tenants: VIDs 0 to 65535 (a u16)
+MAX_NAME = 65535        # a kernel name's bytes (a u16 length)
+
+
+def check_ranges(a, ap):
+    """Every number the trace will hold, against its field and gdsim's limits."""
+    dev = DEVICES[a.device]
+    for r in a.regs or []:
+        if r > MAX_REGS:
+            ap.error("--regs %d: at most %d registers per thread" % (r, MAX_REGS))
+    if a.smem is not None and a.smem > dev.smem_per_cta_optin:
+        ap.error("--smem %d: more than the %s's %d bytes of shared memory per CTA" % (a.smem, a.device,
+                                                                                      dev.smem_per_cta_optin))
+    for ns in a.cta_ns or []:
+        if ns * 1000 > U64:
+            ap.error("--cta-ns %d: past 2^64 ps" % ns)
+    if a.submit_ns * 1000 * max(a.kernels or 1, 1) > U64:
+        ap.error("--submit-ns %d: the submit times would pass 2^64 ns" % a.submit_ns)
+    for i, n in enumerate(a.grid or ()):
+        if n > U32:
+            ap.error("--grid: %d CTAs along %s, past 2^32" % (n, "XYZ"[i]))
+    if a.tenants is not None and a.tenants > MAX_VIDS:
+        ap.error("--tenants %d: at most %d (VIDs are 16 bits)" % (a.tenants, MAX_VIDS))
+    if a.name is not None:
+        try:
+            n = len(a.name.encode("utf-8"))
+        except UnicodeEncodeError:
+            ap.error("--name: not valid UTF-8 text")
+        if not n or n > MAX_NAME:
+            ap.error("--name: %d bytes; a kernel name has 1 to %d" % (n, MAX_NAME))
+
+
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    ap = gdtrace.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  epilog="See traces/FORMAT.md for the format.")
     ap.add_argument("out", help="output trace (.gdt.gz)")
     ap.add_argument("--kernels", type=positive, default=None, help="number of kernel dispatches")
@@ -128,8 +173,18 @@ def main(argv=None):
                          "on queue 0 before any kernel (repeatable; the shape options are then optional: without "
                          "--kernels the trace holds the pipelines alone)")
     a = ap.parse_args(argv)
-    if a.pipeline:
-        return pipelines(a, ap)
+    check_ranges(a, ap)
+    try:
+        if a.pipeline:
+            return pipelines(a, ap)
+        return generate(a, ap)
+    except (ValueError, OverflowError, struct.error) as e:  # the writer's own checks (an input as the output, ...)
+        print("gen_trace.py: error: %s" % e, file=sys.stderr)
+        return 1
+
+
+def generate(a, ap):
+    """Everything but pipelines: the shape options checked, the trace written."""
 
     if a.seed_fig6:
         for k, v in (("kernels", 7), ("grid", (1, 1, 1)), ("block", 32), ("regs", [16]), ("smem", 0), ("cta_ns", [500])):
@@ -154,6 +209,8 @@ def main(argv=None):
                 raise ValueError
         except ValueError:
             ap.error("--fail %s: expected VID:INDEX (two non-negative integers)" % f)
+        if a.tenants and v >= a.tenants:
+            ap.error("--fail %s: VID %d, but --tenants %d has VIDs 0 to %d" % (f, v, a.tenants, a.tenants - 1))
         fails.add((v, i))
     if a.fail and not (a.tenants or a.seed_fig6):
         ap.error("--fail needs --tenants or --seed-fig6")
@@ -165,19 +222,28 @@ def main(argv=None):
                 raise ValueError
         except ValueError:
             ap.error("--priority %s: expected VID:LEVEL (LEVEL 0 to 7)" % f)
+        if a.tenants and v >= a.tenants:
+            ap.error("--priority %s: VID %d, but --tenants %d has VIDs 0 to %d" % (f, v, a.tenants, a.tenants - 1))
         prio[v] = lv
     if a.priority and not a.tenants:
         ap.error("--priority needs --tenants")
     if a.independent and not a.tenants:
         ap.error("--independent needs --tenants")
+    for v in a.independent:
+        if v >= a.tenants:
+            ap.error("--independent %d: but --tenants %d has VIDs 0 to %d" % (v, a.tenants, a.tenants - 1))
     a.prio = prio
     a.mixes = []
     for spec in (a.insn.split(";") if a.insn else []):
         mix = [0] * len(INSN_CLASSES)
         for item in spec.split(","):
             k, _, v = item.partition("=")
-            if k not in INSN_CLASSES or not v.isdigit():
+            if k not in INSN_CLASSES or not v.isascii() or not v.isdigit():
                 ap.error("--insn: '%s' is not CLASS=N with CLASS one of %s" % (item, ", ".join(INSN_CLASSES)))
+            if mix[INSN_CLASSES.index(k)]:
+                ap.error("--insn: '%s': %s given twice in one mix" % (item, k))
+            if int(v) > U64:
+                ap.error("--insn: '%s': past 2^64" % item)
             mix[INSN_CLASSES.index(k)] = int(v)
         a.mixes.append(mix)
 
@@ -212,7 +278,7 @@ def main(argv=None):
         return mixed(a, name, rng)
     # Format 1.0 without clusters: nothing of 1.1 is needed, so such traces stay
     # readable by every 1.x reader (and the sample trace keeps its bytes); 1.4 with.
-    w = TraceWriter(a.out, DEVICES[a.device], "gen_trace.py seed=%d" % a.seed, minor=4 if clustered else 0)
+    w = writer(a, 4 if clustered else 0)
     shape = (cluster[0], cluster[1], cluster[2], a.gpu_cga, 1 if a.cluster_mode == "multicast" else 0)
     w.kernel(1, name, a.block, a.regs, a.smem, 0, cta_ps=a.cta_ns * 1000)
     t = 1000
@@ -225,21 +291,32 @@ def main(argv=None):
     return 0
 
 
+def writer(a, minor):
+    """The output trace (whole or not at all: gdtrace.OutputFile), never one of the inputs."""
+    return TraceWriter(a.out, DEVICES[a.device], "gen_trace.py seed=%d" % a.seed, minor=minor, inputs=a.pipeline)
+
+
 def pipelines(a, ap):
     """Pipeline-launch packets on queue 0 (submitted 1 us apart from 1 us), then the
     kernels of --kernels (if given) as a plain trace would have them."""
     texts = []
     for path in a.pipeline:
         try:
-            with open(path, "rb") as f:
+            with gdtrace.open_input(path, "rb") as f:
                 texts.append(f.read())
         except OSError as e:
             ap.error("--pipeline %s: %s" % (path, e.strerror))
+        try:
+            texts[-1].decode("utf-8")
+        except UnicodeDecodeError as e:
+            ap.error("--pipeline %s: not UTF-8 text (byte %d): not a topology (traces/TOPOLOGY.md)" % (path, e.start))
+        if not texts[-1].strip():
+            ap.error("--pipeline %s: empty: not a topology (traces/TOPOLOGY.md)" % path)
     if a.kernels is not None:
         missing = [o for o in ("grid", "block", "regs", "smem", "cta_ns") if getattr(a, o) is None]
         if missing:
             ap.error("--kernels with --pipeline needs %s" % ", ".join("--" + m.replace("_", "-") for m in missing))
-    w = TraceWriter(a.out, DEVICES[a.device], "gen_trace.py seed=%d" % a.seed, minor=8)
+    w = writer(a, 8)
     t = 1000
     for text in texts:
         w.pipeline(0, t, text, barrier=not a.no_barrier)
@@ -270,7 +347,7 @@ def shape_of(a, m):
 def mixed(a, name, rng):
     """Several kernel shapes (format 1.6): instruction mixes, register counts, CTA times;
     one descriptor per shape, dispatch i naming shape i mod their number."""
-    w = TraceWriter(a.out, DEVICES[a.device], "gen_trace.py seed=%d" % a.seed, minor=6)
+    w = writer(a, 6)
     for m in range(a.shapes):
         regs, cta_ns, mix = shape_of(a, m)
         label = "_mix%d" % (m + 1) if a.mixes and a.shapes == len(a.mixes) and len(a.regs_list) == 1 and \
@@ -287,7 +364,7 @@ def mixed(a, name, rng):
 
 def tenants(a, name, chain, fails, rng):
     """Multi-tenant commands (format 1.6): seed 004 fig 6, or N tenants' chains."""
-    w = TraceWriter(a.out, DEVICES[a.device], "gen_trace.py seed=%d" % a.seed, minor=7 if a.independent else 6)
+    w = writer(a, 7 if a.independent else 6)
     grid, block = a.grid, (a.block, 1, 1)
     if a.seed_fig6:
         order = [(1, 1, "s"), (2, 1, "s"), (1, 2, "c"), (2, 2, "s"), (2, 3, "c"), (2, 4, "c"), (1, 3, "c")]
@@ -322,4 +399,4 @@ def tenants(a, name, chain, fails, rng):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(gdtrace.run_main(main))

@@ -37,6 +37,7 @@ import bisect
 import collections
 import decimal
 import gzip
+import io
 import json
 import os
 import statistics
@@ -45,6 +46,7 @@ import traceback
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+import gdtrace  # noqa: E402
 from gdtrace import (CMD_COND, CMD_SYNC, EXEC_PER_DISPATCH, MAX_HOST_THREADS, WAIT_DEVICE, WAIT_QUEUE,  # noqa: E402
                      WAIT_SIGNAL, Device, TraceWriter, max_ctas_per_sm, resident_placement, slots_beside)
 import bisect  # noqa: E402
@@ -334,9 +336,14 @@ def _show(v, limit=60):
 
 
 def open_text(path):
-    with open(path, "rb") as probe:
-        gz = probe.read(2) == b"\x1f\x8b"
-    return gzip.open(path, "rt", encoding="utf-8") if gz else open(path, "r", encoding="utf-8")
+    """The capture as text (gzip or not), opened without waiting for a FIFO's writer."""
+    raw = gdtrace.open_input(path, "rb")
+    try:
+        gz = raw.peek(2)[:2] == b"\x1f\x8b"
+        return io.TextIOWrapper(gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw, encoding="utf-8")
+    except BaseException:
+        raw.close()
+        raise
 
 
 def to_ns(v):
@@ -1906,7 +1913,7 @@ def error(msg):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description="Convert a PyTorch-profiler (Kineto) trace into a gdsim trace.",
+    ap = gdtrace.ArgumentParser(description="Convert a PyTorch-profiler (Kineto) trace into a gdsim trace.",
                                  epilog="Details: docs/KINETO.md. The report on stderr accounts for every trace "
                                         "event that was not converted (-q: errors only).")
     ap.add_argument("input", help="Kineto Chrome-trace JSON (.json or .json.gz)")
@@ -1950,4 +1957,4 @@ def main(argv=None):
 
 if __name__ == "__main__":
     sys.modules.setdefault("kineto2gdt", sys.modules[__name__])   # one module when calibrate.py imports it
-    sys.exit(main())
+    sys.exit(gdtrace.run_main(main))

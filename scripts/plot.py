@@ -25,6 +25,7 @@ message when an input cannot be read.
 import argparse
 import csv
 import json
+import math
 import os
 import sys
 
@@ -54,36 +55,65 @@ class PlotError(Exception):
 
 
 def read_csv(path, need):
+    """The rows of a gdsim CSV as dicts, each with its line number as "_n": every row as
+    many cells as the header, no column twice."""
     try:
-        with open(path, newline="") as f:
-            rows = list(csv.DictReader(f))
+        with gdtrace.open_input(path, newline="") as f:
+            r = csv.DictReader(f)
+            rows = list(r)
+            head = r.fieldnames or []
     except (OSError, UnicodeDecodeError, csv.Error) as e:
-        raise PlotError("%s: cannot read: %s" % (path, e))
+        raise PlotError("%s: cannot read: %s" % (path, getattr(e, "strerror", None) or e))
     if not rows:
         raise PlotError("%s: no rows" % path)
-    missing = [c for c in need if c not in rows[0]]
+    dup = sorted({c for c in head if head.count(c) > 1})
+    if dup:
+        raise PlotError("%s: column %s given twice" % (path, dup[0]))
+    missing = [c for c in need if c not in head]
     if missing:
         raise PlotError("%s: not the expected CSV: no column %s" % (path, ", ".join(missing)))
+    for n, row in enumerate(rows, 2):
+        if None in row or None in row.values():
+            raise PlotError("%s: line %d: %s cells than the header's %d" % (
+                path, n, "more" if None in row else "fewer", len(head)))
+        row["_n"] = n
     return rows
 
 
-def num(path, row, col):
+def num(path, row, col, low=None):
+    """A cell as a finite number (at least low, when given), else an error naming the
+    file, the line and the column."""
     try:
-        return float(row[col])
+        v = float(row[col])
     except (TypeError, ValueError):
-        raise PlotError("%s: row %d: %s=%r is not a number" % (path, row.get("_n", 0), col, row[col]))
+        v = None
+    if v is None or not math.isfinite(v) or (low is not None and v < low):
+        raise PlotError("%s: line %d: %s=%r is not a finite number%s" % (
+            path, row.get("_n", 0), col, row[col], "" if low is None else " of at least %g" % low))
+    return v
 
 
-def save(plt, fig, out):
+def regex(text):
+    """--signals: a regular expression Python compiles."""
+    import re
+    try:
+        re.compile(text)
+    except re.error as e:
+        raise argparse.ArgumentTypeError("%r is not a regular expression: %s" % (text, e))
+    return text
+
+
+def save(plt, fig, out, source=None):
+    """The figure into out (.png or .svg), whole or not at all, never over its source."""
     ext = os.path.splitext(out)[1].lower()
     if ext not in (".png", ".svg"):
         raise PlotError("%s: the output must end in .png or .svg" % out)
     fig.tight_layout()
     try:
-        with gdtrace.OutputFile(out, "wb") as f:   # whole or not at all
+        with gdtrace.OutputFile(out, "wb", inputs=(source,) if source else ()) as f:
             fig.savefig(f, format=ext[1:], dpi=120, metadata={"Software": None} if ext == ".png" else {"Date": None})
-    except OSError as e:
-        raise PlotError("%s: cannot write: %s" % (out, e))
+    except (OSError, ValueError) as e:
+        raise PlotError("%s: cannot write: %s" % (out, getattr(e, "strerror", None) or e))
     plt.close(fig)
 
 
@@ -109,17 +139,24 @@ def plot_occupancy(plt, path, out, by, interval, window):
     cols = [c for c in rows[0] if c.startswith("sm" if by == "sm" else "gpc")]
     if not cols:
         raise PlotError("%s: no %s columns" % (path, by))
-    starts = [num(path, r, "start_ns") for r in rows]
+    starts = [num(path, r, "start_ns", 0) for r in rows]
+    for r, a, b in zip(rows[1:], starts, starts[1:]):
+        if b < a:
+            raise PlotError("%s: line %d: start_ns %g is before the line above's %g (the intervals go forward)" %
+                            (path, r["_n"], b, a))
     if interval is None:
         d = sorted(set(b - a for a, b in zip(starts, starts[1:]) if b > a))
         interval = d[0] if d else 10000.0
     t0 = starts[0]
+    if (starts[-1] - t0) / interval > 1e8:
+        raise PlotError("%s: %g ns from the first interval to the last, more than 10^8 intervals of %g ns" %
+                        (path, starts[-1] - t0, interval))
     nbins = int(round((starts[-1] - t0) / interval)) + 1
     width = min(nbins, 2000)  # at most 2000 columns: neighbouring intervals averaged
     m = np.zeros((len(cols), width))
     for r, s in zip(rows, starts):
         b = int(round((s - t0) / interval)) * width // nbins
-        m[:, b] += [float(r[c]) for c in cols]
+        m[:, b] += [num(path, r, c, 0) for c in cols]
     m /= nbins / width
     fig, ax = plt.subplots(figsize=(10, 4.5))
     span_ms = nbins * interval / 1e6
@@ -129,7 +166,7 @@ def plot_occupancy(plt, path, out, by, interval, window):
     ax.set_ylabel(by.upper() + "s" if by == "gpc" else "SM")
     ax.set_title("resident warps per %s (%s)" % ("SM" if by == "sm" else "GPC", os.path.basename(path)))
     fig.colorbar(im, ax=ax, label="mean resident warps")
-    save(plt, fig, out)
+    save(plt, fig, out, path)
 
 
 STAGES = [("fetch", "submit_ns", "fetched_ns"), ("decode", "fetched_ns", "decoded_ns"),
@@ -140,6 +177,10 @@ STAGES = [("fetch", "submit_ns", "fetched_ns"), ("decode", "fetched_ns", "decode
 
 def plot_latency(plt, path, out, window):
     rows = read_csv(path, sorted({c for _, a, b in STAGES for c in (a, b)}))
+    for r in rows:  # every stage's times, finite, and in the order of the stages
+        for _, a, b in STAGES:
+            if num(path, r, b) < num(path, r, a):
+                raise PlotError("%s: line %d: %s %s is before %s %s" % (path, r["_n"], b, r[b], a, r[a]))
     if window:
         rows = [r for r in rows if in_window(window, num(path, r, "submit_ns"), num(path, r, "completion_ns"))]
         if not rows:
@@ -156,11 +197,24 @@ def plot_latency(plt, path, out, window):
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     ax.set_title("stages of a kernel's launch (%d kernels, %s)" % (len(rows), os.path.basename(path)))
-    save(plt, fig, out)
+    save(plt, fig, out, path)
 
 
 def plot_gantt(plt, path, out, window):
     rows = read_csv(path, ["queue", "first_cta_ns", "end_ns", "measured_start_ns", "measured_dur_ns"])
+    for r in rows:
+        if not r["queue"].isascii() or not r["queue"].isdigit():
+            raise PlotError("%s: line %d: queue=%r is not a queue number" % (path, r["_n"], r["queue"]))
+        if num(path, r, "end_ns") < num(path, r, "first_cta_ns"):
+            raise PlotError("%s: line %d: end_ns %s is before first_cta_ns %s" % (path, r["_n"], r["end_ns"],
+                                                                                 r["first_cta_ns"]))
+        for c in ("measured_start_ns", "measured_dur_ns"):
+            if r[c]:
+                num(path, r, c, 0 if c == "measured_dur_ns" else None)
+    if window:
+        rows = [r for r in rows if in_window(window, num(path, r, "first_cta_ns"), num(path, r, "end_ns"))]
+        if not rows:
+            raise PlotError("%s: no kernel in the window %g-%g ms" % (path, window[0], window[1]))
     queues = sorted({int(r["queue"]) for r in rows})
     measured = any(r["measured_start_ns"] for r in rows)
     fig, ax = plt.subplots(figsize=(10, 1.2 + 0.6 * len(queues) * (2 if measured else 1)))
@@ -186,15 +240,53 @@ def plot_gantt(plt, path, out, window):
     set_window(ax, window)
     ax.set_title("kernels per queue%s (%s)" % (", replayed and measured" if measured else "",
                                                os.path.basename(path)))
-    save(plt, fig, out)
+    save(plt, fig, out, path)
+
+
+def timeline_events(path):
+    """The events of a gdsim timeline (a Chrome trace): each an object with the fields a
+    plot uses, of their kinds, else an error naming the event and the field."""
+    try:
+        with gdtrace.open_input(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        raise PlotError("%s: not a gdsim timeline: %s" % (path, getattr(e, "strerror", None) or e))
+    ev = doc.get("traceEvents") if isinstance(doc, dict) else None
+    if not isinstance(ev, list):
+        raise PlotError("%s: not a gdsim timeline: no traceEvents list" % path)
+
+    def bad(i, what):
+        raise PlotError("%s: traceEvents[%d]: %s" % (path, i, what))
+    for i, e in enumerate(ev):
+        if not isinstance(e, dict):
+            bad(i, "not an object")
+        ph = e.get("ph")
+        if not isinstance(ph, str):
+            bad(i, "no ph (event kind)")
+        if ph in ("M", "X", "C"):
+            for k in ("pid", "tid") if ph != "C" else ("pid",):
+                if isinstance(e.get(k), bool) or not isinstance(e.get(k), int):
+                    bad(i, "%s is %r, not an integer" % (k, e.get(k)))
+            if not isinstance(e.get("name"), str):
+                bad(i, "no name")
+        if ph == "M" and e.get("name") in ("process_name", "thread_name") and \
+                not (isinstance(e.get("args"), dict) and isinstance(e["args"].get("name"), str)):
+            bad(i, "a %s event with no args.name" % e["name"])
+        if ph in ("X", "C"):
+            for k in ("ts", "dur") if ph == "X" else ("ts",):
+                v = e.get(k)
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or \
+                        (k == "dur" and v < 0):
+                    bad(i, "%s is %r, not a finite number%s" % (k, v, " of at least 0" if k == "dur" else ""))
+        if ph == "C":
+            v = e.get("args", {}).get("value") if isinstance(e.get("args"), dict) else None
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                bad(i, "a counter with no finite args.value")
+    return ev
 
 
 def plot_timeline(plt, path, out, max_tracks, window):
-    try:
-        with open(path) as f:
-            ev = json.load(f)["traceEvents"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise PlotError("%s: not a gdsim timeline: %s" % (path, e))
+    ev = [e for e in timeline_events(path) if e["ph"] in ("M", "X", "C")]  # the kinds drawn
     procs = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "process_name"}
     tnames = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("ph") == "M"
               and e.get("name") == "thread_name"}
@@ -203,6 +295,8 @@ def plot_timeline(plt, path, out, max_tracks, window):
     order = {1: 0, 4: 1, 3: 2, 2: 3}  # replayed and measured queues together, then GPCs, then waiting
     tracks = sorted({(e["pid"], e["tid"]) for e in ev if e.get("ph") == "X"},
                     key=lambda t: (order.get(t[0], 9), t[1]))[:max_tracks]
+    if not tracks:
+        raise PlotError("%s: no slice to draw%s" % (path, " in the window %g-%g ms" % window if window else ""))
     row = {t: i for i, t in enumerate(tracks)}
     colors = {"queued": "#c7c7c7", "decode": "#9edae5", "waiting for dependencies": "#ffbb78",
               "launching": "#f7b6d2", "running": "#1f77b4", "completion": "#98df8a"}
@@ -233,7 +327,7 @@ def plot_timeline(plt, path, out, max_tracks, window):
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colors.values()]
     ax.legend(handles, list(colors), fontsize=7, ncol=6, loc="upper center", bbox_to_anchor=(0.5, -0.12))
     ax.set_title("timeline of %s (%d tracks shown)" % (os.path.basename(path), len(tracks)))
-    save(plt, fig, out)
+    save(plt, fig, out, path)
 
 
 def read_vcd(path, pattern):
@@ -242,7 +336,7 @@ def read_vcd(path, pattern):
     rx = re.compile(pattern)
     ids, scope, out, t, body = {}, [], {}, 0, False
     try:
-        with open(path) as f:
+        with gdtrace.open_input(path) as f:
             for line in f:
                 w = line.split()
                 if not w:
@@ -260,7 +354,10 @@ def read_vcd(path, pattern):
                     elif w[0] == "$enddefinitions":
                         body = True
                 elif w[0][0] == "#":
-                    t = int(w[0][1:])
+                    now = int(w[0][1:])
+                    if now < t:
+                        raise ValueError("time #%d after #%d: a VCD's time only goes forward" % (now, t))
+                    t = now
                 elif w[0][0] == "b" and len(w) > 1 and w[1] in ids:
                     out[ids[w[1]]].append((t, int(w[0][1:], 2)))
                 elif w[0][0] in "01" and w[0][1:] in ids:
@@ -288,18 +385,19 @@ def plot_waves(plt, path, out, pattern, window):
         set_window(ax, window)
     axes[-1, 0].set_xlabel("time (ms)")
     axes[0, 0].set_title("waveforms of %s" % os.path.basename(path))
-    save(plt, fig, out)
+    save(plt, fig, out, path)
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    ap = gdtrace.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  epilog="docs/PLOTS.md shows one of each.")
     sub = ap.add_subparsers(dest="what", required=True)
     p = sub.add_parser("occupancy", help="SM x time heat map from --occupancy-csv")
     p.add_argument("csv")
     p.add_argument("-o", "--output", required=True)
     p.add_argument("--by", choices=("sm", "gpc"), default="sm")
-    p.add_argument("--interval", type=float, help="the CSV's interval in ns (default: from its rows)")
+    p.add_argument("--interval", type=gdtrace.number(1e-3, 1e15),
+                   help="the CSV's interval in ns (default: from its rows)")
     for name, h in (("latency", "per-stage CDF from --kernels-csv"), ("gantt", "kernels per queue from --kernels-csv")):
         p = sub.add_parser(name, help=h)
         p.add_argument("csv")
@@ -308,11 +406,11 @@ def main(argv=None):
     p.add_argument("vcd")
     p.add_argument("-o", "--output", required=True)
     p.add_argument("--signals", default=r"resident_kernels|queue0\.depth|gpc2sm_\d+\.resident_warps",
-                   help="regular expression over the signals' full names")
+                   type=regex, help="regular expression over the signals' full names")
     p = sub.add_parser("timeline", help="the tracks of a --timeline file")
     p.add_argument("json")
     p.add_argument("-o", "--output", required=True)
-    p.add_argument("--max-tracks", type=int, default=40)
+    p.add_argument("--max-tracks", type=gdtrace.number(1, 10 ** 6, integer=True), default=40)
     for p in sub.choices.values():
         p.add_argument("--window", metavar="A,B", help="only the time from A to B ms")
     a = ap.parse_args(argv)
@@ -320,7 +418,7 @@ def main(argv=None):
     if a.window:
         try:
             window = tuple(float(x) for x in a.window.split(","))
-            if len(window) != 2 or not window[0] < window[1]:
+            if len(window) != 2 or not window[0] < window[1] or not all(math.isfinite(x) for x in window):
                 raise ValueError
         except ValueError:
             ap.error("--window %s: two times in ms, A,B with A < B" % a.window)
@@ -343,4 +441,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(gdtrace.run_main(main))

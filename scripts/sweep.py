@@ -54,20 +54,39 @@ class SweepError(Exception):
     pass
 
 
+def positive(s):
+    """--jobs: a whole number of at least 1."""
+    try:
+        v = int(s)
+    except ValueError:
+        v = 0
+    if v < 1:
+        raise argparse.ArgumentTypeError("%r: want a whole number of at least 1" % s)
+    return v
+
+
 def read_points(d):
     path = os.path.join(d, "points.tsv")
     try:
-        with open(path, newline="") as f:
+        with gdtrace.open_input(path, newline="", encoding="utf-8") as f:
             rows = list(csv.reader(f, delimiter="\t"))
     except OSError as e:
-        raise SweepError("%s: cannot read: %s (run `sweep.py plan` first)" % (path, e))
+        raise SweepError("%s: cannot read: %s (run `sweep.py plan` first)" % (path, e.strerror or e))
+    except (UnicodeDecodeError, csv.Error) as e:
+        raise SweepError("%s: not a sweep's points file (%s)" % (path, e))
     if not rows or rows[0][:3] != ["point", "trace", "config"]:
         raise SweepError("%s: not a sweep's points file" % path)
     keys = rows[0][3:]
+    if len(set(keys)) != len(keys) or any(not k for k in keys):
+        raise SweepError("%s: a key column is empty or given twice" % path)
     pts = []
     for n, r in enumerate(rows[1:], 2):
         if len(r) != 3 + len(keys):
             raise SweepError("%s:%d: %d fields, want %d" % (path, n, len(r), 3 + len(keys)))
+        # the point's id names its files under DIR/points: the row's number, nothing else
+        if r[0] != str(n - 2):
+            raise SweepError("%s:%d: point %r, want %d (the points are numbered from 0 in order)" %
+                             (path, n, r[0], n - 2))
         pts.append({"point": r[0], "trace": r[1], "config": r[2], "sets": dict(zip(keys, r[3:]))})
     return keys, pts
 
@@ -142,6 +161,10 @@ def plan(a):
     for t in a.trace + a.config:
         if not os.path.isfile(t):
             raise SweepError("%s: no such file" % t)
+    if os.path.lexists(os.path.join(a.dir, "points.tsv")) or any(
+            os.scandir(os.path.join(a.dir, "points")) if os.path.isdir(os.path.join(a.dir, "points")) else ()):
+        # its points' results would be taken for the new plan's
+        raise SweepError("%s: holds a sweep already (points.tsv, points/); plan into a new folder" % a.dir)
     try:
         os.makedirs(os.path.join(a.dir, "points"), exist_ok=True)
     except OSError as e:
@@ -150,14 +173,14 @@ def plan(a):
     rows = []
     for trace, conf, vals in itertools.product(a.trace, a.config or [""], itertools.product(*[v for _, v in grid])):
         rows.append([str(len(rows)), os.path.abspath(trace), os.path.abspath(conf) if conf else ""] + list(vals))
-    with open(os.path.join(a.dir, "points.tsv"), "w", newline="") as f:
+    with gdtrace.OutputFile(os.path.join(a.dir, "points.tsv"), "w", newline="") as f:
         w = csv.writer(f, delimiter="\t", lineterminator="\n")
         w.writerow(["point", "trace", "config"] + keys)
         w.writerows(rows)
     gdsim = os.path.abspath(a.gdsim)
     me = os.path.abspath(__file__)
     d = os.path.abspath(a.dir)
-    with open(os.path.join(a.dir, "sweep.sbatch"), "w") as f:
+    with gdtrace.OutputFile(os.path.join(a.dir, "sweep.sbatch")) as f:
         f.write("#!/bin/sh\n"
                 "#SBATCH --job-name=gdsim-sweep\n"
                 "#SBATCH --array=0-%d\n"
@@ -180,15 +203,20 @@ def point(a):
     except (ValueError, IndexError):
         raise SweepError("point %s: the sweep has points 0 to %d" % (a.index, len(pts) - 1))
     out = os.path.join(a.dir, "points", "%s.json" % p["point"])
+    if os.path.islink(out):  # a name the sweep chose: a link planted there is replaced, never followed
+        os.unlink(out)
     # gdsim writes the summary whole or not at all (under a temporary name of its own)
     cmd = [a.gdsim, "replay", p["trace"], "--quiet", "--no-progress", "--summary-json", out]
     if p["config"]:
         cmd += ["--config", p["config"]]
     for k in keys:
         cmd += ["--set", "%s=%s" % (k, p["sets"][k])]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    except OSError as e:
+        raise SweepError("--gdsim %s: cannot run: %s" % (a.gdsim, e.strerror or e))
     if r.returncode != 0:
-        with gdtrace.OutputFile(os.path.join(a.dir, "points", "%s.err" % p["point"])) as f:
+        with gdtrace.OutputFile(os.path.join(a.dir, "points", "%s.err" % p["point"]), replace_link=True) as f:
             f.write(r.stderr)
         raise SweepError("point %s: %s" % (p["point"], r.stderr.strip().splitlines()[-1] if r.stderr.strip()
                                             else "gdsim exited %d" % r.returncode))
@@ -229,7 +257,7 @@ def collect(a):
     for p in pts:
         path = os.path.join(a.dir, "points", "%s.json" % p["point"])
         try:
-            with open(path) as f:
+            with gdtrace.open_input(path) as f:
                 j = json.load(f)
             s = j["summary"]
             if not isinstance(s, dict):
@@ -238,21 +266,30 @@ def collect(a):
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             missing.append("%s (%s)" % (p["point"], e.__class__.__name__))
             continue
+        for f in FIGURES:  # a figure gdsim gives is a finite number: anything else is no summary of its
+            v = s.get(f, "")
+            if v != "" and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)):
+                raise SweepError("%s: summary.%s is %r, not a finite number" % (path, f, v))
         rows.append([p["point"], os.path.basename(p["trace"]), os.path.basename(p["config"])] +
                     [p["sets"][k] for k in keys] + [s.get(f, "") for f in FIGURES] + [d.get(f, "") for f in
                                                                                        DEVICE + BOUNDS])
     if missing:
         raise SweepError("%d of %d points have no summary: %s" % (len(missing), len(pts), ", ".join(missing[:10])))
-    if a.plot:
-        relative(keys, rows, a.metric, a.baseline)  # (its errors before anything is written)
+    if a.plot:  # (its errors before anything is written)
+        relative(keys, rows, a.metric, a.baseline)
+        if os.path.splitext(a.plot)[1].lower() not in (".png", ".svg"):
+            raise SweepError("--plot %s: the plot must end in .png or .svg" % a.plot)
+        if not os.path.isdir(os.path.dirname(a.plot) or "."):
+            raise SweepError("--plot %s: no such folder" % a.plot)
     out = a.output or os.path.join(a.dir, "results.csv")
+    ins = [os.path.join(a.dir, "points.tsv")] + [os.path.join(a.dir, "points", "%s.json" % p["point"]) for p in pts]
     try:
-        with gdtrace.OutputFile(out, "w", newline="") as f:
+        with gdtrace.OutputFile(out, "w", inputs=ins, newline="") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(["point", "trace", "config"] + keys + COLUMNS)
             w.writerows(rows)
-    except OSError as e:
-        raise SweepError("%s: cannot write: %s" % (out, e.strerror or e))
+    except (OSError, ValueError) as e:
+        raise SweepError("%s: cannot write: %s" % (out, getattr(e, "strerror", None) or e))
     if a.plot:
         plot(a.plot, keys, rows, a.metric, a.baseline)
     print("sweep.py: %d points -> %s" % (len(rows), out))
@@ -322,7 +359,7 @@ def plot(out, keys, rows, metric, baseline):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    ap = gdtrace.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
     sub = ap.add_subparsers(dest="what", required=True)
     default_gdsim = os.path.join(HERE, "..", "build", "gdsim")
@@ -335,7 +372,7 @@ def main(argv=None):
     p.add_argument("--yes", action="store_true", help="plan more than %d points" % MAX_POINTS)
     p = sub.add_parser("run")
     p.add_argument("dir")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--jobs", type=positive, default=os.cpu_count() or 1)
     p.add_argument("--gdsim", default=default_gdsim)
     p = sub.add_parser("point")
     p.add_argument("dir")
@@ -359,4 +396,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(gdtrace.run_main(main))

@@ -45,6 +45,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import gdtrace  # noqa: E402
 import kineto2gdt  # noqa: E402
 
 D = decimal.Decimal
@@ -376,9 +377,14 @@ def replay(capture, trace, kcsv, sjson, preset, sets, device, gdsim, infer_waits
         cmd += ["--preset", preset]
     for kv in sets:
         cmd += ["--set", kv]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
+    except OSError as e:
+        raise kineto2gdt.ConvertError("--gdsim %s: cannot run: %s" % (gdsim, e.strerror or e))
     if r.returncode != 0:
-        raise kineto2gdt.ConvertError("replay failed: %s" % r.stderr.strip())
+        lines = r.stderr.strip().splitlines()
+        raise kineto2gdt.ConvertError("--gdsim %s: the replay failed (exit %d)%s" % (
+            gdsim, r.returncode, ": " + lines[-1] if lines else ", saying nothing"))
     with open(kcsv, newline="") as f:
         rows = list(csv.DictReader(f))
     try:
@@ -417,6 +423,14 @@ def validate(capture, preset=None, sets=(), device=None, gdsim=None, keep=None, 
         results = []
         for suffix, cal in runs:
             trace = os.path.join(work, base + suffix + ".gdt.gz")
+            for name in (trace, trace[:-7] + ".kernels.csv", trace[:-7] + ".summary.json"):
+                # names this script chose in --keep's folder: never the capture, and a link
+                # planted there is replaced, never followed
+                if os.path.lexists(name) and os.path.exists(name) and os.path.samefile(name, capture):
+                    raise kineto2gdt.ConvertError("%s: is the capture (--keep %s); refusing to overwrite it" %
+                                                  (name, keep))
+                if os.path.islink(name):
+                    os.unlink(name)
             log = io.StringIO()
             conv, rows, gap_keys = replay(capture, trace, os.path.join(work, base + suffix + ".kernels.csv"),
                                           os.path.join(work, base + suffix + ".summary.json"), preset, sets,
@@ -572,7 +586,7 @@ def report(v, out=sys.stdout):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    ap = gdtrace.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  epilog="See docs/VALIDATION.md for the metrics and the results on the shared "
                                         "captures.")
     ap.add_argument("capture", help="Kineto Chrome-trace JSON (.json or .json.gz)")
@@ -587,10 +601,10 @@ def main(argv=None):
     ap.add_argument("--gdsim", help="gdsim binary (default: build/gdsim of this checkout)")
     ap.add_argument("--keep", metavar="DIR", help="keep the converted traces, kernel CSVs and summaries in DIR")
     ap.add_argument("--infer-waits", action="store_true", help="convert with kineto2gdt.py --infer-waits")
-    ap.add_argument("--queued-us", type=float, default=QUEUED_US,
+    ap.add_argument("--queued-us", type=gdtrace.number(0, 1e9), default=QUEUED_US,
                     help="gap error: a kernel is queued when its launch call ended this long before the end of the "
                          "kernel before it on its stream (default %(default)s)")
-    ap.add_argument("--stall-us", type=float, default=STALL_US,
+    ap.add_argument("--stall-us", type=gdtrace.number(0, 1e9), default=STALL_US,
                     help="unexplained stalls: GPU idle longer than this (default %(default)s)")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
     a = ap.parse_args(argv)
@@ -621,4 +635,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(gdtrace.run_main(main))

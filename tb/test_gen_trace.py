@@ -133,6 +133,14 @@ def check_output_file(d):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode != 0 and "KeyboardInterrupt" in r.stderr, r.stderr
     assert not os.path.exists(os.path.join(d, "t.gdt.gz")) and not leftovers(), os.listdir(d)
+    # a link at the output's name is replaced, its target untouched (as the library does)
+    victim = os.path.join(d, "victim")
+    open(victim, "w").write("precious")
+    link = os.path.join(d, "link.txt")
+    os.symlink(victim, link)
+    with gdtrace.OutputFile(link) as f:
+        f.write("out")
+    assert open(victim).read() == "precious" and not os.path.islink(link) and open(link).read() == "out"
     # gen_trace.py replaces an existing file whole
     r = gen(out, "--seed", "5")
     assert r.returncode == 0 and not leftovers()

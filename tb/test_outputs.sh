@@ -194,13 +194,20 @@ $G replay "$T/cut.gdt.gz" --quiet --occupancy-csv "$T/f_occ.csv" --timeline "$T/
 grep -q "the gzip stream is truncated" "$T/err" || fail "truncated: $(cat "$T/err")"
 ls "$T" | grep -q "^f_" && fail "a failed replay left outputs: $(ls "$T" | grep '^f_')"
 
-# Outputs written in place: through a symbolic link the link stays and its target gets
-# the output; a write error through one (to /dev/full) is an error and the link stays.
+# A symbolic link at an output's name never redirects the write (issue 42: a link
+# planted there overwrote its target, an input or any file): a link to a regular file
+# (or to nothing) is replaced by the output, its target untouched; a link to a device
+# is written through, and a write error through one (to /dev/full) is an error, the
+# link kept.
 for o in cta-log occupancy-csv timeline vcd kernels-csv summary-json; do
-    : >"$T/t_$o"
+    echo precious >"$T/t_$o"
     ln -s "t_$o" "$T/l_$o"
-    $G replay $S --quiet --$o "$T/l_$o" || fail "--$o through a link"
-    [ -L "$T/l_$o" ] && [ -s "$T/t_$o" ] || fail "--$o through a link: the link was replaced or its target is empty"
+    $G replay $S --quiet --$o "$T/l_$o" || fail "--$o over a link"
+    [ ! -L "$T/l_$o" ] && [ -s "$T/l_$o" ] && [ "$(cat "$T/t_$o")" = precious ] ||
+        fail "--$o over a link: the write went through it, or the output is missing"
+    ln -s "nowhere_$o" "$T/d_$o"
+    $G replay $S --quiet --$o "$T/d_$o" || fail "--$o over a dangling link"
+    [ ! -L "$T/d_$o" ] && [ -s "$T/d_$o" ] && [ ! -e "$T/nowhere_$o" ] || fail "--$o over a dangling link"
     if [ -c /dev/full ]; then
         ln -s /dev/full "$T/f_$o"
         $G replay $S --quiet --$o "$T/f_$o" 2>"$T/err"; [ $? -eq 1 ] || fail "--$o to /dev/full: not an error"

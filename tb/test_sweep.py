@@ -123,4 +123,34 @@ with tempfile.TemporaryDirectory(prefix="gdsim-sweep-") as t:
         os.chdir(here)
     pts = list(csv.reader(open(os.path.join(t, "r", "points.tsv")), delimiter="\t"))
     assert [p[3] for p in pts[1:]] == ["none", rules], pts
+    # a hostile probe's findings (issue 42): none may lose data or credit a result to
+    # the wrong point
+    h = os.path.join(t, "h")
+    sweep("plan", h, "--trace", SAMPLE, "--set", "frontend.clock_mhz=1000,10", *GD)
+    r = sweep("plan", h, "--trace", SAMPLE, "--set", "frontend.clock_mhz=10,1000", *GD, ok=False)
+    assert "holds a sweep already" in r.stderr, r.stderr   # the old points' results would pass for the new ones
+    sweep("point", h, "0", *GD)
+    sweep("point", h, "1", *GD)
+    tsv = open(os.path.join(h, "points.tsv")).read()
+    for o in (os.path.join(h, "points.tsv"), os.path.join(h, "points", "0.json")):
+        r = sweep("collect", h, "-o", o, ok=False)
+        assert "is an input of this run" in r.stderr, r.stderr
+    assert open(os.path.join(h, "points.tsv")).read() == tsv
+    j0 = json.load(open(os.path.join(h, "points", "0.json")))
+    j0["summary"]["sim_time_ns"] = float("nan")
+    json.dump(j0, open(os.path.join(h, "points", "0.json"), "w"))
+    r = sweep("collect", h, ok=False)
+    assert "summary.sim_time_ns is nan, not a finite number" in r.stderr, r.stderr
+    r = sweep("run", h, "--jobs", "0", *GD, ok=False)
+    assert r.stderr.count("\n") == 1 and "--jobs" in r.stderr, r.stderr   # one line, argparse's included
+    victim = os.path.join(t, "escaped.json")
+    open(victim, "w").write("precious")
+    open(os.path.join(h, "points.tsv"), "w").write(tsv.replace("\n0\t", "\n../../escaped\t"))
+    r = sweep("point", h, "0", *GD, ok=False)
+    assert "want 0 (the points are numbered" in r.stderr and open(victim).read() == "precious", r.stderr
+    open(os.path.join(h, "points.tsv"), "w").write(tsv)
+    os.remove(os.path.join(h, "points", "1.json"))   # a link planted at a point's output is replaced, not followed
+    os.symlink(victim, os.path.join(h, "points", "1.json"))
+    sweep("point", h, "1", *GD)
+    assert open(victim).read() == "precious" and not os.path.islink(os.path.join(h, "points", "1.json"))
 print("sweep: ok")

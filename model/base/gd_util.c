@@ -183,9 +183,16 @@ size_t gd_utf8_char_len(const char *p)
 int gd_out_in_place(const char *path)
 {
     struct stat st;
-    /* a device (/dev/stderr, whatever it points to), a FIFO, a symbolic link (it stays one) */
-    return strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0 ||
-           (lstat(path, &st) == 0 && !S_ISREG(st.st_mode));
+    /* a device (/dev/stderr, whatever it points to), a FIFO, or a symbolic link to one
+     * of them; a link to a regular file (or to nothing) is replaced by the output, its
+     * target left alone: a link planted at an output's name never redirects the write */
+    if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0)
+        return 1;
+    if (lstat(path, &st) != 0)
+        return 0;
+    if (S_ISLNK(st.st_mode))
+        return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+    return !S_ISREG(st.st_mode);
 }
 
 int gd_out_tmp(const char *final_path, const char *suffix, char **tmp_path)
