@@ -28,7 +28,6 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, device_env 
         throw std::bad_alloc();
     if (!time_layout_ok())
         SC_REPORT_FATAL("gdsim", "sc_time layout differs from the one gdsim was built for");
-    env.progress.ctas_done = cwd.ctas_done_counter();
     pp.rsb_out.bind(rsb.pp_in);
     pp.dispatch_out.bind(cs.pp_in);
     cs.cwd_out.bind(meta.cs_in);
@@ -41,9 +40,11 @@ gpu_top::gpu_top(sc_core::sc_module_name name, const gd_config &cfg, device_env 
     for (int i = 0; i < 4; i++)  // see ~gpu_top
         anchors_.emplace_back(new anchor(("teardown_anchor_" + std::to_string(i)).c_str()));
     sm_counters_.resize(cfg.sms);  // not resized again: the SMs keep pointers into it
+    env.progress.ctas_done = cwd.ctas_done_counter();
     try {
         build_gpcs(cfg, env, stats);
     } catch (...) {  // what was built goes as ~gpu_top would take it (that does not run)
+        env.progress.ctas_done = nullptr;  // the counter goes with this GPU (stopped_at reads the meter)
         teardown();
         throw;
     }
