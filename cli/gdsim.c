@@ -111,6 +111,7 @@ typedef struct progress_ctx {
     int tty;
     double every, next;
     int shown;
+    int writing;  /* the reports are the kernel table's writing (its grid starts again) */
 } progress_ctx;
 
 static void fmt_secs(char *buf, size_t size, double s)
@@ -127,6 +128,10 @@ static void progress_cb(void *vctx, const gd_progress *p)
 {
     progress_ctx *c = vctx;
     const double slack = 0.1; /* a report this early for the grid's next point still counts */
+    if (p->rows_total && !c->writing) {  /* the kernel table's writing: its time counts from 0 */
+        c->writing = 1;
+        c->next = 0;
+    }
     if (!c->tty) {
         if (c->next == 0)
             c->next = c->every;
@@ -138,6 +143,19 @@ static void progress_cb(void *vctx, const gd_progress *p)
     c->shown = 1;
     char read[32] = "", left[48] = "", el[24];
     fmt_secs(el, sizeof el, p->wall_seconds);
+    if (p->rows_total) {
+        double done = (double)p->rows_written / (double)p->rows_total;
+        if (done > 0.01 && done < 1.0) {
+            char t[24];
+            fmt_secs(t, sizeof t, p->wall_seconds * (1.0 - done) / done);
+            snprintf(left, sizeof left, ", about %s left", t);
+        }
+        fprintf(stderr, "%sgdsim: writing the kernel table: %" PRIu64 " of %" PRIu64 " rows (%.0f %%), %s "
+                "elapsed%s%s", c->tty ? "\r" : "", p->rows_written, p->rows_total, 100.0 * done, el, left,
+                c->tty ? "\033[K" : "\n");
+        fflush(stderr);
+        return;
+    }
     /* the share done: of the trace read while it is being read; once it is all read (or
      * unknown: a pipe), of the CTAs read that have launched (one huge kernel, say) */
     double done = -1;
@@ -363,7 +381,7 @@ static int cmd_replay(int argc, char **argv)
     unsigned long long interval_ns = 10000;
     double timeout = 0;
     int quiet = 0, perf = 0, progress = 1, absolute = 0;
-    progress_ctx pc = {isatty(2), 5.0, 0.0, 0};
+    progress_ctx pc = {isatty(2), 5.0, 0.0, 0, 0};
     for (int i = 2; i < argc; i++) {  /* output options first: they decide the handle's options */
         if (strcmp(argv[i], "--quiet") == 0)
             quiet = 1, progress = 0;

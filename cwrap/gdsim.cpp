@@ -1242,10 +1242,45 @@ int gd_sim_write_kernels_csv(gd_sim *sim, const char *path)
         return fail(sim, GD_ESTATE, "%s", "the last replay kept no kernel table (gd_sim_set_kernel_table(sim, 0))");
     sim->interrupt = 0;  // as for a replay: an interrupt asked for before the call is forgotten
     gd_write_guard guard;
+    std::memset(&guard, 0, sizeof guard);
     guard.interrupt = &sim->interrupt;
     guard.timeout_s = sim->timeout_s;
-    guard.deadline = sim->timeout_s > 0 ? gd::progress_meter::now() + sim->timeout_s : 0;
-    return gd_report_write_csv(&sim->report, path, &guard, &sim->err);
+    const double start = gd::progress_meter::now();
+    guard.deadline = sim->timeout_s > 0 ? start + sim->timeout_s : 0;
+    struct reporter {
+        gd_sim *sim;
+        double start;
+        static void report(void *ctx, uint64_t done, uint64_t of)
+        {
+            auto *me = static_cast<reporter *>(ctx);
+            gd_sim *s = me->sim;
+            gd_progress p;
+            std::memset(&p, 0, sizeof p);
+            p.records_read = s->records;
+            p.kernels_done = s->summary.kernels;
+            p.ctas_done = p.ctas_read = s->summary.ctas;
+            p.sim_time_ns = s->summary.sim_time_ns;
+            p.input_fraction = 1.0;
+            p.wall_seconds = gd::progress_meter::now() - me->start;
+            p.rows_written = done;
+            p.rows_total = of;
+            s->opts.progress(s->opts.progress_ctx, &p);
+        }
+    } rep{sim, start};
+    if (sim->opts.progress) {  // the table of a long replay takes seconds: its progress too
+        guard.report = reporter::report;
+        guard.ctx = &rep;
+        guard.every = gd::progress_meter::report_every;
+        guard.last = start;
+    }
+    sim->running = true;  // the callback may only ask, interrupt or free (GD_NOT_WHILE_RUNNING)
+    int rc = gd_report_write_csv(&sim->report, path, &guard, &sim->err);
+    sim->running = false;
+    if (sim->free_pending) {  // gd_sim_free was called from the progress callback
+        gd_sim_free(sim);
+        return GD_EINTERRUPTED;
+    }
+    return rc;
 }
 
 static int write_summary(gd_sim *sim, const char *path, bool json)

@@ -85,12 +85,19 @@ typedef struct gd_progress {
     /* additions of version 0.1, third part */
     uint64_t ctas_read;      /* CTAs of the dispatches read so far (ctas_done / ctas_read is the share
                                 done once the whole trace is read: one huge kernel, say) */
+    /* additions of version 0.1, fourth part: gd_sim_write_kernels_csv reports too (a table
+       of millions of rows takes seconds): rows_total is then its rows (else 0), rows_written
+       those written so far, wall_seconds the time since the write started, the other
+       fields the last replay's */
+    uint64_t rows_written;
+    uint64_t rows_total;
 } gd_progress;
 
-/* The callback runs inside the replay: it may call gd_sim_get, gd_sim_interrupt and
- * gd_sim_errmsg on the handle; every other call on it returns GD_ESTATE and changes
- * nothing. gd_sim_free called from it stops the replay: gd_sim_replay_file then frees
- * the handle and returns GD_EINTERRUPTED (the handle is gone: do not use it again). */
+/* The callback runs inside the replay (or the kernel table's writing): it may call
+ * gd_sim_get, gd_sim_interrupt and gd_sim_errmsg on the handle; every other call on it
+ * returns GD_ESTATE and changes nothing. gd_sim_free called from it stops the replay (or
+ * the write): the call then frees the handle and returns GD_EINTERRUPTED (the handle is
+ * gone: do not use it again). Reports come about twice a second and once at the end. */
 typedef void (*gd_progress_fn)(void *ctx, const gd_progress *progress);
 
 #define GD_OPTIONS_VERSION 1

@@ -262,11 +262,19 @@ START_TEST(many_simulations_in_one_process)
 END_TEST
 
 static int progress_calls;
+static gd_progress last_progress;
+static gd_sim *g_writer;        /* the handle whose table is written */
+static int g_write_action;      /* in the write's reports: 1 replay on the handle, 2 free it */
+static int g_write_replay_rc;
 static void on_progress(void *ctx, const gd_progress *p)
 {
-    (void)p;
     ck_assert_ptr_eq(ctx, &progress_calls);
     progress_calls++;
+    last_progress = *p;
+    if (p->rows_total && g_write_action == 1)
+        g_write_replay_rc = gd_sim_replay_file(g_writer, sample());
+    else if (p->rows_total && g_write_action == 2)
+        gd_sim_free(g_writer);
 }
 
 START_TEST(progress_callback)
@@ -280,7 +288,31 @@ START_TEST(progress_callback)
     progress_calls = 0;
     ck_assert_int_eq(gd_sim_replay_file(sim, sample()), GD_OK);
     ck_assert_int_ge(progress_calls, 1); /* at least the final report */
-    gd_sim_free(sim);
+    ck_assert_uint_eq(last_progress.rows_total, 0); /* a replay's reports are not a write's */
+    /* writing the kernel table reports too (issue 42: a table of millions of rows takes
+     * seconds): at least once, at its end */
+    char *csv = tb_tmp_path(".csv");
+    progress_calls = 0;
+    g_writer = sim;
+    ck_assert_int_eq(gd_sim_write_kernels_csv(sim, csv), GD_OK);
+    ck_assert_int_ge(progress_calls, 1);
+    ck_assert_uint_eq(last_progress.rows_total, 40);
+    ck_assert_uint_eq(last_progress.rows_written, 40);
+    ck_assert_uint_eq(last_progress.kernels_done, 40);
+    /* from the write's callback a replay on the handle is refused, and the write goes on */
+    g_write_action = 1;
+    ck_assert_int_eq(gd_sim_write_kernels_csv(sim, csv), GD_OK);
+    ck_assert_int_eq(g_write_replay_rc, GD_ESTATE);
+    /* gd_sim_free from it stops the write and frees the handle */
+    g_write_action = 2;
+    remove(csv);
+    ck_assert_int_eq(gd_sim_write_kernels_csv(sim, csv), GD_EINTERRUPTED);
+    g_write_action = 0;
+    FILE *f = fopen(csv, "r");
+    if (f)
+        fclose(f);
+    ck_assert_msg(f == NULL, "the stopped write left its file");
+    free(csv);
 }
 END_TEST
 

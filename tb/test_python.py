@@ -133,9 +133,27 @@ ra2, rb2 = a.replay(SAMPLE), b.replay(SAMPLE)
 assert ra1 == ra2 and rb1 == rb2 and ra1 == rc1 and ka1 == a.kernels()
 assert rb1["summary"]["sim_time_ns"] > ra1["summary"]["sim_time_ns"], (rb1["summary"], ra1["summary"])
 assert all(set(p) == {"records_read", "kernels_done", "ctas_done", "sim_time_ns", "wall_seconds", "input_fraction",
-                      "ctas_read"} for p in calls)
+                      "ctas_read", "rows_written", "rows_total"} for p in calls)
 assert calls[-1]["input_fraction"] == 1.0, calls[-1]
 assert calls[-1]["ctas_done"] == calls[-1]["ctas_read"] == 40000, calls[-1]
+assert all(p["rows_total"] == 0 for p in calls), "a replay's reports are not a write's"
+n = len(calls)
+assert len(c.kernels()) == 40   # writing the table reports too, once at its end at least
+assert calls[-1]["rows_written"] == calls[-1]["rows_total"] == 40 and len(calls) > n, calls[n:]
+
+
+def raising(p):
+    if p["rows_total"]:
+        raise RuntimeError("stop the table")
+
+
+with gdsim.Sim(progress=raising) as r:
+    r.replay(SAMPLE)
+    try:
+        r.kernels()
+        raise AssertionError("the callback's exception was lost")
+    except RuntimeError as e:
+        assert str(e) == "stop the table", e
 for x in (a, b, c):
     x.close()
 

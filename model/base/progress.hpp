@@ -51,7 +51,7 @@ struct progress_meter {
     }
     gd_progress snapshot(gd_time_ps sim_time, double w) const
     {
-        gd_progress p;
+        gd_progress p = {};  // rows_written, rows_total: 0 (a replay's report, not a write's)
         p.records_read = records_read ? records_read(records_src) : 0;
         p.kernels_done = kernels_done ? *kernels_done : 0;
         p.ctas_done = ctas_done ? *ctas_done : 0;

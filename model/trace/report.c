@@ -466,21 +466,31 @@ static double monotonic_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* 0 to go on; else the status of a write the guard stops after `done` rows of `of`. */
-static int guard_stops(const gd_write_guard *g, uint64_t done, uint64_t of, const char *path, gd_err *err)
+/* 0 to go on; else the status of a write the guard stops after `done` rows of `of`.
+ * Reports progress on the way. */
+static int guard_stops(gd_write_guard *g, uint64_t done, uint64_t of, const char *path, gd_err *err)
 {
     if (!g)
         return 0;
     if (g->interrupt && *g->interrupt)
         return gd_err_set(err, GD_EINTERRUPTED, "%s: interrupted after %" PRIu64 " of %" PRIu64
                           " rows of the kernel table; nothing written", path, done, of);
-    if (g->deadline > 0 && (done & 1023) == 0 && monotonic_s() >= g->deadline)
-        return gd_err_set(err, GD_ELIMIT, "%s: the timeout (%.3g s for this write) passed after %" PRIu64 " of %"
-                          PRIu64 " rows of the kernel table; nothing written", path, g->timeout_s, done, of);
+    if ((g->deadline > 0 || g->report) && (done & 1023) == 0) {
+        double now = monotonic_s();
+        if (g->deadline > 0 && now >= g->deadline)
+            return gd_err_set(err, GD_ELIMIT, "%s: the timeout (%.3g s for this write) passed after %" PRIu64 " of %"
+                              PRIu64 " rows of the kernel table; nothing written", path, g->timeout_s, done, of);
+        if (g->report && now - g->last >= g->every) {
+            g->last = now;
+            g->report(g->ctx, done, of);
+            if (g->interrupt && *g->interrupt)  /* the report asked to stop */
+                return guard_stops(g, done, of, path, err);
+        }
+    }
     return 0;
 }
 
-int gd_report_write_csv(gd_report *r, const char *path, const gd_write_guard *guard, gd_err *err)
+int gd_report_write_csv(gd_report *r, const char *path, gd_write_guard *guard, gd_err *err)
 {
     if (r->rows_len)
         flush_rows(r);  /* the rows still gathered (a platform may write the table while it runs) */
@@ -528,6 +538,14 @@ int gd_report_write_csv(gd_report *r, const char *path, const gd_write_guard *gu
         if (ferror(r->csv))
             bad = 1;
         fseek(r->csv, 0, SEEK_END);
+        if (!bad && guard && guard->report) {  /* the end: a last report, which may still stop it */
+            guard->report(guard->ctx, done, r->kernels);
+            if (guard->interrupt && *guard->interrupt) {
+                gd_out_close(&of, 0, NULL);
+                return gd_err_set(err, GD_EINTERRUPTED, "%s: interrupted after all %" PRIu64 " rows of the kernel "
+                                  "table; nothing written", path, done);
+            }
+        }
     }
     if (bad) {
         gd_out_close(&of, 0, NULL);

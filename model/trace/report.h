@@ -103,10 +103,15 @@ void gd_report_resident(const gd_report *r, gd_summary *out, gd_time_ps resident
 typedef struct gd_write_guard {
     const volatile int *interrupt;
     double deadline, timeout_s;
+    /* progress (NULL: none): told the rows written of the table's, about every
+     * `every` seconds (read every 1,024th row) and once at the end */
+    void (*report)(void *ctx, uint64_t done, uint64_t of);
+    void *ctx;
+    double every, last;
 } gd_write_guard;
 
 /* Copy the CSV (header + rows) to path. guard may be NULL. */
-int gd_report_write_csv(gd_report *r, const char *path, const gd_write_guard *guard, gd_err *err);
+int gd_report_write_csv(gd_report *r, const char *path, gd_write_guard *guard, gd_err *err);
 
 #ifdef __cplusplus
 }

@@ -43,7 +43,8 @@ class Error(Exception):
 class _Progress(ctypes.Structure):
     _fields_ = [("records_read", ctypes.c_uint64), ("kernels_done", ctypes.c_uint64),
                 ("ctas_done", ctypes.c_uint64), ("sim_time_ns", ctypes.c_uint64), ("wall_seconds", ctypes.c_double),
-                ("input_fraction", ctypes.c_double), ("ctas_read", ctypes.c_uint64)]
+                ("input_fraction", ctypes.c_double), ("ctas_read", ctypes.c_uint64),
+                ("rows_written", ctypes.c_uint64), ("rows_total", ctypes.c_uint64)]
 
 
 _PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(_Progress))
@@ -217,7 +218,9 @@ class Sim:
 
     config: a dict of KEY: VALUE (values as text, numbers, or True/False for on/off).
     progress: a callable receiving a dict (records_read, kernels_done, ctas_done,
-    sim_time_ns, wall_seconds) about twice a second of wall time during a replay."""
+    sim_time_ns, wall_seconds, input_fraction, ctas_read, rows_written, rows_total) about
+    twice a second of wall time during a replay and once at its end; and while kernels()
+    writes the table (rows_total its rows, else 0; rows_written those written)."""
 
     def __init__(self, config=None, progress=None):
         self._h = None
@@ -379,7 +382,12 @@ class Sim:
     def _written(self, fn, name):
         with tempfile.TemporaryDirectory(prefix="gdsim-py-") as d:
             out = os.path.join(d, name)
-            self._check(fn(self._handle(), _b(out)))
+            self._cb_error = None
+            rc = fn(self._handle(), _b(out))
+            if self._cb_error is not None:  # the progress callback raised: the write stopped for it
+                e, self._cb_error = self._cb_error, None
+                raise e
+            self._check(rc)
             with open(out, encoding="utf-8", errors="replace") as f:
                 return f.read()
 
