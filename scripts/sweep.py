@@ -54,17 +54,6 @@ class SweepError(Exception):
     pass
 
 
-def positive(s):
-    """--jobs: a whole number of at least 1."""
-    try:
-        v = int(s)
-    except ValueError:
-        v = 0
-    if v < 1:
-        raise argparse.ArgumentTypeError("%r: want a whole number of at least 1" % s)
-    return v
-
-
 def read_points(d):
     path = os.path.join(d, "points.tsv")
     try:
@@ -372,7 +361,7 @@ def main(argv=None):
     p.add_argument("--yes", action="store_true", help="plan more than %d points" % MAX_POINTS)
     p = sub.add_parser("run")
     p.add_argument("dir")
-    p.add_argument("--jobs", type=positive, default=os.cpu_count() or 1)
+    p.add_argument("--jobs", type=gdtrace.number(1, 10 ** 6, integer=True), default=os.cpu_count() or 1)
     p.add_argument("--gdsim", default=default_gdsim)
     p = sub.add_parser("point")
     p.add_argument("dir")

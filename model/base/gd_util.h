@@ -118,6 +118,9 @@ int gd_read_small_file(const char *path, size_t max, char **text, size_t *len, g
 int gd_out_open(gd_outfile *o, const char *path, gd_err *err);
 /* Whether path is written in place rather than through a temporary file (the rule above). */
 int gd_out_in_place(const char *path);
+
+/* Seconds of CLOCK_MONOTONIC: wall time for timeouts and progress reports. */
+double gd_monotonic_s(void);
 /* ok: close (flush) and rename, GD_EIO with "PATH: write failed: ..." when that fails;
  * !ok: close and remove the temporary file. err may be NULL. */
 int gd_out_close(gd_outfile *o, int ok, gd_err *err);

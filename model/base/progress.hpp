@@ -7,7 +7,6 @@
 #define GD_PROGRESS_HPP
 
 #include <signal.h>
-#include <time.h>
 
 #include <atomic>
 #include <chrono>
@@ -43,12 +42,7 @@ struct progress_meter {
     // clock. Without one (it could not start) the clock is read every 256th call.
     std::atomic<bool> due{false};
 
-    static double now()
-    {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-    }
+    static double now() { return gd_monotonic_s(); }
     gd_progress snapshot(gd_time_ps sim_time, double w) const
     {
         gd_progress p = {};  // rows_written, rows_total: 0 (a replay's report, not a write's)

@@ -4,7 +4,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define ROW_BUFFER (64 * 1024)  /* kernel-table rows gathered before one write to the temporary file */
 
@@ -459,13 +458,6 @@ void gd_report_resident(const gd_report *r, gd_summary *out, gd_time_ps resident
     out->resident_occupancy_pct = resident > 0 ? 100.0 * (double)r->warp_ps / ((double)resident * slots) : 0.0;
 }
 
-static double monotonic_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* 0 to go on; else the status of a write the guard stops after `done` rows of `of`.
  * Reports progress on the way. */
 static int guard_stops(gd_write_guard *g, uint64_t done, uint64_t of, const char *path, gd_err *err)
@@ -476,7 +468,7 @@ static int guard_stops(gd_write_guard *g, uint64_t done, uint64_t of, const char
         return gd_err_set(err, GD_EINTERRUPTED, "%s: interrupted after %" PRIu64 " of %" PRIu64
                           " rows of the kernel table; nothing written", path, done, of);
     if ((g->deadline > 0 || g->report) && (done & 1023) == 0) {
-        double now = monotonic_s();
+        double now = gd_monotonic_s();
         if (g->deadline > 0 && now >= g->deadline)
             return gd_err_set(err, GD_ELIMIT, "%s: the timeout (%.3g s for this write) passed after %" PRIu64 " of %"
                               PRIu64 " rows of the kernel table; nothing written", path, g->timeout_s, done, of);
