@@ -715,6 +715,14 @@ def prod(v):
     return v[0] * v[1] * v[2]
 
 
+def deferred_doorbell(k, busy_until, lead):
+    """Whether packet k (its stream's work before it ended by busy_until) is a copy from
+    pageable host memory whose DMA the driver started after the launch call returned:
+    onto an idle stream, more than the idle launch latency lead after the call's end."""
+    return k["type"] == "command" and k["rt"] is not None and "Pageable -> " in (k.get("name") or "") and \
+        (busy_until is None or busy_until <= k["rt"][2]) and k["ts"] - lead > k["rt"][2]
+
+
 def idle_launch_latency(items):
     """Median of (start - end of the launch call) over the packets whose stream had
     finished everything before them when their launch call ended; DEFAULT_SUBMIT_LEAD_NS
@@ -1280,7 +1288,10 @@ def _host_calls(packets):
         j = i + 1
         while rt is not None and j < len(packets) and packets[j][1].get("rt") is rt:
             j += 1
-        calls.append(dict(kind="call", thread=_thread_of(rt), first=i, n=j - i, time=packets[i][1]["submit"]))
+        # (in its thread's order at its return, when its doorbell was deferred past it)
+        t = packets[i][1]["submit"]
+        calls.append(dict(kind="call", thread=_thread_of(rt), first=i, n=j - i, time=t,
+                          order=min(t, rt[2]) if packets[i][1].get("deferred") else t))
         i = j
     return calls
 
@@ -1291,12 +1302,17 @@ class _Before:
 
     def __init__(self, packets):
         self.packets = packets
-        self.submits = [p["submit"] for _, p in packets]
+        # a packet whose doorbell was deferred past its call's return counts from the
+        # return (its thread had issued it: a wait that followed waited for it); kept
+        # non-decreasing for the searches
+        self.submits = [p["rt"][2] if p.get("deferred") else p["submit"] for _, p in packets]
+        for i in range(len(self.submits) - 2, -1, -1):
+            self.submits[i] = min(self.submits[i], self.submits[i + 1])
         self.by_stream = collections.defaultdict(list)   # stream -> [(submit, index)]
         self.max_end = []
         m = 0
         for i, (_, p) in enumerate(packets):
-            self.by_stream[p["stream"]].append((p["submit"], i))
+            self.by_stream[p["stream"]].append((self.submits[i], i))
             if p["type"] != "barrier" and p.get("ts") is not None:   # (a timed filler has no start)
                 m = max(m, p["ts"] + p["dur"])
             self.max_end.append(m)
@@ -1457,19 +1473,23 @@ def host_model(cap, packets, device_id, warnings):
                                 target=e["first"], time=p["submit"], end=rt[2],
                                 tail=max(0, rt[2] - (p["ts"] + p["dur"])), corr=None))
             counts["copy"] += 1
-    entries.sort(key=lambda e: (e["time"], e["kind"] == "wait", e.get("first", 0), e.get("corr") or 0))
-    names, prev, last_of = {}, {}, {}
+    entries.sort(key=lambda e: (e.get("order", e["time"]), e["kind"] == "wait", e.get("first", 0), e.get("corr") or 0))
+    names, prev, last_of, deferred = {}, {}, {}, {}
     out_before, out_after, pending = collections.defaultdict(list), [], []
-    awaited, negative, last_time = set(), 0, 0
+    awaited, negative, after_deferred, last_time = set(), 0, 0, 0
     for e in entries:
         if e["thread"] not in names:
             names[e["thread"]] = (len(names), e["time"])
             prev[e["thread"]] = e["time"]
         tid = names[e["thread"]][0]
         gap = e["time"] - prev[e["thread"]]
-        if gap < 0:
+        if gap < 0 and deferred.get(e["thread"]):
+            after_deferred += 1
+            gap = 0
+        elif gap < 0:
             negative += 1
             gap = 0
+        deferred[e["thread"]] = e.get("order", e["time"]) < e["time"]
         if e["kind"] == "call":
             rec = ["call", tid, e["n"], gap, False]
             prev[e["thread"]] = e["time"]
@@ -1497,6 +1517,9 @@ def host_model(cap, packets, device_id, warnings):
     if negative:
         cap.assumed[("host call or wait that the capture puts before its thread's previous one returned (the "
                      "launch times' adjustments to the stream order)", "gap 0")] += negative
+    if after_deferred:
+        cap.assumed[("host call or wait that began before the deferred doorbell of its thread's previous call (a "
+                     "copy from pageable memory)", "gap 0: issued at that doorbell")] += after_deferred
     if len(names) > MAX_HOST_THREADS:
         warnings.append("%d host threads, more than a trace holds (%d): no host model; the replay is open-loop "
                         "(every packet at its captured submit time)" % (len(names), MAX_HOST_THREADS))
@@ -1663,6 +1686,7 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
         per_stream[c["stream"]].append(c)
     for s, items in per_stream.items():
         items.sort(key=lambda k: (k["ts"], k["corr"] if k["corr"] is not None else -1))
+        busy_until = None
         for k in items:
             # The doorbell is written inside the launch call: a long call (first use of a
             # library, lazy loading) returns after its kernel started. The packet was then
@@ -1672,6 +1696,20 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
                 cap.assumed[("%s that started less than the idle launch latency (%d ns) after its launch call "
                              "ended" % (k["type"], lead), "submitted at its start minus that latency, inside the "
                                                           "call")] += 1
+            elif deferred_doorbell(k, busy_until, lead):
+                # A copy from pageable host memory is staged through a pinned buffer by the
+                # driver, which starts the DMA once the data is staged, after the call may
+                # have returned (CUDA's 'API synchronization behavior'); onto an idle stream
+                # its start says when: the doorbell is deferred to its start minus L.
+                k["submit"] = k["ts"] - lead
+                k["deferred"] = True
+                cap.assumed[("memcpy from pageable host memory onto an idle stream that started more than the idle "
+                             "launch latency (%d ns) after its launch call returned (the driver stages the data, "
+                             "then starts the DMA)" % lead, "submitted at its start minus that latency, after "
+                                                            "the call returned (a deferred doorbell)")] += 1
+            if k.get("ts") is not None:
+                end = k["ts"] + k["dur"]
+                busy_until = end if busy_until is None else max(busy_until, end)
 
     recorded_waits, _ = rebuild_waits(cap, per_stream, device_id, warnings)
     barriers = place_barriers(cap, per_stream, device_id)

@@ -238,6 +238,62 @@ def test_host_model():
     assert float(rows[3]["submit_ns"]) == float(rows[1]["end_ns"]) + 21000, (rows[1], rows[3])
 
 
+def test_pageable_copy_deferred_doorbell():
+    """A copy from pageable host memory is staged by the driver, which starts its DMA after
+    the call returned (docs/KINETO.md): thread 1 launches A (10..11) on stream 7 (12..30)
+    and B (40..41, 42..50), then cudaMemcpyAsync 3 (60..70) of 'HtoD (Pageable -> Device)'
+    runs on s7 at 76..78, cudaStreamSynchronize 4 (71..83) waits for s7, launch 5 (90..91)
+    of C (92..100), then a pinned copy 6 (110..112, 120..121) that is not deferred. The idle
+    launch latency is 1 us (leads 1, 1, 6, 1, 8)."""
+    us = 1000
+    ev = [launch_event(1, 10), launch_event(2, 40),
+          host_call_event("cudaMemcpyAsync", 3, 60, 10),
+          dict(ph="X", cat="gpu_memcpy", name="Memcpy HtoD (Pageable -> Device)", pid=0, tid=7, ts=76, dur=2,
+               args={"device": 0, "stream": 7, "correlation": 3, "bytes": 256}),
+          host_call_event("cudaStreamSynchronize", 4, 71, 12),
+          dict(ph="X", cat="cuda_sync", name="Stream Sync", pid=0, tid=7, ts=72, dur=10,
+               args={"cuda_sync_kind": "Stream Sync", "stream": 7, "device": 0, "correlation": 4}),
+          launch_event(5, 90),
+          host_call_event("cudaMemcpyAsync", 6, 110, 2),
+          dict(ph="X", cat="gpu_memcpy", name="Memcpy HtoD (Pinned -> Device)", pid=0, tid=7, ts=120, dur=1,
+               args={"device": 0, "stream": 7, "correlation": 6, "bytes": 256}),
+          kernel_event(7, 1, 12, 18), kernel_event(7, 2, 42, 8), kernel_event(7, 5, 92, 8)]
+    out = os.path.join(TMP, "pageable.gdt.gz")
+    res = kineto2gdt.convert(synthetic(ev), out, log=io.StringIO())
+    accounted(res)
+    assert res["assumed"][("memcpy from pageable host memory onto an idle stream that started more than the idle "
+                           "launch latency (1000 ns) after its launch call returned (the driver stages the data, "
+                           "then starts the DMA)", "submitted at its start minus that latency, after the call "
+                                                   "returned (a deferred doorbell)")] == 1, res["assumed"]
+    assert res["assumed"][("host call or wait that began before the deferred doorbell of its thread's previous "
+                           "call (a copy from pageable memory)", "gap 0: issued at that doorbell")] == 1
+    got = []
+    for r in gdtrace.read(out):
+        if r["type"] == gdtrace.REC_HOST_CALL:
+            got.append(("call", r["packets"], r["gap_ns"] // us))
+        elif r["type"] == gdtrace.REC_HOST_WAIT:
+            got.append(("wait", r["kind"], r["time_ns"] // us, r["gap_ns"] // us, r["tail_ns"] // us))
+        elif r["type"] in (gdtrace.REC_DISPATCH, gdtrace.REC_NONKERNEL):
+            got.append(("packet", r["submit_ns"] // us))
+    assert got == [
+        ("call", 1, 0), ("packet", 11), ("call", 1, 30), ("packet", 41),
+        ("call", 1, 34), ("packet", 75),            # the pageable copy: its start 76 - 1, after the call's end 70
+        ("wait", gdtrace.WAIT_QUEUE, 75, 0, 5),     # began at 71, before that doorbell: issued at it; 83 - 78
+        ("call", 1, 8), ("packet", 91),             # C: 91 - the sync's return 83
+        ("call", 1, 21), ("packet", 112),           # the pinned copy: at its call's end, 112 - 91
+    ], got
+    # closed loop, with no fixed launch latency: the sync returns 5 us after the copy
+    # ended, 2 us after its doorbell at A + 64 us; C 8 us later (at the call's end, 70, and
+    # without the deferral: A + 74 us)
+    csv_out = os.path.join(TMP, "pageable.csv")
+    r = subprocess.run([os.path.join(BUILD, "gdsim"), "replay", out, "--quiet", "--absolute-times", "--kernels-csv",
+                        csv_out, "--set", "pp.fetch_cycles=0", "--set", "pp.decode_cycles=0", "--set",
+                        "pp.command_launch_cycles=0"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rows = {int(x["source_id"]): x for x in csv.DictReader(open(csv_out))}
+    assert float(rows[5]["submit_ns"]) - float(rows[1]["submit_ns"]) == 79 * us, (rows[1], rows[5])
+
+
 def test_polling_loop():
     """A polling loop is a host wait (kineto2gdt POLL_*): thread 1 launches A (10..11) on
     stream 7 (20..400), then queries its event 10 times, every 40 us from 50 us (3 us each,
