@@ -1375,6 +1375,28 @@ def _wait_target(before, kind, rt, sync, thread):
     return stream, i, before.end_of(i), how
 
 
+def _stream_free(packets):
+    """For each packet (by index), when its stream let it start in the capture: the
+    latest end of what ran before it on its stream (a barrier's: the end of the packet
+    it waited for); 0 for the first."""
+    def end(p):
+        while p["type"] == "barrier":
+            p = p["dep"]
+        return p["ts"] + p["dur"] if p.get("ts") is not None else 0
+    last, free = {}, []
+    for _, p in packets:
+        free.append(last.get(p["stream"], 0))
+        last[p["stream"]] = max(free[-1], end(p))
+    return free
+
+
+def _median_ns(values):
+    """The median (of an even count, the mean of the middle two, rounded half up)."""
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2] + 1) // 2
+
+
 def polling_loops(cap, packets):
     """The polling loops of the capture (POLL_* above) as host waits: a list of wait
     entries (as host_model's) on the packet each waited for, and the correlations of
@@ -1463,26 +1485,42 @@ def host_model(cap, packets, device_id, warnings):
     used |= poll_used
     if polls:
         counts["poll"] += len(polls)
-    # blocking copies: the call returned when the copy had ended
+    # blocking copies: the call returned when the copy had ended. One whose stream held
+    # it (what ran before it on its stream ended after the call began) waited inside the
+    # call until then: its doorbell goes at the call's start plus the CPU time before the
+    # doorbell of the capture's blocking copies that were not held (their median), not at
+    # its start minus the idle launch latency, so that the wait is a wait, not CPU time
+    free = _stream_free(packets)
+    copies, prefixes = [], []
     for e in [e for e in entries if e["kind"] == "call" and e["n"] == 1]:
         p = packets[e["first"]][1]
         rt = p.get("rt")
         if p["type"] == "command" and not p.get("filler") and rt is not None and \
                 rt[2] >= p["ts"] + p["dur"] - BLOCKING_COPY_SLACK_NS:
-            entries.append(dict(kind="wait", thread=e["thread"], wkind="copy", stream=p["stream"],
-                                target=e["first"], time=p["submit"], end=rt[2],
-                                tail=max(0, rt[2] - (p["ts"] + p["dur"])), corr=None))
-            counts["copy"] += 1
+            held = free[e["first"]] > rt[1]
+            copies.append((e, p, rt, held))
+            if not held:
+                prefixes.append(max(0, p["submit"] - rt[1]))
+    prefix = _median_ns(prefixes) if prefixes else 0
+    for e, p, rt, held in copies:
+        if held:   # (the file keeps the packet's submit order)
+            e["host"] = max(rt[1], min(p["submit"], rt[1] + prefix))
+            counts["held_copy"] += 1
+        entries.append(dict(kind="wait", thread=e["thread"], wkind="copy", stream=p["stream"],
+                            target=e["first"], time=p["submit"], host=e.get("host", p["submit"]), end=rt[2],
+                            tail=max(0, rt[2] - (p["ts"] + p["dur"])), corr=None))
+        counts["copy"] += 1
     entries.sort(key=lambda e: (e.get("order", e["time"]), e["kind"] == "wait", e.get("first", 0), e.get("corr") or 0))
     names, prev, last_of, deferred = {}, {}, {}, {}
     out_before, out_after, pending = collections.defaultdict(list), [], []
     awaited, negative, after_deferred, last_time = set(), 0, 0, 0
     for e in entries:
+        h = e.get("host", e["time"])   # (the host's time of it, where not the file order's)
         if e["thread"] not in names:
-            names[e["thread"]] = (len(names), e["time"])
-            prev[e["thread"]] = e["time"]
+            names[e["thread"]] = (len(names), h)
+            prev[e["thread"]] = h
         tid = names[e["thread"]][0]
-        gap = e["time"] - prev[e["thread"]]
+        gap = h - prev[e["thread"]]
         if gap < 0 and deferred.get(e["thread"]):
             after_deferred += 1
             gap = 0
@@ -1492,7 +1530,7 @@ def host_model(cap, packets, device_id, warnings):
         deferred[e["thread"]] = e.get("order", e["time"]) < e["time"]
         if e["kind"] == "call":
             rec = ["call", tid, e["n"], gap, False]
-            prev[e["thread"]] = e["time"]
+            prev[e["thread"]] = h
             pending.append(rec)
             out_before[e["first"]].extend(pending)
             pending = []
@@ -1507,7 +1545,7 @@ def host_model(cap, packets, device_id, warnings):
                 rec = ["wait", tid, WAIT_SIGNAL, packets[e["target"]][1], t, gap, e["tail"], e["wkind"] == "poll",
                        False]
                 awaited.add(id(packets[e["target"]][1]))
-            prev[e["thread"]] = max(e["end"], e["time"])
+            prev[e["thread"]] = max(e["end"], h)
             pending.append(rec)
             last_time = t
         last_of[e["thread"]] = rec
@@ -1528,7 +1566,8 @@ def host_model(cap, packets, device_id, warnings):
     for name, (tid, start) in names.items():
         threads[tid] = (name, start)
     counts["calls"] = sum(1 for e in entries if e["kind"] == "call")
-    return dict(threads=threads, before=out_before, after=out_after, awaited=awaited, used=used, counts=counts)
+    return dict(threads=threads, before=out_before, after=out_after, awaited=awaited, used=used, counts=counts,
+                copy_prefix=prefix)
 
 
 def device_kernels(cap, device_id, warnings):
@@ -1903,9 +1942,11 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
     if host:
         c = host["counts"]
         print("kineto2gdt: host model (format 1.10): %d thread(s), %d call(s), %d wait(s): %d stream, %d event and %d "
-              "device synchronize(s), %d blocking copy(ies)%s; the replay is closed-loop (host.mode=closed, the "
+              "device synchronize(s), %d blocking copy(ies)%s%s; the replay is closed-loop (host.mode=closed, the "
               "default; docs/KINETO.md)" % (len(host["threads"]), c["calls"], c["stream"] + c["event"] + c["device"] +
                                             c["copy"] + c["poll"], c["stream"], c["event"], c["device"], c["copy"],
+                                            " (%d held by their stream: doorbell %d ns into the call)" % (
+                                                c["held_copy"], host["copy_prefix"]) if c["held_copy"] else "",
                                             ", %d polling loop(s)" % c["poll"] if c["poll"] else ""), file=log)
     if record:
         print("kineto2gdt: calibration record (format 1.9): %s: %s%s" % (

@@ -294,6 +294,56 @@ def test_pageable_copy_deferred_doorbell():
     assert float(rows[5]["submit_ns"]) - float(rows[1]["submit_ns"]) == 79 * us, (rows[1], rows[5])
 
 
+def test_held_copy():
+    """A blocking copy that its stream held waited inside its call: thread 1 launches A
+    (10..11) on stream 7 (20..200); cudaMemcpy 2 (30..215), its DtoH copy on s7 (205..210),
+    waits for A inside the call; cudaMemcpy 3 (300..320), its copy (310..315), found s7
+    idle: its doorbell 1 us into the call (310 - the idle launch latency 9 us = 301, of
+    A, B and C); launches 4 (400..401) and 5 (430..431) of B (410..420) and C (440..450).
+    Copy 2's doorbell is put 1 us (copy 3's) into its call, not at 196: the 165 us between
+    are a wait for A, not CPU time, and a replay whose A ends early returns early."""
+    ev = [launch_event(1, 10), host_call_event("cudaMemcpy", 2, 30, 185),
+          dict(ph="X", cat="gpu_memcpy", name="Memcpy DtoH (Device -> Pageable)", pid=0, tid=7, ts=205, dur=5,
+               args={"device": 0, "stream": 7, "correlation": 2, "bytes": 4096}),
+          host_call_event("cudaMemcpy", 3, 300, 20),
+          dict(ph="X", cat="gpu_memcpy", name="Memcpy DtoH (Device -> Pageable)", pid=0, tid=7, ts=310, dur=5,
+               args={"device": 0, "stream": 7, "correlation": 3, "bytes": 4096}),
+          launch_event(4, 400), launch_event(5, 430),
+          kernel_event(7, 1, 20, 180), kernel_event(7, 4, 410, 10), kernel_event(7, 5, 440, 10)]
+    path = synthetic(ev)
+    out = os.path.join(TMP, "held_copy.gdt.gz")
+    log = io.StringIO()
+    res = kineto2gdt.convert(path, out, log=log)
+    assert res["host"] == dict(threads=1, calls=5, copy=2, held_copy=1), res["host"]
+    assert "2 blocking copy(ies) (1 held by their stream: doorbell 1000 ns into the call)" in log.getvalue(), \
+        log.getvalue()
+    us = 1000
+    got = [("call", r["gap_ns"] // us) if r["type"] == gdtrace.REC_HOST_CALL else
+           ("wait", r["time_ns"] // us, r["gap_ns"] // us, r["tail_ns"] // us) if r["type"] == gdtrace.REC_HOST_WAIT
+           else ("packet", r["submit_ns"] // us)
+           for r in gdtrace.read(out) if r["type"] in (gdtrace.REC_HOST_CALL, gdtrace.REC_HOST_WAIT,
+                                                       gdtrace.REC_DISPATCH, gdtrace.REC_NONKERNEL)]
+    assert got == [
+        ("call", 0), ("packet", 11),                # A
+        ("call", 20), ("packet", 196),              # copy 2: its doorbell at 30 + 1 = 31 (the packet: 205 - 9)
+        ("wait", 196, 0, 5),                        # its own signal; 215 - 210
+        ("call", 86), ("packet", 301),              # copy 3: 301 - 215
+        ("wait", 301, 0, 5),
+        ("call", 81), ("packet", 401), ("call", 30), ("packet", 431),
+    ], got
+    # closed loop, A twice as fast (90 us): copy 2 runs when A ends, B comes 90 us earlier
+    # (before, its doorbell at 196: B at the same time however early A ended)
+    csv_out, got = os.path.join(TMP, "held_copy.csv"), []
+    for scale in (1, 0.5):
+        r = subprocess.run([os.path.join(BUILD, "gdsim"), "replay", out, "--quiet", "--absolute-times",
+                            "--set", "sm.cta_time_scale=%s" % scale, "--kernels-csv", csv_out],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        rows = {int(x["source_id"]): x for x in csv.DictReader(open(csv_out))}
+        got.append((float(rows[1]["end_ns"]), float(rows[4]["submit_ns"])))
+    assert abs(got[0][0] - got[1][0] - 90 * us) < 1 and abs(got[0][1] - got[1][1] - 90 * us) < 1, got
+
+
 def test_polling_loop():
     """A polling loop is a host wait (kineto2gdt POLL_*): thread 1 launches A (10..11) on
     stream 7 (20..400), then queries its event 10 times, every 40 us from 50 us (3 us each,

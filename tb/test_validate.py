@@ -58,14 +58,16 @@ CASES = [
 # closed loop rebuilds from the program: where the model's GPU runs behind the capture
 # before a synchronize, the host's later launches move with it and the error carries on
 # (docs/VALIDATION.md, 'Closed loop'). Bounds on what it gives now, to catch a broken
-# host; the V100 capture's span is the gap to close.
+# host. The V100 capture's, the open loop's since its blocking copies wait inside their
+# calls for their stream (kineto2gdt: a held copy's doorbell early in its call), not
+# on the CPU (before: +2.86 %, every early finish of the model's GPU lost to the host).
 CLOSED_CASES = [
     ("a100_train_nccl_2700_kernels", False, 1 * US, 3 * US, 1e-4),
     # each of its 16 synchronizes after a pageable copy adds the preset's launch latency
     # error (0.75 us) to the open loop's start errors (docs/VALIDATION.md, 'Closed loop')
     ("a100_alexnet_79_kernels", False, 14 * US, 30 * US, 1e-4),
     ("mi250_minitoy_14_kernels", False, 1 * US, 2 * US, 5e-4),
-    ("v100_train_9876_kernels", False, 1000 * US, 3500 * US, 3.5e-2),
+    ("v100_train_9876_kernels", False, 1000 * US, 3000 * US, 1e-3),
     ("h100_launch_562_kernels", False, 40 * US, 60 * US, 1e-3),
     ("h100_resnet_large_1956_kernels", False, 50 * US, 200 * US, 1e-3),
 ]
