@@ -271,7 +271,7 @@ START_TEST(host_wait_on_the_path)
     gd_host_origin(&h, 0);  /* the thread starts at 1000 ps */
     /* the first call at 1000 */
     gd_path kpath, k2path;
-    gd_host_issue_path(&h, 0, 1000, &kpath);
+    kpath = *gd_host_issue_path(&h, 0, 1000);
     k.submit = 1000;
     ck_assert_int_eq(gd_bounds_submitted(&b, &k, &kpath), 0);
     ck_assert_int_eq(gd_host_submitted(&h, &k), 0);
@@ -280,7 +280,7 @@ START_TEST(host_wait_on_the_path)
     /* the kernel: ready 1500, first CTA 2000, end 7000, completed 7500 */
     complete(&k, 1500, 2000, 7000, 7500);
     ck_assert_uint_eq(gd_host_completed(&h, &k, 7500), 8000);  /* its tail from the kernel's end */
-    gd_host_issue_path(&h, 0, 10000, &k2path);  /* due 8000 + 2000 */
+    k2path = *gd_host_issue_path(&h, 0, 10000);  /* due 8000 + 2000 */
     ck_assert_uint_eq(k2path.at, 10000);
     ck_assert_uint_eq(k2path.cat[GD_PATH_HOST_CPU], 1000 + 2000);
     ck_assert_uint_eq(k2path.cat[GD_PATH_HOST_SYNC], 500);  /* from the completion signal */

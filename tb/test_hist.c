@@ -88,6 +88,33 @@ START_TEST(small_and_empty)
 }
 END_TEST
 
+/* A row of counters per power of two that holds a value: values of one replay's
+ * latencies (a few powers of two) take a few KiB, not all 58 rows. The percentiles
+ * across rows with empty rows between are those of the values. */
+START_TEST(rows_only_where_values_are)
+{
+    gd_hist h;
+    gd_hist_init(&h);
+    ck_assert_int_eq(gd_hist_add(&h, 1000000), 0);      /* 2^19 .. 2^20: one row */
+    ck_assert_int_eq(gd_hist_add(&h, 1000001), 0);
+    ck_assert_int_eq(gd_hist_add(&h, 3000000000ull), 0); /* 2^31 .. 2^32: another */
+    ck_assert_int_eq(gd_hist_add(&h, 7), 0);             /* exact: row 0 */
+    uint32_t rows = 0;
+    for (uint32_t r = 0; r < GD_HIST_ROWS; r++)
+        rows += h.row[r] != NULL;
+    ck_assert_uint_eq(rows, 3);
+    ck_assert_uint_eq(gd_hist_percentile(&h, 25), 7);
+    uint64_t lo, hi;
+    gd_hist_bucket_range(gd_hist_bucket(1000000), &lo, &hi);
+    ck_assert_uint_eq(gd_hist_percentile(&h, 50), lo + (hi - lo) / 2); /* rank 2: the bucket's midpoint */
+    ck_assert_uint_eq(gd_hist_percentile(&h, 75), lo + (hi - lo) / 2); /* rank 3: the same bucket */
+    ck_assert_uint_eq(gd_hist_percentile(&h, 100), 3000000000ull);
+    gd_hist_free(&h);
+    for (uint32_t r = 0; r < GD_HIST_ROWS; r++)
+        ck_assert_ptr_null(h.row[r]);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("hist");
@@ -95,6 +122,7 @@ int main(void)
     tcase_add_test(tc, buckets_cover_every_value_once);
     tcase_add_test(tc, percentiles_within_bound);
     tcase_add_test(tc, small_and_empty);
+    tcase_add_test(tc, rows_only_where_values_are);
     suite_add_tcase(s, tc);
     return tb_run_suite(s);
 }

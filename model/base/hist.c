@@ -10,7 +10,8 @@ void gd_hist_init(gd_hist *h) { memset(h, 0, sizeof *h); }
 
 void gd_hist_free(gd_hist *h)
 {
-    free(h->buckets);
+    for (uint32_t r = 0; r < GD_HIST_ROWS; r++)
+        free(h->row[r]);
     gd_hist_init(h);
 }
 
@@ -37,9 +38,11 @@ void gd_hist_bucket_range(uint32_t b, uint64_t *lo, uint64_t *hi)
 
 int gd_hist_add(gd_hist *h, uint64_t v)
 {
-    if (!h->buckets && !(h->buckets = calloc(GD_HIST_BUCKETS, sizeof *h->buckets)))
+    const uint32_t b = gd_hist_bucket(v);
+    uint64_t **row = &h->row[b / SUB];
+    if (!*row && !(*row = calloc(SUB, sizeof **row)))
         return -1;
-    h->buckets[gd_hist_bucket(v)]++;
+    (*row)[b % SUB]++;
     if (!h->count || v < h->min)
         h->min = v;
     if (!h->count || v > h->max)
@@ -62,7 +65,11 @@ uint64_t gd_hist_percentile(const gd_hist *h, double p)
         return h->min;
     uint64_t seen = 0;
     for (uint32_t b = 0; b < GD_HIST_BUCKETS; b++) {
-        seen += h->buckets[b];
+        if (!h->row[b / SUB]) {
+            b += SUB - 1;  /* (a row without a value) */
+            continue;
+        }
+        seen += h->row[b / SUB][b % SUB];
         if (seen >= rank) {
             uint64_t lo, hi;
             gd_hist_bucket_range(b, &lo, &hi);

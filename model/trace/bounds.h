@@ -96,7 +96,7 @@ enum gd_gpu_state {
  * (docs/KINETO.md), where neither happens. */
 #define GD_BOUNDS_SIG_SLOTS 1024
 typedef struct gd_bounds_sig {
-    uint32_t signal;            /* GD_NO_SIGNAL: empty */
+    uint32_t signal;            /* the signal's number + 1; 0: empty (GD_NO_SIGNAL is never kept) */
     gd_path path;
 } gd_bounds_sig;
 
@@ -132,6 +132,8 @@ typedef struct gd_bounds {
                                    their queue was in flight (no barrier bit; NULL until the first) */
     uint8_t *done;              /* by bseq: completed (bit 0), the barrier bit (bit 1) */
     gd_bounds_queue *q;         /* by hardware queue: its packets in flight */
+    uint32_t nqueues;           /* the queues used: ids below this */
+    void *tables;               /* the mapping q, qpath, tqpath, sig and active live in (bounds.c) */
     uint32_t *active, nactive;  /* the queues with packets in flight */
     uint64_t swept_sub, head, next;  /* bseq of the first submit not swept / the oldest in flight / the next */
     uint64_t cap;               /* ring size (a power of two) */

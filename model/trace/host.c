@@ -283,11 +283,11 @@ static void issue_path(gd_host_thread *t, const gd_host_item *it, gd_time_ps now
     gd_path_extend(&t->path, now, GD_PATH_HELD);
 }
 
-void gd_host_issue_path(gd_host *h, uint32_t thread, gd_time_ps now, gd_path *out)
+const gd_path *gd_host_issue_path(gd_host *h, uint32_t thread, gd_time_ps now)
 {
     gd_host_thread *t = &h->t[thread];
     issue_path(t, &t->q[t->head], now);
-    *out = t->path;
+    return &t->path;
 }
 
 void gd_host_call_done(gd_host *h, uint32_t thread, gd_time_ps now)

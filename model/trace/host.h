@@ -141,8 +141,8 @@ static inline int gd_host_in_order(const gd_host *h, const gd_kernel_run *r)
 int gd_host_submitted(gd_host *h, const gd_kernel_run *r);  /* 0, or -1 when out of memory */
 gd_time_ps gd_host_completed(gd_host *h, const gd_kernel_run *r, gd_time_ps now);
 /* The path of the head call of thread to a submit at now (its gap, then held back
- * until now) into *out. */
-void gd_host_issue_path(gd_host *h, uint32_t thread, gd_time_ps now, gd_path *out);
+ * until now): the thread's own, valid until it next changes. */
+const gd_path *gd_host_issue_path(gd_host *h, uint32_t thread, gd_time_ps now);
 /* The head call of thread has submitted all its runs at now: it returns. */
 void gd_host_call_done(gd_host *h, uint32_t thread, gd_time_ps now);
 /* Issue the head wait of thread at now: 1 when it is satisfied at once (the thread is

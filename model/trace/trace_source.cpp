@@ -500,14 +500,13 @@ bool trace_source::issue_call(uint32_t thread, gd_time_ps now)
             return false;  // another thread's earlier packet of its queue first
         submit_body b{r, false};  // (the packet processor stamps its submit time when it takes it)
         sc_core::sc_time d = dom_->delay_to(now);
-        gd_path issued;
-        gd_host_issue_path(&host_, thread, now, &issued);
+        const gd_path *issued = gd_host_issue_path(&host_, thread, now);
         ch_.call(doorbell_out, op::submit, &b, d);
         if (!b.accepted) {
             host_.t[thread].stalled = 1;  // the packet processor calls space() when there is room
             return false;
         }
-        if (!submitted(r, &issued))
+        if (!submitted(r, issued))
             return false;
         if (gd_host_submitted(&host_, r)) {
             gd_err_set(env_.err, GD_ENOMEM, "out of memory");
@@ -529,17 +528,20 @@ void trace_source::wake_closed(gd_time_ps now)
         gd_time_ps due = 0;
         int what = gd_host_next(&host_, &th, &due);
         if (what == GD_HOST_READ) {
-            if (gd_host_full(&host_)) {
-                const char *name = th < host_.nthreads ? host_.t[th].name : "";
-                gd_err_set(env_.err, GD_ELIMIT, "%s: record %" PRIu64 ": closed-loop host: %" PRIu64 " packets read "
-                           "ahead and host thread %u (\"%s\") has no next call or wait yet (host.max_lookahead is %"
-                           PRIu64 "; raise it, or replay with host.mode=open)", gd_trace_path(env_.reader),
-                           rec_.index, host_.buffered, th, name, host_.max_buffered);
-                fail(GD_ELIMIT);
-                return;
-            }
-            if (!read_closed())
-                return;
+            do {  // (an open call's packets all at once: gd_host_next would say so for each)
+                if (gd_host_full(&host_)) {
+                    const char *name = th < host_.nthreads ? host_.t[th].name : "";
+                    gd_err_set(env_.err, GD_ELIMIT, "%s: record %" PRIu64 ": closed-loop host: %" PRIu64 " packets "
+                               "read ahead and host thread %u (\"%s\") has no next call or wait yet "
+                               "(host.max_lookahead is %" PRIu64 "; raise it, or replay with host.mode=open)",
+                               gd_trace_path(env_.reader), rec_.index, host_.buffered, th, name, host_.max_buffered);
+                    fail(GD_ELIMIT);
+                    return;
+                }
+                if (!read_closed())
+                    return;
+                th = UINT32_MAX;
+            } while (!host_.eof && host_.open_thread != UINT32_MAX);
             continue;
         }
         if (what == GD_HOST_IDLE) {
