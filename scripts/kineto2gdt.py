@@ -715,12 +715,18 @@ def prod(v):
     return v[0] * v[1] * v[2]
 
 
-def deferred_doorbell(k, busy_until, lead):
+def deferred_doorbell(k, busy_until, lead, launch_starts):
     """Whether packet k (its stream's work before it ended by busy_until) is a copy from
     pageable host memory whose DMA the driver started after the launch call returned:
-    onto an idle stream, more than the idle launch latency lead after the call's end."""
-    return k["type"] == "command" and k["rt"] is not None and "Pageable -> " in (k.get("name") or "") and \
-        (busy_until is None or busy_until <= k["rt"][2]) and k["ts"] - lead > k["rt"][2]
+    onto an idle stream, more than the idle launch latency lead after the call's end,
+    and before its thread's next launch call began (launch_starts: the start times of
+    each thread's launch calls, sorted), whose packets the thread's order puts after it."""
+    if k["type"] != "command" or k["rt"] is None or "Pageable -> " not in (k.get("name") or "") or \
+            (busy_until is not None and busy_until > k["rt"][2]) or k["ts"] - lead <= k["rt"][2]:
+        return False
+    starts = launch_starts.get(_thread_of(k["rt"]), [])
+    i = bisect.bisect_right(starts, k["rt"][1])
+    return i == len(starts) or starts[i] >= k["ts"] - lead
 
 
 def idle_launch_latency(items):
@@ -1288,10 +1294,7 @@ def _host_calls(packets):
         j = i + 1
         while rt is not None and j < len(packets) and packets[j][1].get("rt") is rt:
             j += 1
-        # (in its thread's order at its return, when its doorbell was deferred past it)
-        t = packets[i][1]["submit"]
-        calls.append(dict(kind="call", thread=_thread_of(rt), first=i, n=j - i, time=t,
-                          order=min(t, rt[2]) if packets[i][1].get("deferred") else t))
+        calls.append(dict(kind="call", thread=_thread_of(rt), first=i, n=j - i, time=packets[i][1]["submit"]))
         i = j
     return calls
 
@@ -1302,17 +1305,12 @@ class _Before:
 
     def __init__(self, packets):
         self.packets = packets
-        # a packet whose doorbell was deferred past its call's return counts from the
-        # return (its thread had issued it: a wait that followed waited for it); kept
-        # non-decreasing for the searches
-        self.submits = [p["rt"][2] if p.get("deferred") else p["submit"] for _, p in packets]
-        for i in range(len(self.submits) - 2, -1, -1):
-            self.submits[i] = min(self.submits[i], self.submits[i + 1])
+        self.submits = [p["submit"] for _, p in packets]
         self.by_stream = collections.defaultdict(list)   # stream -> [(submit, index)]
         self.max_end = []
         m = 0
         for i, (_, p) in enumerate(packets):
-            self.by_stream[p["stream"]].append((self.submits[i], i))
+            self.by_stream[p["stream"]].append((p["submit"], i))
             if p["type"] != "barrier" and p.get("ts") is not None:   # (a timed filler has no start)
                 m = max(m, p["ts"] + p["dur"])
             self.max_end.append(m)
@@ -1450,10 +1448,22 @@ def host_model(cap, packets, device_id, warnings):
     before = _Before(packets)
     entries = _host_calls(packets)
     used, counts = set(), collections.Counter()
+    # a deferred doorbell (a copy from pageable memory, deferred_doorbell): a wait of its
+    # thread that began after the call returned and before the doorbell is issued at the
+    # doorbell and waits for what had been submitted by then, the copy included
+    deferred = collections.defaultdict(list)   # thread -> [(call's return, doorbell)], in time order
+    for _, p in packets:
+        if p.get("deferred"):
+            deferred[_thread_of(p["rt"])].append((p["rt"][2], p["submit"]))
     for corr, rt in cap.runtime.items():
         kind = HOST_WAIT_CALLS.get(rt[0])
         if kind is None:
             continue
+        windows = deferred.get(_thread_of(rt), [])
+        j = bisect.bisect_right(windows, (rt[1], float("inf"))) - 1
+        moved = j >= 0 and windows[j][0] <= rt[1] < windows[j][1]
+        if moved:
+            rt = (rt[0], windows[j][1], max(rt[2], windows[j][1])) + tuple(rt[3:])
         sync = cap.syncs.get(corr)
         what = "runtime call %s" % rt[0]
         if sync is not None and sync["device"] is not None and sync["device"] != device_id:
@@ -1478,6 +1488,8 @@ def host_model(cap, packets, device_id, warnings):
                          "the stream its thread last launched onto)")] += 1
         entries.append(dict(kind="wait", thread=thread, wkind=kind, stream=stream, target=target, time=rt[1],
                             end=rt[2], tail=max(0, rt[2] - max(awaited, rt[1])), corr=corr))
+        if moved:
+            entries[-1]["moved"] = True
         used.add(corr)
         counts[kind] += 1
     polls, poll_used = polling_loops(cap, packets)
@@ -1495,7 +1507,7 @@ def host_model(cap, packets, device_id, warnings):
     for e in [e for e in entries if e["kind"] == "call" and e["n"] == 1]:
         p = packets[e["first"]][1]
         rt = p.get("rt")
-        if p["type"] == "command" and not p.get("filler") and rt is not None and \
+        if p["type"] == "command" and not p.get("filler") and not p.get("deferred") and rt is not None and \
                 rt[2] >= p["ts"] + p["dur"] - BLOCKING_COPY_SLACK_NS:
             held = free[e["first"]] > rt[1]
             copies.append((e, p, rt, held))
@@ -1510,8 +1522,8 @@ def host_model(cap, packets, device_id, warnings):
                             target=e["first"], time=p["submit"], host=e.get("host", p["submit"]), end=rt[2],
                             tail=max(0, rt[2] - (p["ts"] + p["dur"])), corr=None))
         counts["copy"] += 1
-    entries.sort(key=lambda e: (e.get("order", e["time"]), e["kind"] == "wait", e.get("first", 0), e.get("corr") or 0))
-    names, prev, last_of, deferred = {}, {}, {}, {}
+    entries.sort(key=lambda e: (e["time"], e["kind"] == "wait", e.get("first", 0), e.get("corr") or 0))
+    names, prev, last_of = {}, {}, {}
     out_before, out_after, pending = collections.defaultdict(list), [], []
     awaited, negative, after_deferred, last_time = set(), 0, 0, 0
     for e in entries:
@@ -1521,13 +1533,10 @@ def host_model(cap, packets, device_id, warnings):
             prev[e["thread"]] = h
         tid = names[e["thread"]][0]
         gap = h - prev[e["thread"]]
-        if gap < 0 and deferred.get(e["thread"]):
-            after_deferred += 1
-            gap = 0
-        elif gap < 0:
+        after_deferred += bool(e.get("moved"))
+        if gap < 0:
             negative += 1
             gap = 0
-        deferred[e["thread"]] = e.get("order", e["time"]) < e["time"]
         if e["kind"] == "call":
             rec = ["call", tid, e["n"], gap, False]
             prev[e["thread"]] = h
@@ -1556,8 +1565,8 @@ def host_model(cap, packets, device_id, warnings):
         cap.assumed[("host call or wait that the capture puts before its thread's previous one returned (the "
                      "launch times' adjustments to the stream order)", "gap 0")] += negative
     if after_deferred:
-        cap.assumed[("host call or wait that began before the deferred doorbell of its thread's previous call (a "
-                     "copy from pageable memory)", "gap 0: issued at that doorbell")] += after_deferred
+        cap.assumed[("host wait that began before the deferred doorbell of its thread's previous call (a copy from "
+                     "pageable memory)", "issued at that doorbell, gap 0")] += after_deferred
     if len(names) > MAX_HOST_THREADS:
         warnings.append("%d host threads, more than a trace holds (%d): no host model; the replay is open-loop "
                         "(every packet at its captured submit time)" % (len(names), MAX_HOST_THREADS))
@@ -1723,6 +1732,12 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
         per_stream[k["stream"]].append(k)
     for c in commands:
         per_stream[c["stream"]].append(c)
+    launch_starts = collections.defaultdict(list)   # thread -> its launch calls' starts (deferred_doorbell)
+    for k in kernels + commands:
+        if k["rt"] is not None:
+            launch_starts[_thread_of(k["rt"])].append(k["rt"][1])
+    for v in launch_starts.values():
+        v.sort()
     for s, items in per_stream.items():
         items.sort(key=lambda k: (k["ts"], k["corr"] if k["corr"] is not None else -1))
         busy_until = None
@@ -1735,7 +1750,7 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
                 cap.assumed[("%s that started less than the idle launch latency (%d ns) after its launch call "
                              "ended" % (k["type"], lead), "submitted at its start minus that latency, inside the "
                                                           "call")] += 1
-            elif deferred_doorbell(k, busy_until, lead):
+            elif deferred_doorbell(k, busy_until, lead, launch_starts):
                 # A copy from pageable host memory is staged through a pinned buffer by the
                 # driver, which starts the DMA once the data is staged, after the call may
                 # have returned (CUDA's 'API synchronization behavior'); onto an idle stream

@@ -265,8 +265,8 @@ def test_pageable_copy_deferred_doorbell():
                            "launch latency (1000 ns) after its launch call returned (the driver stages the data, "
                            "then starts the DMA)", "submitted at its start minus that latency, after the call "
                                                    "returned (a deferred doorbell)")] == 1, res["assumed"]
-    assert res["assumed"][("host call or wait that began before the deferred doorbell of its thread's previous "
-                           "call (a copy from pageable memory)", "gap 0: issued at that doorbell")] == 1
+    assert res["assumed"][("host wait that began before the deferred doorbell of its thread's previous call (a "
+                           "copy from pageable memory)", "issued at that doorbell, gap 0")] == 1
     got = []
     for r in gdtrace.read(out):
         if r["type"] == gdtrace.REC_HOST_CALL:
@@ -292,6 +292,30 @@ def test_pageable_copy_deferred_doorbell():
     assert r.returncode == 0, r.stderr
     rows = {int(x["source_id"]): x for x in csv.DictReader(open(csv_out))}
     assert float(rows[5]["submit_ns"]) - float(rows[1]["submit_ns"]) == 79 * us, (rows[1], rows[5])
+    # Between the return (70) and the doorbell (75): (a) the same thread launches K on
+    # stream 9 at 71 (its packet goes first, so the copy is not deferred: at its call's
+    # end); (b) another thread launches at 72, or (c) a packet without a launch call is
+    # submitted at 73: the copy is deferred, the wait written after it, and gdsim reads
+    # and replays each trace.
+    copy = [ev[2], ev[3], ev[4], ev[5]]   # the copy's call and event, the synchronize and its cuda_sync
+    cases = {"same thread": [launch_event(8, 71), kernel_event(9, 8, 73, 1)],
+             "other thread": [dict(launch_event(8, 72), tid=2), kernel_event(9, 8, 74, 1)],
+             "no launch call": [kernel_event(9, 99, 74, 1)]}
+    for name, extra in cases.items():
+        out = os.path.join(TMP, "pageable2.gdt.gz")
+        res = kineto2gdt.convert(synthetic([ev[0]] + copy + extra + [kernel_event(7, 1, 12, 18)]), out,
+                                 log=io.StringIO())
+        accounted(res)
+        deferred = sum(v for k, v in res["assumed"].items() if "deferred doorbell" in k[1])
+        assert deferred == (name != "same thread"), (name, res["assumed"])
+        recs = [r for r in gdtrace.read(out) if r["type"] in (gdtrace.REC_HOST_WAIT, gdtrace.REC_NONKERNEL)]
+        assert [r["type"] for r in recs] == [gdtrace.REC_NONKERNEL, gdtrace.REC_HOST_WAIT], (name, recs)
+        if name == "same thread":   # at the call's end; the wait at its own start
+            assert (recs[0]["submit_ns"], recs[1]["time_ns"]) == (70 * us, 71 * us), (name, recs)
+        else:   # at its start - L (L 1 us, or 3.5 us with the packet without a launch call), the wait at it
+            assert recs[0]["submit_ns"] > 70 * us and recs[1]["time_ns"] == recs[0]["submit_ns"], (name, recs)
+        r = subprocess.run([os.path.join(BUILD, "gdsim"), "replay", out, "--quiet"], capture_output=True, text=True)
+        assert r.returncode == 0, (name, r.stderr)
 
 
 def test_held_copy():

@@ -11,7 +11,7 @@ void gd_path_start(gd_path *p, gd_time_ps t)
 }
 
 /* The tables by queue and by signal slot, in one zero-filled mapping of their own
- * (about 380 KiB): a replay faults in only the pages its queues and signals touch
+ * (364 KiB): a replay faults in only the pages its queues and signals touch
  * (allocated and zeroed with calloc, every page was touched: about 100 page faults,
  * over a millisecond on a VM where one costs 10 us, for a replay of a few queues). */
 static size_t tables_size(void)
