@@ -1785,9 +1785,18 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
     # depend on, submit times non-decreasing along a stream and through the file.
     lists = {}
     for s, items in per_stream.items():
-        lst = list(items)
-        for b in sorted(barriers.get(s, []), key=lambda b: b["pos"], reverse=True):
-            lst.insert(b["pos"], b)   # barriers of one position are already in call order (stable sort)
+        # barriers of one position in their list's order (call order), before the packet
+        # there (inserting each at its position, last position first, reversed them)
+        at = collections.defaultdict(list)
+        for b in barriers.get(s, []):
+            at[b["pos"]].append(b)
+        lst = []
+        for i in range(len(items) + 1):
+            lst.extend(at.pop(i, []))
+            if i < len(items):
+                lst.append(items[i])
+        for i in sorted(at):   # (none: a barrier's position is at most its stream's length)
+            lst.extend(at[i])
         lists[s] = lst
     for _ in range(len(lists) + sum(len(v) for v in barriers.values()) + 1):
         changed = False

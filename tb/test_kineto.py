@@ -695,6 +695,14 @@ def test_h100_unlinked_waits():
     # round's on stream 7's last kernel); 7 on 57's kernel: a barrier only before 7's
     # next packet (its big kernel), the other 19 on 7 before nothing
     assert deps == {(2, 1, 3): 20, (1, 2, 3): 19, (1, 0, 3): 1, (0, 2, 3): 20}, deps
+    # the 20 barriers on 7 share a position (before its big kernel): they stay in call
+    # order, each submitted at the end of its own round's call, not all at the last
+    # round's (reversed, the first in the queue pushed the other 19 to its submit time:
+    # 20 host calls at gap 0 after the rounds, whose barriers the closed loop's device
+    # synchronize then waited 6.4 us for)
+    on7 = [r for r in p if r["type"] == gdtrace.REC_BARRIER_AND and r["queue"] == 0]
+    assert [r["info"][1] for r in on7] == sorted(r["info"][1] for r in on7)
+    assert len({r["submit_ns"] for r in on7}) == 20
     accounted(res)
     rows = replay_csv(out)
     assert len(rows) == 562
