@@ -1455,15 +1455,21 @@ def host_model(cap, packets, device_id, warnings):
     for _, p in packets:
         if p.get("deferred"):
             deferred[_thread_of(p["rt"])].append((p["rt"][2], p["submit"]))
+
+    def doorbell_pending(thread, t):
+        """The deferred doorbell of thread pending at t (after its call returned), or None."""
+        windows = deferred.get(thread, [])
+        j = bisect.bisect_right(windows, (t, float("inf"))) - 1
+        return windows[j][1] if j >= 0 and windows[j][0] <= t < windows[j][1] else None
+
     for corr, rt in cap.runtime.items():
         kind = HOST_WAIT_CALLS.get(rt[0])
         if kind is None:
             continue
-        windows = deferred.get(_thread_of(rt), [])
-        j = bisect.bisect_right(windows, (rt[1], float("inf"))) - 1
-        moved = j >= 0 and windows[j][0] <= rt[1] < windows[j][1]
+        d = doorbell_pending(_thread_of(rt), rt[1])
+        moved = d is not None
         if moved:
-            rt = (rt[0], windows[j][1], max(rt[2], windows[j][1])) + tuple(rt[3:])
+            rt = (rt[0], d, max(rt[2], d)) + tuple(rt[3:])
         sync = cap.syncs.get(corr)
         what = "runtime call %s" % rt[0]
         if sync is not None and sync["device"] is not None and sync["device"] != device_id:
@@ -1493,6 +1499,10 @@ def host_model(cap, packets, device_id, warnings):
         used.add(corr)
         counts[kind] += 1
     polls, poll_used = polling_loops(cap, packets)
+    for e in polls:   # (a loop begun before a deferred doorbell of its thread: issued at it)
+        d = doorbell_pending(e["thread"], e["time"])
+        if d is not None:
+            e.update(time=d, end=max(e["end"], d), moved=True)
     entries.extend(polls)
     used |= poll_used
     if polls:

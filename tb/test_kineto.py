@@ -316,6 +316,24 @@ def test_pageable_copy_deferred_doorbell():
             assert recs[0]["submit_ns"] > 70 * us and recs[1]["time_ns"] == recs[0]["submit_ns"], (name, recs)
         r = subprocess.run([os.path.join(BUILD, "gdsim"), "replay", out, "--quiet"], capture_output=True, text=True)
         assert r.returncode == 0, (name, r.stderr)
+    # A polling loop that began between the return and the doorbell (its queries from 71
+    # us, every 40 us, while A runs on stream 9 until 400) is issued at the doorbell too,
+    # after the copy's call (before it, the closed loop would submit the copy only when
+    # the loop was over). L is 3.5 us (leads 9, 6, 1, 1): the doorbell at 76 - 3.5.
+    q = [host_call_event("cudaEventQuery", 100 + i, 71 + 40 * i, 3) for i in range(10)]
+    ev2 = [launch_event(1, 10), kernel_event(9, 1, 20, 380)] + copy[:2] + q + \
+        [launch_event(10, 500), kernel_event(7, 10, 502, 8), launch_event(11, 520), kernel_event(7, 11, 522, 8)]
+    out = os.path.join(TMP, "pageable3.gdt.gz")
+    res = kineto2gdt.convert(synthetic(ev2), out, log=io.StringIO())
+    accounted(res)
+    assert res["host"]["poll"] == 1, res["host"]
+    got = [("call", r["gap_ns"]) if r["type"] == gdtrace.REC_HOST_CALL else
+           ("wait", r["time_ns"], r["polling"]) if r["type"] == gdtrace.REC_HOST_WAIT else ("packet", r["submit_ns"])
+           for r in gdtrace.read(out) if r["type"] in (gdtrace.REC_HOST_CALL, gdtrace.REC_HOST_WAIT,
+                                                       gdtrace.REC_DISPATCH, gdtrace.REC_NONKERNEL)]
+    assert got[:5] == [("call", 0), ("packet", 11 * us), ("call", 61500), ("packet", 72500), ("wait", 72500, True)], got
+    r = subprocess.run([os.path.join(BUILD, "gdsim"), "replay", out, "--quiet"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
 
 
 def test_held_copy():
