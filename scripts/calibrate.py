@@ -78,12 +78,6 @@ def pct(v, p):
     return v[min(len(v) - 1, len(v) * p // 100)] if v else None
 
 
-def median_ns(v):
-    """Median of the sorted integer list v, rounded half up to an integer."""
-    n = len(v)
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2] + 1) // 2
-
-
 def _corr(x):
     return x if isinstance(x, int) else -1
 
@@ -264,7 +258,7 @@ def fit(capture, device=None, first_fraction=None, queued_ns=5000, wait_ns=20000
     keys, classes, omitted, used = {}, {}, {}, 0
     for name, key in CLASSES:
         v = sorted(gaps.get(name, []))
-        c = dict(name=name, samples=len(v), p10=pct(v, 10), median=median_ns(v) if v else None, p90=pct(v, 90),
+        c = dict(name=name, samples=len(v), p10=pct(v, 10), median=gdtrace.median_ns(v) if v else None, p90=pct(v, 90),
                  value=None)
         if len(v) >= min_samples:
             c["value"] = keys[key] = max(0, c["median"])
@@ -281,7 +275,7 @@ def fit(capture, device=None, first_fraction=None, queued_ns=5000, wait_ns=20000
     return dict(keys=keys, classes=classes, omitted=omitted, gaps=used, excluded=dict(excluded), device=device,
                 capture=base, ops=len(ops), ops_fitted=ops_fitted, kernels=len(kernels), kernels_fitted=n_first,
                 first_fraction=first_fraction,
-                idle=dict(samples=len(idle), median=median_ns(idle) if idle else None),
+                idle=dict(samples=len(idle), median=gdtrace.median_ns(idle) if idle else None),
                 by_grid={k: dict(sorted((b, sorted(g)) for b, g in v.items())) for k, v in sorted(by_grid.items())},
                 provenance=provenance, queued_ns=queued_ns, wait_ns=wait_ns, min_samples=min_samples)
 
@@ -342,7 +336,7 @@ def report(result, out, by_grid=False):
                 continue
             print("  %-21s %18s %18s" % (cls + " gaps by CTAs", "successor's", "predecessor's"), file=out)
             for b in sorted(set(succ) | set(pred)):
-                cell = ["%6d, %s us" % (len(g[b]), _us(median_ns(g[b]))) if b in g else "" for g in (succ, pred)]
+                cell = ["%6d, %s us" % (len(g[b]), _us(gdtrace.median_ns(g[b]))) if b in g else "" for g in (succ, pred)]
                 print("    %9d-%-9d %18s %18s" % (1 << b, (2 << b) - 1, cell[0], cell[1]), file=out)
 
 

@@ -449,6 +449,13 @@ class TraceWriter:
         return False
 
 
+def median_ns(v):
+    """Median of the sorted integer list v, rounded half up to an integer (of an even
+    count, the mean of the middle two)."""
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2] + 1) // 2
+
+
 def calibration_text(lines):
     """The fit in gdsim's --config syntax (`key = value  # comment` lines, '\n' ends):
     what TraceWriter.calibration writes and what calibrate.py -o writes. See

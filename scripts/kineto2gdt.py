@@ -729,6 +729,17 @@ def deferred_doorbell(k, busy_until, lead, launch_starts):
     return i == len(starts) or starts[i] >= k["ts"] - lead
 
 
+def _after_earlier(ks):
+    """Each packet of a stream's list (in the order they ran) with the latest end of the
+    packets before it (None for the first)."""
+    busy_until = None
+    for k in ks:
+        yield k, busy_until
+        if k.get("ts") is not None:
+            end = k["ts"] + k["dur"]
+            busy_until = end if busy_until is None else max(busy_until, end)
+
+
 def idle_launch_latency(items):
     """Median of (start - end of the launch call) over the packets whose stream had
     finished everything before them when their launch call ended; DEFAULT_SUBMIT_LEAD_NS
@@ -739,11 +750,9 @@ def idle_launch_latency(items):
     leads = []
     for ks in by_stream.values():
         ks.sort(key=lambda k: (k["ts"], k["corr"] if k["corr"] is not None else -1))
-        busy_until = None
-        for k in ks:
+        for k, busy_until in _after_earlier(ks):
             if k["rt"] is not None and (busy_until is None or busy_until <= k["rt"][2]):
                 leads.append(k["ts"] - k["rt"][2])
-            busy_until = k["ts"] + k["dur"] if busy_until is None else max(busy_until, k["ts"] + k["dur"])
     if not leads:
         return DEFAULT_SUBMIT_LEAD_NS
     return max(0, int(statistics.median(leads)))
@@ -1388,13 +1397,6 @@ def _stream_free(packets):
     return free
 
 
-def _median_ns(values):
-    """The median (of an even count, the mean of the middle two, rounded half up)."""
-    v = sorted(values)
-    n = len(v)
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2] + 1) // 2
-
-
 def polling_loops(cap, packets):
     """The polling loops of the capture (POLL_* above) as host waits: a list of wait
     entries (as host_model's) on the packet each waited for, and the correlations of
@@ -1467,8 +1469,7 @@ def host_model(cap, packets, device_id, warnings):
         if kind is None:
             continue
         d = doorbell_pending(_thread_of(rt), rt[1])
-        moved = d is not None
-        if moved:
+        if d is not None:
             rt = (rt[0], d, max(rt[2], d)) + tuple(rt[3:])
         sync = cap.syncs.get(corr)
         what = "runtime call %s" % rt[0]
@@ -1494,15 +1495,16 @@ def host_model(cap, packets, device_id, warnings):
                          "the stream its thread last launched onto)")] += 1
         entries.append(dict(kind="wait", thread=thread, wkind=kind, stream=stream, target=target, time=rt[1],
                             end=rt[2], tail=max(0, rt[2] - max(awaited, rt[1])), corr=corr))
-        if moved:
-            entries[-1]["moved"] = True
         used.add(corr)
         counts[kind] += 1
+        if d is not None:
+            counts["at_doorbell"] += 1
     polls, poll_used = polling_loops(cap, packets)
     for e in polls:   # (a loop begun before a deferred doorbell of its thread: issued at it)
         d = doorbell_pending(e["thread"], e["time"])
         if d is not None:
-            e.update(time=d, end=max(e["end"], d), moved=True)
+            e.update(time=d, end=max(e["end"], d))
+            counts["at_doorbell"] += 1
     entries.extend(polls)
     used |= poll_used
     if polls:
@@ -1523,7 +1525,7 @@ def host_model(cap, packets, device_id, warnings):
             copies.append((e, p, rt, held))
             if not held:
                 prefixes.append(max(0, p["submit"] - rt[1]))
-    prefix = _median_ns(prefixes) if prefixes else 0
+    prefix = gdtrace.median_ns(sorted(prefixes)) if prefixes else 0
     for e, p, rt, held in copies:
         if held:   # (the file keeps the packet's submit order)
             e["host"] = max(rt[1], min(p["submit"], rt[1] + prefix))
@@ -1535,7 +1537,7 @@ def host_model(cap, packets, device_id, warnings):
     entries.sort(key=lambda e: (e["time"], e["kind"] == "wait", e.get("first", 0), e.get("corr") or 0))
     names, prev, last_of = {}, {}, {}
     out_before, out_after, pending = collections.defaultdict(list), [], []
-    awaited, negative, after_deferred, last_time = set(), 0, 0, 0
+    awaited, negative, last_time = set(), 0, 0
     for e in entries:
         h = e.get("host", e["time"])   # (the host's time of it, where not the file order's)
         if e["thread"] not in names:
@@ -1543,7 +1545,6 @@ def host_model(cap, packets, device_id, warnings):
             prev[e["thread"]] = h
         tid = names[e["thread"]][0]
         gap = h - prev[e["thread"]]
-        after_deferred += bool(e.get("moved"))
         if gap < 0:
             negative += 1
             gap = 0
@@ -1574,9 +1575,10 @@ def host_model(cap, packets, device_id, warnings):
     if negative:
         cap.assumed[("host call or wait that the capture puts before its thread's previous one returned (the "
                      "launch times' adjustments to the stream order)", "gap 0")] += negative
-    if after_deferred:
+    at_doorbell = counts.pop("at_doorbell", 0)
+    if at_doorbell:
         cap.assumed[("host wait that began before the deferred doorbell of its thread's previous call (a copy from "
-                     "pageable memory)", "issued at that doorbell, gap 0")] += after_deferred
+                     "pageable memory)", "issued at that doorbell, gap 0")] += at_doorbell
     if len(names) > MAX_HOST_THREADS:
         warnings.append("%d host threads, more than a trace holds (%d): no host model; the replay is open-loop "
                         "(every packet at its captured submit time)" % (len(names), MAX_HOST_THREADS))
@@ -1750,8 +1752,7 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
         v.sort()
     for s, items in per_stream.items():
         items.sort(key=lambda k: (k["ts"], k["corr"] if k["corr"] is not None else -1))
-        busy_until = None
-        for k in items:
+        for k, busy_until in _after_earlier(items):
             # The doorbell is written inside the launch call: a long call (first use of a
             # library, lazy loading) returns after its kernel started. The packet was then
             # submitted no later than its start minus the idle launch latency.
@@ -1771,9 +1772,6 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
                              "launch latency (%d ns) after its launch call returned (the driver stages the data, "
                              "then starts the DMA)" % lead, "submitted at its start minus that latency, after "
                                                             "the call returned (a deferred doorbell)")] += 1
-            if k.get("ts") is not None:
-                end = k["ts"] + k["dur"]
-                busy_until = end if busy_until is None else max(busy_until, end)
 
     recorded_waits, _ = rebuild_waits(cap, per_stream, device_id, warnings)
     barriers = place_barriers(cap, per_stream, device_id)

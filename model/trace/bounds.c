@@ -34,11 +34,7 @@ int gd_bounds_init(gd_bounds *b)
     return 0;
 }
 
-int gd_bounds_map_queues(gd_bounds *b)
-{
-    b->tqpath = b->qpath + GD_TRACE_MAX_QUEUES;
-    return 0;
-}
+void gd_bounds_map_queues(gd_bounds *b) { b->tqpath = b->qpath + GD_TRACE_MAX_QUEUES; }
 
 void gd_bounds_destroy(gd_bounds *b)
 {

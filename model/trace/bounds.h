@@ -147,8 +147,8 @@ typedef struct gd_bounds {
 
 int gd_bounds_init(gd_bounds *b);  /* 0, or -1 when out of memory */
 /* Trace queues are spread over fewer hardware queues (cs.physical_queues): keep their
- * paths apart. 0, or -1 when out of memory. */
-int gd_bounds_map_queues(gd_bounds *b);
+ * paths apart (in the room gd_bounds_init kept for them). */
+void gd_bounds_map_queues(gd_bounds *b);
 void gd_bounds_destroy(gd_bounds *b);
 /* A packet went into its queue (r->submit stamped): issued is the path of the call
  * that submitted it (closed loop: its thread's, gd_host_issue_path), or NULL for a

@@ -109,8 +109,10 @@ trace_source::trace_source(sc_core::sc_module_name name, host_env &env, const gd
     const uint32_t max_lookahead = cfg.host_max_lookahead;
     gd_host_init(&host_, max_lookahead);
     host_.cpu_ppm = cfg.host_cpu_time_ppm;
-    if (gd_bounds_init(&bounds_) || (physical_queues_ && gd_bounds_map_queues(&bounds_)))
+    if (gd_bounds_init(&bounds_))
         throw std::bad_alloc();  // the replay ends with GD_ENOMEM
+    if (physical_queues_)
+        gd_bounds_map_queues(&bounds_);
     host_.bounds = &bounds_;
     space_in.register_b_transport(this, &trace_source::space_bt);
     space_in.register_get_direct_mem_ptr(this, &trace_source::space_dmi);  // its direct transport
