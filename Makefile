@@ -236,7 +236,7 @@ $(LIB_A): $(OBJ)
 # it depends on: any change makes a new profile). The counts of an earlier profile go
 # first: a build never mixes two.
 PGO_INPUTS := $(C_SRC) $(CXX_SRC) $(wildcard include/*.h include/gdsim/*.hpp $(addsuffix /*.h,$(MODEL_DIRS)) \
-	    $(addsuffix /*.hpp,$(MODEL_DIRS))) cli/gdsim.c cli/compare.c cli/compare.h scripts/pgo_train.sh \
+	    $(addsuffix /*.hpp,$(MODEL_DIRS))) cli/gdsim.c cli/compare.c cli/compare.h cli/preinit.c scripts/pgo_train.sh \
 	    scripts/gen_trace.py scripts/kineto2gdt.py
 # The instrumented make is given this build's flags (make install reads them from
 # build.mk, which that make would not); the earlier counts are cleared beside the CLI
@@ -261,10 +261,10 @@ $(LIB_SO): $(OBJ)
 	$(Q)$(CXX) -shared $(LTO_FLAGS) $(SANFLAGS) $(PGO_USE) -Wl,-soname,libgdsim.so.$(SO_MAJOR) -o $@ $^ $(LIBS)
 	$(Q)ln -sf libgdsim.so $(BUILD)/libgdsim.so.$(SO_MAJOR)
 
-$(CLI): cli/gdsim.c cli/compare.c cli/compare.h $(LIB_A) include/gdsim.h $(PGO_STAMP)
+$(CLI): cli/gdsim.c cli/compare.c cli/compare.h cli/preinit.c $(LIB_A) include/gdsim.h $(PGO_STAMP)
 	@mkdir -p $(dir $@)
 	$(call say,LD,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PGO_USE) -Iinclude cli/gdsim.c cli/compare.c -o $@ $(LIB_A) $(LIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(PGO_USE) -Iinclude cli/gdsim.c cli/compare.c cli/preinit.c -o $@ $(LIB_A) $(LIBS)
 
 # The test programs link libgdsim.so, the library as built: with PGO=1 they test the
 # profile-guided, link-time optimised code that ships (GCC 12's wrong-code bug of

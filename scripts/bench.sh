@@ -81,6 +81,14 @@ p1056=$(awk "BEGIN { printf \"%.2f\", (10 / $r1056 - $f1056) * 100 }")
 p8448=$(awk "BEGIN { printf \"%.2f\", (10 / $r8448 - $f8448) * 100 }")
 echo "one CTA (the fixed cost): $f132 s on 132 SMs, $f1056 s on 1,056 SMs, $f8448 s on 8,448 SMs"
 echo "per CTA beyond it: $p132 ns on 132 SMs, $p1056 ns on 1,056 SMs, $p8448 ns on 8,448 SMs"
+# Start-up: what every command pays before its work (SystemC's library constructor;
+# cli/preinit.c, docs/PERFORMANCE.md item 43): best of 20 runs of gdsim --version.
+sbest=
+for i in $(seq 20); do
+    t0=$(date +%s%N); "$B/gdsim" --version >/dev/null; t1=$(date +%s%N)
+    [ -z "$sbest" ] || [ $((t1 - t0)) -lt "$sbest" ] && sbest=$((t1 - t0))
+done
+echo "start-up (gdsim --version): best of 20 $(awk "BEGIN { printf \"%.1f\", $sbest / 1e6 }") ms"
 # A real training step: the V100 capture (tb/data/kineto), converted once (the
 # converter's own time and memory printed), replayed against the GPU time it covers
 # (its measured span, from the capture's kernel and copy events), and replayed again
