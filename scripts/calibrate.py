@@ -181,6 +181,7 @@ def fit(capture, device=None, first_fraction=None, queued_ns=5000, wait_ns=20000
     elif device not in by_device:
         raise kineto2gdt.ConvertError("%s: no kernels on device %s (devices with kernels: %s)" % (
             path, device, ", ".join(str(d) for d in sorted(by_device, key=str))))
+    kineto2gdt.align_clocks(cap, device)   # (the converter's own alignment when it passes cap)
 
     # The device's packets, as small dicts of our own (the capture's are left alone).
     ops = []

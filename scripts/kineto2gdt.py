@@ -52,6 +52,7 @@ from gdtrace import (CMD_COND, CMD_SYNC, EXEC_PER_DISPATCH, MAX_HOST_THREADS, WA
 import bisect  # noqa: E402
 import itertools  # noqa: E402
 import heapq  # noqa: E402
+import math  # noqa: E402
 
 # Host API calls that launch kernels; a CUDA graph launch submits all its kernels at once.
 KERNEL_LAUNCH_APIS = {
@@ -59,16 +60,27 @@ KERNEL_LAUNCH_APIS = {
     "cuLaunchKernel", "cuLaunchKernelEx", "cudaLaunchCooperativeKernel", "cudaLaunchCooperativeKernel_ptsz",
     "cudaLaunchCooperativeKernelMultiDevice", "cudaGraphLaunch", "cudaGraphLaunch_ptsz", "cuGraphLaunch",
     "hipLaunchKernel", "hipExtLaunchKernel", "hipModuleLaunchKernel", "hipExtModuleLaunchKernel",
-    "hipLaunchCooperativeKernel", "hipGraphLaunch",
+    "hipLaunchCooperativeKernel", "hipGraphLaunch", "hipHccModuleLaunchKernel",
 }
 # The graph launches among them: their kernels and copies are graph-launched (format 1.9
 # flag; the launch-gap model's pp.gap_graph_* keys, calibrate.py).
 GRAPH_LAUNCH_APIS = {"cudaGraphLaunch", "cudaGraphLaunch_ptsz", "cuGraphLaunch", "hipGraphLaunch"}
-# HIP reports these grids in work-items, not workgroups (tb/data/kineto/README.md).
-GRID_IN_WORK_ITEMS = {"hipExtModuleLaunchKernel", "hipModuleLaunchKernel"}
+# HIP launch APIs whose grid is in work-items, not workgroups: their parameters are the
+# global work size (HIP API reference: hipExtModuleLaunchKernel's globalWorkSizeX...,
+# hipHccModuleLaunchKernel's likewise; hipModuleLaunchKernel takes gridDimX..., in blocks,
+# as the captures show: Triton's attn_fwd, grid (2, 8, 1) of 256-work-item blocks).
+# ROCm 6.4 and later copy the launch's grid onto the kernel event too (docs/KINETO.md).
+GRID_IN_WORK_ITEMS = {"hipExtModuleLaunchKernel", "hipHccModuleLaunchKernel"}
+# A kernel with no grid and block anywhere in the capture (a graph's kernel on ROCm, or
+# one without a launch event) and no same-name kernel that has them: a full wave of
+# workgroups of this many work-items, one per SM/CU (docs/KINETO.md).
+ASSUMED_BLOCK = 256
 # Without a launch event a kernel is taken as submitted this long before it started,
 # unless the capture shows otherwise (the median over packets launched onto an idle stream).
 DEFAULT_SUBMIT_LEAD_NS = 5000
+# A median launch-to-start time this long onto an idle device is a clock offset, not a
+# launch (clock_offset()).
+CLOCK_SKEW_NS = 1000000
 MAX_QUEUES = 1024
 # Collective-communication kernels (NCCL, RCCL): they wait inside for the other GPUs of
 # the collective, which gdsim does not model; see own_work_and_peers().
@@ -473,6 +485,8 @@ class Capture:
         self.skipped = collections.Counter()  # (what, why) -> count: events not converted
         self.assumed = collections.Counter()  # (what, how) -> count: converted with an assumption
         self.events = 0
+        self.rocm = False                  # a ROCm capture (roctracer/HIP version keys, ROCM_KEYS)
+        self.clock = None                  # align_clocks: (device, offset ns, packets judged) once aligned
 
 
 def event_kind(e):
@@ -486,6 +500,11 @@ def event_kind(e):
 
 
 CORR_RANGE = (-(1 << 63), 1 << 63)
+# Kineto's categories before PyTorch 1.10 (2021): the same events under other names.
+CATEGORY_2021 = {"Kernel": "kernel", "Runtime": "cuda_runtime", "Driver": "cuda_driver", "Memcpy": "gpu_memcpy",
+                 "Memset": "gpu_memset"}
+# Top-level keys Kineto writes only on ROCm (its roctracer / rocprofiler back end).
+ROCM_KEYS = ("roctracer_version", "hip_runtime_version", "hip_driver_version")
 
 
 def collect(path, pid_filter):
@@ -497,6 +516,8 @@ def collect(path, pid_filter):
         for key, val in JsonStream(f, path).items():
             if key == "deviceProperties":
                 cap.device_props = val
+            if key in ROCM_KEYS:
+                cap.rocm = True
             if key != "traceEvents":
                 continue
             index = cap.events
@@ -521,6 +542,7 @@ def collect(path, pid_filter):
 
 def collect_event(cap, e, pid_filter):
     cat = e.get("cat")
+    cat = CATEGORY_2021.get(cat, cat) if isinstance(cat, str) else cat
     if not isinstance(cat, str) or cat not in ("kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "cuda_runtime",
                                                "cuda_driver"):
         cap.skipped[(event_kind(e), WHY.get(event_kind(e), "not dispatch work"))] += 1
@@ -597,26 +619,60 @@ WHY = {
     "instant": "instant marker (e.g. the profiler's iteration or record-window marks)",
     "Trace": "the profiler's own trace-span event",
     "cuda_profiler_range": "profiler range marker",
+    "Operator": "host-side PyTorch operator (its launches are converted through the runtime events)",
 }
 
 
 # --------------------------------------------------------------------------------------
 # The device
 
-def device_from_props(props, device_id, warnings):
-    """The Device of `device_id` from the capture's deviceProperties, or None when they do
-    not describe it. Raises ConvertError (without the file name) when they are not a list
-    of objects, or the device's fields are not integers gdsim takes."""
+# The deviceProperties fields that describe a device (all but its id and memory size):
+# entries equal in these describe the same kind of GPU.
+DESCRIBING = ("name", "computeMajor", "computeMinor", "numSms", "maxThreadsPerBlock", "maxThreadsPerMultiprocessor",
+              "regsPerBlock", "regsPerMultiprocessor", "warpSize", "sharedMemPerBlock", "sharedMemPerMultiprocessor",
+              "maxSharedMemoryPerMultiProcessor", "sharedMemPerBlockOptin")
+
+
+def props_entry(props, device_id, rocm, notes):
+    """The deviceProperties entry that describes `device_id`, or None. CUDA numbers a
+    GPU the same in both places. ROCm's kernel events name the GPU by its HSA agent
+    index, CPU agents first (a GPU behind one CPU agent is 1, behind two 2; the ninth
+    GPU of a two-socket node is 9), while deviceProperties lists the process's visible
+    GPUs from id 0: one entry is the one GPU; among several, entries that describe the
+    same GPU make the choice moot, and otherwise the agent index cannot be told from a
+    GPU index, so the entry of that id is taken (said in notes). Raises ConvertError
+    when props are not a list of objects."""
     if props is None:
         return None
     if not isinstance(props, list):
         raise ConvertError("deviceProperties is not a list: %s" % _show(props))
-    p = None
     for i, d in enumerate(props):
         if not isinstance(d, dict):
             raise ConvertError("deviceProperties[%d] is not an object: %s" % (i, _show(d)))
-        if d.get("id", i) == device_id:
-            p = d
+    of_id = [d for i, d in enumerate(props) if d.get("id", i) == device_id]
+    entry = of_id[-1] if of_id else None   # (the last of an id, as before)
+    if not rocm or not props:
+        return entry
+    if len(props) == 1:
+        if entry is None:
+            notes.append("device %s is the capture's one GPU (ROCm names it by its HSA agent index): its "
+                         "deviceProperties entry has id %s" % (device_id, props[0].get("id", 0)))
+        return props[0]
+    same = all(all(d.get(f) == props[0].get(f) for f in DESCRIBING) for d in props)
+    if same:
+        return entry or props[0]
+    if entry is not None:
+        notes.append("ROCm names device %s by its HSA agent index, and the capture's %d deviceProperties entries "
+                     "differ: the one with id %s is taken (agent and GPU index may differ by the CPU agents)" % (
+                         device_id, len(props), device_id))
+    return entry
+
+
+def device_from_props(props, device_id, warnings, rocm=False):
+    """The Device of `device_id` from the capture's deviceProperties (props_entry), or
+    None when they do not describe it. Raises ConvertError (without the file name) when
+    they are not a list of objects, or the device's fields are not integers gdsim takes."""
+    p = props_entry(props, device_id, rocm, warnings)
     if p is None:
         return None
     missing = []
@@ -638,10 +694,13 @@ def device_from_props(props, device_id, warnings):
         return default
 
     regs = get("regsPerMultiprocessor", "regsPerBlock", default=65536)
-    name = p.get("name", "device %s" % device_id)
+    name = p.get("name", "")
     if not isinstance(name, str):
         raise ConvertError("deviceProperties of device %s: 'name' is not a string: %s" % (device_id, _show(name)))
     cc = tuple(field(n) if n in p else 0 for n in ("computeMajor", "computeMinor"))
+    if not name.strip():   # (vLLM's ROCm captures have an empty name)
+        name = ("AMD gfx%d.%d GPU, %s CUs" if rocm else "GPU of compute capability %d.%d, %s SMs") % (
+            cc[0], cc[1], p.get("numSms", "?")) + " (deviceProperties give no name)"
     dev = Device(name=name, cc=cc,
                  sms=get("numSms", default=0), threads_per_sm=get("maxThreadsPerMultiprocessor", default=2048),
                  regs_per_sm=regs,
@@ -694,8 +753,8 @@ def infer_device(kernels, warnings):
         if cc:
             break
     if not sms:
-        raise ConvertError("the trace has no deviceProperties and no kernel gives 'blocks per SM' to infer the SM "
-                           "count from")
+        raise ConvertError("the trace has no deviceProperties of the device and no kernel gives 'blocks per SM' to "
+                           "infer the SM count from")
     n = sms.most_common(1)[0][0]
     if not 1 <= n <= MAX_SMS:
         raise ConvertError("the trace has no deviceProperties, and its kernels' 'blocks per SM' give %d SMs (1 to %d)"
@@ -740,22 +799,60 @@ def _after_earlier(ks):
             busy_until = end if busy_until is None else max(busy_until, end)
 
 
-def idle_launch_latency(items):
-    """Median of (start - end of the launch call) over the packets whose stream had
-    finished everything before them when their launch call ended; DEFAULT_SUBMIT_LEAD_NS
-    if there are none."""
+def idle_launch_latency(items, info=None):
+    """L: the median of (start - end of the launch call), at least 0, over the packets
+    whose stream had finished everything before them when their launch call ended;
+    graph launches only when there is no other (their kernels start after the graph's
+    own set-up, or before the call returns); DEFAULT_SUBMIT_LEAD_NS if there are none.
+    info, a dict, gets the gaps used: n, lo, hi, graph (whether they were graph
+    launches)."""
     by_stream = collections.defaultdict(list)
     for k in items:
         by_stream[k["stream"]].append(k)
-    leads = []
+    gaps = ([], [])   # launched by a graph launch: no, yes
     for ks in by_stream.values():
         ks.sort(key=lambda k: (k["ts"], k["corr"] if k["corr"] is not None else -1))
         for k, busy_until in _after_earlier(ks):
             if k["rt"] is not None and (busy_until is None or busy_until <= k["rt"][2]):
-                leads.append(k["ts"] - k["rt"][2])
-    if not leads:
+                gaps[k["rt"][0] in GRAPH_LAUNCH_APIS].append(k["ts"] - k["rt"][2])
+    used = gaps[0] or gaps[1]
+    if info is not None:
+        info.update(n=len(used), lo=min(used, default=None), hi=max(used, default=None), graph=not gaps[0])
+    if not used:
         return DEFAULT_SUBMIT_LEAD_NS
-    return max(0, int(statistics.median(leads)))
+    return max(0, int(statistics.median(used)))
+
+
+def align_clocks(cap, device_id):
+    """Moves the host's events (launch and sync calls) later by clock_offset() of the
+    device's kernels and copies, once per capture; returns (offset ns, packets judged)."""
+    if cap.clock is None:
+        items = [dict(ts=k["ts"], dur=k["dur"], rt=cap.runtime.get(k["corr"])) for k in cap.kernels + cap.commands
+                 if k["device"] == device_id and k["corr"] is not None]
+        off, n = clock_offset(items)
+        if off:
+            cap.runtime = {c: (r[0], r[1] + off, r[2] + off) + r[3:] for c, r in cap.runtime.items()}
+            for sy in cap.syncs.values():
+                sy["ts"] += off
+                sy["end"] += off
+        cap.clock = (device_id, off, n)
+    return cap.clock[1:]
+
+
+def clock_offset(items):
+    """How far the capture's GPU clock runs behind its host clock: 0 unless no packet
+    started within CLOCK_SKEW_NS of its launch call's end (nor before it), as on every
+    NVIDIA capture here (on each, the quickest start is at most 58 ns after its call);
+    then the quickest such start less DEFAULT_SUBMIT_LEAD_NS. Kineto's ROCm back end
+    converts GPU timestamps to the host's clock with one offset taken after the
+    collection (pytorch/kineto #1082, #991): four public MI300X captures have no packet
+    that started within 7 ms of its launch call (9.2, 21.2, 7.3 and 146 ms), where the
+    others start 4 to 20 us after theirs. Graph launches are left out. Returns (offset
+    ns, launch calls judged)."""
+    gaps = [k["ts"] - k["rt"][2] for k in items if k["rt"] is not None and k["rt"][0] not in GRAPH_LAUNCH_APIS]
+    if not gaps or min(gaps) < CLOCK_SKEW_NS:
+        return 0, len(gaps)
+    return min(gaps) - DEFAULT_SUBMIT_LEAD_NS, len(gaps)
 
 
 def waves_beside_resident(kernels, dev):
@@ -1591,33 +1688,68 @@ def host_model(cap, packets, device_id, warnings):
                 copy_prefix=prefix)
 
 
+def launch_shape(k, rt):
+    """(grid in workgroups, block, shared memory) of kernel k from its kernel event or
+    its launch event rt (HIP traces before ROCm 6.4 have the shape only there); grid and
+    block None when neither has both."""
+    grid, block, smem = k["grid"], k["block"], k["smem"]
+    if (grid is None or block is None) and rt is not None and rt[4]:
+        grid, block = rt[4].get("grid"), rt[4].get("block")
+        if smem is None:
+            smem = rt[4].get("shared memory")
+    if grid is None or block is None:
+        return None, None, smem
+    if rt is not None and rt[0] in GRID_IN_WORK_ITEMS and min(block) >= 1:
+        grid = [-(-grid[i] // block[i]) for i in range(3)]
+    return grid, block, smem
+
+
+def shape_from_mates(cap, k, rt, mates, shapes, dev):
+    """A shape for kernel k, which has none in the capture: that of the kernel among
+    mates (those of its name with a shape) whose measured duration is nearest its own
+    (the first such in the capture; a kernel's shape follows its problem size, as its
+    duration does), or a full wave of ASSUMED_BLOCK-work-item workgroups, one per SM;
+    counted in cap.assumed."""
+    why = "graph-launched kernel" if rt is not None and rt[0] in GRAPH_LAUNCH_APIS else \
+        "kernel without a launch event" if rt is None else "kernel launched by %s" % rt[0]
+    if mates:
+        dur = max(k["dur"], 1)
+        m = min(mates, key=lambda m: abs(math.log(max(m["dur"], 1) / dur)))
+        cap.assumed[("%s without grid and block" % why, "the shape of its same-name kernel nearest in measured "
+                                                          "duration")] += 1
+        return shapes[id(m)][0], shapes[id(m)][1]
+    cap.assumed[("%s without grid and block, and no same-name kernel with them" % why,
+                 "a full wave: one workgroup of %d work-items per SM/CU, running its measured duration"
+                 % ASSUMED_BLOCK)] += 1
+    return [dev.sms, 1, 1], [min(ASSUMED_BLOCK, dev.threads_per_cta), 1, 1]
+
+
 def device_kernels(cap, device_id, warnings):
     """The capturing device and its kernels as the conversion uses them: each kernel
     dict gains its launch shape, registers, `waves` on the idle device and `rt` (its
     launch call, when a kernel launch API); kernels that cannot be converted are counted
     in cap.skipped."""
     try:
-        dev = device_from_props(cap.device_props, device_id, warnings) or infer_device(cap.kernels, warnings)
+        dev = device_from_props(cap.device_props, device_id, warnings, cap.rocm) or \
+            infer_device(cap.kernels, warnings)
     except ConvertError as e:
         raise ConvertError("%s: %s" % (cap.path, e)) from None
 
     kernels = []
+    shapes, mates = {}, collections.defaultdict(list)   # id(kernel) -> launch_shape; name -> kernels with one
+    for k in cap.kernels:
+        if k["device"] == device_id:
+            shapes[id(k)] = launch_shape(k, cap.runtime.get(k["corr"]))
+            if shapes[id(k)][0] is not None:
+                mates[k["name"]].append(k)
     for k in cap.kernels:
         if k["device"] != device_id:
             cap.skipped[("kernel", "on device %s, not the converted device %s" % (k["device"], device_id))] += 1
             continue
         rt = cap.runtime.get(k["corr"])
-        grid, block, smem = k["grid"], k["block"], k["smem"]
-        if (grid is None or block is None) and rt is not None and rt[4]:
-            # HIP traces put the launch shape on the launch event
-            grid, block = rt[4].get("grid"), rt[4].get("block")
-            if smem is None:
-                smem = rt[4].get("shared memory")
-            if grid is not None and block is not None and rt[0] in GRID_IN_WORK_ITEMS and min(block) >= 1:
-                grid = [-(-grid[i] // block[i]) for i in range(3)]
-        if grid is None or block is None:
-            cap.skipped[("kernel", "no grid and block on the kernel event or its launch event")] += 1
-            continue
+        grid, block, smem = shapes[id(k)]
+        if grid is None:
+            grid, block = shape_from_mates(cap, k, rt, mates.get(k["name"]), shapes, dev)
         grid, block = [int(x) for x in grid], [int(x) for x in block]
         smem = int(smem or 0)
         regs = k["regs"]
@@ -1672,6 +1804,14 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
     elif device_id not in by_device:
         raise ConvertError("%s: no kernels on device %s (devices with kernels: %s)" % (
             in_path, device_id, ", ".join(str(d) for d in sorted(by_device, key=str))))
+    offset, judged = align_clocks(cap, device_id)
+    if offset:
+        warnings.append("the capture's GPU clock runs %.3f ms behind its host clock: none of its %d launched "
+                        "packets started sooner than %.3f ms after its launch call ended (Kineto's ROCm back end "
+                        "aligns the clocks once, after collection); the host's calls are moved %.3f ms later, leaving "
+                        "%d ns for the quickest (docs/KINETO.md)" % (
+                            offset / 1e6, judged, (offset + DEFAULT_SUBMIT_LEAD_NS) / 1e6, offset / 1e6,
+                            DEFAULT_SUBMIT_LEAD_NS))
     fitted = None
     if calibrate is not None:
         # on the capture as collected, before the conversion adds to it: the same fit as

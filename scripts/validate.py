@@ -94,6 +94,7 @@ class Timeline:
         if not by_device:
             raise kineto2gdt.ConvertError("%s: no kernel events (cat 'kernel') in the trace" % capture)
         self.device = by_device.most_common(1)[0][0] if device is None else device
+        kineto2gdt.align_clocks(cap, self.device)   # the converter's host times (docs/KINETO.md)
         self.stall_ns = stall_ns
         ops = []
         for k in cap.kernels:
