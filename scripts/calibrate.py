@@ -63,7 +63,7 @@ CLASSES = (("K->K", "pp.gap_kernel_kernel_ns"), ("K->C", "pp.gap_kernel_copy_ns"
            ("C->K", "pp.gap_copy_kernel_ns"), ("C->C", "pp.gap_copy_copy_ns"),
            ("graph K->K", "pp.gap_graph_kernel_kernel_ns"), ("graph K->C", "pp.gap_graph_kernel_copy_ns"),
            ("graph C->K", "pp.gap_graph_copy_kernel_ns"), ("graph C->C", "pp.gap_graph_copy_copy_ns"),
-           ("after wait", "pp.gap_after_wait_ns"))
+           ("after wait", "pp.gap_after_wait_ns"), ("programmatic lead", "pp.gap_programmatic_lead_ns"))
 assert tuple(k for _, k in CLASSES) == gdtrace.GAP_KEYS
 # Why a gap was left out (fit()["excluded"]).
 NOT_QUEUED = "successor not queued (launch call ended less than queued-ns before the release)"
@@ -193,6 +193,7 @@ def fit(capture, device=None, first_fraction=None, queued_ns=5000, wait_ns=20000
             ops.append(dict(kind=kind, ts=e["ts"], end=e["ts"] + e["dur"], stream=e["stream"], corr=e["corr"],
                             launch_end=rt[2] if rt is not None else None,
                             graph=rt is not None and rt[0] in kineto2gdt.GRAPH_LAUNCH_APIS,
+                            pdl=rt is not None and rt[0] in kineto2gdt.PDL_LAUNCH_APIS,
                             ctas=_ctas(e) if kind == "K" else None))
     ops.sort(key=lambda o: (o["ts"], _corr(o["corr"]), o["end"], o["kind"], str(o["stream"])))
     # The fitted window: the first ceil(F x n) kernels by measured start (validate.py
@@ -231,6 +232,11 @@ def fit(capture, device=None, first_fraction=None, queued_ns=5000, wait_ns=20000
                 continue
             if not k["first"]:
                 excluded[LATER] += 1
+                continue
+            if prev["kind"] == k["kind"] == "K" and k["pdl"] and k["ts"] < prev["end"]:
+                # a programmatic dependent launch (kineto2gdt.programmatic_launches): how
+                # long before its primary ended it started, not a gap
+                gaps["programmatic lead"].append(prev["end"] - k["ts"])
                 continue
             # a recorded wait between the two (in call order) whose packet ended later
             release, cls = prev["end"], ("graph " if k["graph"] else "") + prev["kind"] + "->" + k["kind"]

@@ -32,15 +32,16 @@ CMD_SYNC, CMD_COND, CMD_FAILS = 1, 2, 4  # a multi-tenant command's flags (forma
 CMD_INDEPENDENT = 8  # a kernel whose CTAs' warps are independent (format 1.7; seed 001 emb. 3)
 INSN_CLASSES = ("fp32", "fp16", "int", "ldst", "sfu", "tensor")  # a kernel's instruction mix (format 1.6)
 # A packet record's flags: bit 0 of a dispatch = reference packet (1.5), of a
-# non-kernel command = barrier; bit 1 of both (1.9) = launched by a CUDA/HIP graph launch.
-DISPATCH_REFERENCE, NONKERNEL_BARRIER, PACKET_GRAPH = 1, 1, 2
+# non-kernel command = barrier; bit 1 of both (1.9) = launched by a CUDA/HIP graph launch;
+# bit 2 of a dispatch (1.11) = a programmatic dependent launch.
+DISPATCH_REFERENCE, NONKERNEL_BARRIER, PACKET_GRAPH, DISPATCH_PROGRAMMATIC = 1, 1, 2, 4
 # The keys a calibration record (format 1.9) may set, all in ns: the gap from the end of a
 # packet to the start of the next one of its queue when that one was already waiting
 # (predecessor_successor; the graph ones when the successor came from a graph launch),
 # and from the end of the awaited packet to the start of a packet a cross-stream wait held.
 GAP_KEYS = ("pp.gap_kernel_kernel_ns", "pp.gap_kernel_copy_ns", "pp.gap_copy_kernel_ns", "pp.gap_copy_copy_ns",
             "pp.gap_graph_kernel_kernel_ns", "pp.gap_graph_kernel_copy_ns", "pp.gap_graph_copy_kernel_ns",
-            "pp.gap_graph_copy_copy_ns", "pp.gap_after_wait_ns")
+            "pp.gap_graph_copy_copy_ns", "pp.gap_after_wait_ns", "pp.gap_programmatic_lead_ns")
 CALIBRATION_PROVENANCE_MAX = 512   # GD_CALIBRATION_MAX_PROVENANCE (model/base/config.h): what gdsim reads
 CONFIG_LINE_MAX = 255   # a calibration record's lines: gdsim reads up to 255 bytes each (model/trace/trace.c)
 NONKERNEL_KINDS = {"other": 0, "memcpy_htod": 1, "memcpy_dtoh": 2, "memcpy_dtod": 3, "memcpy_htoh": 4,
@@ -306,13 +307,20 @@ class TraceWriter:
         return PACKET_GRAPH
 
     def dispatch(self, queue, submit_ns, kid, block, grid, smem, barrier=True, signal=0, info=None,
-                 kernarg=0, wait_until_ns=None, cluster=None, tenant=None, graph=False):
+                 kernarg=0, wait_until_ns=None, cluster=None, tenant=None, graph=False, programmatic=False):
         """block: (x, y, z) threads; grid: (x, y, z) CTAs. wait_until_ns (format 1.3, with
         launch info): the CTAs run at least until then (a collective waiting for its peers).
         cluster (format 1.4): (x, y, z, gpu_cga, mode): CTAs per GPC-CGA, GPC-CGAs per
         GPU-CGA, 0 load_balance / 1 multicast. tenant (format 1.6): (vid, flags). graph
-        (format 1.9): the kernel came from a CUDA/HIP graph launch."""
+        (format 1.9): the kernel came from a CUDA/HIP graph launch. programmatic (format
+        1.11, with the barrier bit): a programmatic dependent launch."""
         flags = self._graph(graph)
+        if programmatic:
+            if self.minor < 11:
+                raise ValueError("the programmatic flag needs format 1.11 (TraceWriter(minor=11))")
+            if not barrier:
+                raise ValueError("a programmatic dependent launch needs the barrier bit")
+            flags |= DISPATCH_PROGRAMMATIC
         if tenant is not None and cluster is None:
             cluster = (1, 1, 1, 1, 0)
         dims = 3 if grid[2] > 1 or block[2] > 1 else 2 if grid[1] > 1 or block[1] > 1 else 1
@@ -635,7 +643,8 @@ def read(path):
             queue, flags, _, submit = struct.unpack_from("<HHIQ", p)
             rec.update(queue=queue, submit_ns=submit)
             if rtype == REC_DISPATCH:
-                rec.update(flags=flags, graph=bool(flags & PACKET_GRAPH))
+                rec.update(flags=flags, graph=bool(flags & PACKET_GRAPH),
+                           programmatic=bool(flags & DISPATCH_PROGRAMMATIC))
                 f = struct.unpack_from("<HHHHHHIIIIIQQQQ", p, 16)
                 rec.update(header=f[0], setup=f[1], block=f[2:5], grid_items=f[6:9], smem=f[10], kernel=f[11],
                            signal=f[14])

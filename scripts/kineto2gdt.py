@@ -62,6 +62,9 @@ KERNEL_LAUNCH_APIS = {
     "hipLaunchKernel", "hipExtLaunchKernel", "hipModuleLaunchKernel", "hipExtModuleLaunchKernel",
     "hipLaunchCooperativeKernel", "hipGraphLaunch", "hipHccModuleLaunchKernel",
 }
+# The launches that can make a programmatic dependent launch (CUDA's launch attribute
+# cudaLaunchAttributeProgrammaticStreamSerialization; Kineto does not record attributes).
+PDL_LAUNCH_APIS = {"cudaLaunchKernelExC", "cudaLaunchKernelExC_ptsz", "cuLaunchKernelEx", "cuLaunchKernelEx_ptsz"}
 # The graph launches among them: their kernels and copies are graph-launched (format 1.9
 # flag; the launch-gap model's pp.gap_graph_* keys, calibrate.py).
 GRAPH_LAUNCH_APIS = {"cudaGraphLaunch", "cudaGraphLaunch_ptsz", "cuGraphLaunch", "hipGraphLaunch"}
@@ -786,6 +789,26 @@ def deferred_doorbell(k, busy_until, lead, launch_starts):
     starts = launch_starts.get(_thread_of(k["rt"]), [])
     i = bisect.bisect_right(starts, k["rt"][1])
     return i == len(starts) or starts[i] >= k["ts"] - lead
+
+
+def programmatic_launches(per_stream):
+    """The kernels that were programmatic dependent launches, by the capture's evidence:
+    launched by a PDL_LAUNCH_APIS call, they started before the kernel ahead of them on
+    their stream (their primary) ended. Kineto records no launch attributes; on the
+    shared H100 captures and the public B200 one every kernel that started before its
+    stream predecessor ended came from such a call (148, 16 and 74 of them), and none
+    from another. Such a kernel's CTAs wait for their primary's work
+    (cudaGridDependencySynchronize) inside its measured run: what it ran on its own is
+    the time after its primary ended (its own_dur, over its waves). Returns {id(kernel)}."""
+    out = set()
+    for items in per_stream.values():
+        for a, b in zip(items, items[1:]):
+            if b["type"] == "kernel" and a["type"] == "kernel" and b["rt"] is not None and \
+                    b["rt"][0] in PDL_LAUNCH_APIS and b["ts"] < a["ts"] + a["dur"]:
+                out.add(id(b))
+                if "own_dur" not in b:
+                    b["own_dur"] = max(1, b["ts"] + b["dur"] - (a["ts"] + a["dur"]))
+    return out
 
 
 def _after_earlier(ks):
@@ -1913,6 +1936,7 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
                              "then starts the DMA)" % lead, "submitted at its start minus that latency, after "
                                                             "the call returned (a deferred doorbell)")] += 1
 
+    programmatic = programmatic_launches(per_stream)
     recorded_waits, _ = rebuild_waits(cap, per_stream, device_id, warnings)
     barriers = place_barriers(cap, per_stream, device_id)
     inferred = dict(inferred_barriers=0, wait_commands=0, wait_ns=0, typical_gap_ns=0)
@@ -2038,7 +2062,8 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
     w = None
     try:
         w = TraceWriter(out_path, dev, producer,
-                        minor=10 if host else 9 if n_graph or record else 6 if extra_vid else 3)
+                        minor=11 if programmatic else 10 if host else 9 if n_graph or record else 6 if extra_vid
+                        else 3)
         if record:
             w.calibration(fitted["provenance"], calibration.record_lines(fitted))
         for tid, (name, start) in enumerate(host["threads"] if host else []):
@@ -2078,7 +2103,7 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
                 cta_ps = p["cta_ps"] if "cta_ps" in p else (own * 1000 + p["waves"] // 2) // p["waves"]
                 w.dispatch(q, p["submit"], kid, p["block"], p["grid"], p["smem"], barrier=True, signal=signal,
                            info=(cta_ps, corr, p["ts"], p["dur"]), wait_until_ns=p.get("wait_until"), tenant=tenant,
-                           graph=graph_of[id(p)])
+                           graph=graph_of[id(p)], programmatic=id(p) in programmatic)
                 n_kernels += 1
             elif p["type"] == "command":
                 if p.get("filler"):
@@ -2111,6 +2136,11 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
         print("kineto2gdt: %d packet(s) launched by a CUDA/HIP graph launch (%s): flagged graph-launched "
               "(format 1.9)" % (n_graph, ", ".join(sorted({p["rt"][0] for _, p in packets if graph_of[id(p)]}))),
               file=log)
+    if programmatic:
+        print("kineto2gdt: %d kernel(s) launched by %s started before the kernel ahead of them on their stream ended: "
+              "flagged programmatic dependent launches (format 1.11; docs/KINETO.md)" % (
+                  len(programmatic), "/".join(sorted(PDL_LAUNCH_APIS & {p["rt"][0] for _, p in packets
+                                                                        if id(p) in programmatic}))), file=log)
     if host:
         c = host["counts"]
         print("kineto2gdt: host model (format 1.10): %d thread(s), %d call(s), %d wait(s): %d stream, %d event and %d "
@@ -2144,6 +2174,7 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
                 capture_kernels=capture_kernels, device_id=device_id, **inferred,
                 skipped=dict(cap.skipped), assumed=dict(cap.assumed), device=dev, warnings=warnings,
                 events=cap.events, launches_used=runtime_used, graph_packets=n_graph,
+                programmatic=len(programmatic),
                 calibration=fitted if record else None,
                 host=None if host is None else dict(threads=len(host["threads"]), **host["counts"]))
 

@@ -42,13 +42,13 @@ class Builder:
                                 args={"correlation": self.corr}))
         return self.corr
 
-    def op(self, kind, stream, start, dur=None, corr=None, late_launch_end=None):
+    def op(self, kind, stream, start, dur=None, corr=None, late_launch_end=None, api="cudaLaunchKernel"):
         """A kernel (K) or memcpy (C) on stream at start; launched now by its own call
-        (cudaLaunchKernel / cudaMemcpyAsync), or by the call `corr` (a graph launch), or
-        by a call ending at late_launch_end (not queued). Returns its end."""
+        (api / cudaMemcpyAsync), or by the call `corr` (a graph launch), or by a call
+        ending at late_launch_end (not queued). Returns its end."""
         dur = dur if dur is not None else KDUR if kind == "K" else CDUR
         if corr is None:
-            name = "cudaLaunchKernel" if kind == "K" else "cudaMemcpyAsync"
+            name = api if kind == "K" else "cudaMemcpyAsync"
             corr = self.call(name) if late_launch_end is None else self.call(name, late_launch_end - 500)
         args = {"device": 0, "stream": stream, "correlation": corr}
         if kind == "K":
@@ -156,10 +156,12 @@ def test_fit_whole():
     n = {k: c["samples"] for k, c in r["classes"].items()}
     assert n == {"pp.gap_kernel_kernel_ns": 10, "pp.gap_kernel_copy_ns": 5, "pp.gap_copy_kernel_ns": 5,
                  "pp.gap_copy_copy_ns": 6, "pp.gap_graph_kernel_kernel_ns": 5, "pp.gap_graph_kernel_copy_ns": 1,
-                 "pp.gap_graph_copy_kernel_ns": 0, "pp.gap_graph_copy_copy_ns": 0, "pp.gap_after_wait_ns": 5}, n
+                 "pp.gap_graph_copy_kernel_ns": 0, "pp.gap_graph_copy_copy_ns": 0, "pp.gap_after_wait_ns": 5,
+                 "pp.gap_programmatic_lead_ns": 0}, n
     assert r["omitted"] == {"pp.gap_graph_kernel_copy_ns": "1 < 5 gaps: the preset's value applies",
                             "pp.gap_graph_copy_kernel_ns": "0 < 5 gaps: the preset's value applies",
-                            "pp.gap_graph_copy_copy_ns": "0 < 5 gaps: the preset's value applies"}, r["omitted"]
+                            "pp.gap_graph_copy_copy_ns": "0 < 5 gaps: the preset's value applies",
+                            "pp.gap_programmatic_lead_ns": "0 < 5 gaps: the preset's value applies"}, r["omitted"]
     c = r["classes"]["pp.gap_kernel_kernel_ns"]
     assert (c["p10"], c["median"], c["p90"]) == (1100, 3000, 5000), c
     assert r["device"] == 0 and r["ops"] == 2 * HALF + COPIES and r["gaps"] == 36
@@ -190,6 +192,24 @@ def test_rules():
     # min-samples 1: the one graph K->C gap is fitted; 6: the five-gap classes are omitted
     assert calibrate.fit(PATH, min_samples=1)["keys"]["pp.gap_graph_kernel_copy_ns"] == 700
     assert set(calibrate.fit(PATH, min_samples=6)["keys"]) == {"pp.gap_kernel_kernel_ns", "pp.gap_copy_copy_ns"}
+
+
+def test_programmatic_lead():
+    """Kernels launched by cudaLaunchKernelExC that started before the kernel ahead of
+    them ended (programmatic dependent launches): how long before, not a K->K gap; their
+    median (500 ns) is pp.gap_programmatic_lead_ns. One that started after its
+    predecessor ended is an ordinary K->K gap (1200, with four others: median 1200)."""
+    b = Builder()
+    t = b.op("K", 5, T0)
+    for lead in (300, 400, 500, 600, 700):
+        t = b.op("K", 5, t - lead, api="cudaLaunchKernelExC")
+    for g in (1000, 1100, 1300, 1400):
+        t = b.op("K", 5, t + g)
+    t = b.op("K", 5, t + 1200, api="cudaLaunchKernelExC")
+    r = calibrate.fit(b.write("pdl.json"))
+    assert r["keys"] == {"pp.gap_kernel_kernel_ns": 1200, "pp.gap_programmatic_lead_ns": 500}, r["keys"]
+    c = r["classes"]["pp.gap_programmatic_lead_ns"]
+    assert (c["samples"], c["p10"], c["p90"]) == (5, 300, 700), c
 
 
 def test_contention_and_waits():

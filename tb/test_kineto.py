@@ -891,6 +891,42 @@ def test_infer_waits():
     assert res["inferred_barriers"] == 0 and "--infer-waits ignored" in log.getvalue()
 
 
+def test_programmatic_dependent_launch():
+    """Stream 7: P (100 us), then D, launched by cudaLaunchKernelExC, starting 2 us before
+    P ended and running 30 us (programmatic dependent launch, by the timing): D is
+    flagged (format 1.11) and its CTAs get the 28 us it ran after P ended. Replayed with a
+    lead of 1 us, D's CTA starts 1 us before P's ends and ends 28 us after it (it waits
+    for P's work, then runs its own); E, launched by cudaLaunchKernel after D, is an
+    ordinary kernel. The same capture with D launched by cudaLaunchKernel: not flagged,
+    its start after P's end plus the K->K gap."""
+    def capture(api):
+        ev = [launch_event(1, 0), launch_event(2, 1), launch_event(3, 2),
+              kernel_event(7, 1, 100, 100), kernel_event(7, 2, 198, 30), kernel_event(7, 3, 240, 10)]
+        ev[1]["name"] = api
+        return synthetic(ev)
+    out = os.path.join(TMP, "pdl.gdt.gz")
+    log = io.StringIO()
+    res = kineto2gdt.convert(capture("cudaLaunchKernelExC"), out, log=log)
+    assert res["programmatic"] == 1 and "1 kernel(s) launched by cudaLaunchKernelExC started before" in log.getvalue()
+    d = dispatches(out)
+    assert [x["programmatic"] for x in d] == [False, True, False]
+    assert gdtrace.read(out)[0]["type"] == gdtrace.REC_HEADER and d[1]["info"][0] == 28000000   # its own time, ps
+    rows = subprocess.run([os.path.join(BUILD, "gdsim"), "replay", out, "--quiet", "--set",
+                           "pp.gap_programmatic_lead_ns=1000", "--kernels-csv", out + ".csv"],
+                          capture_output=True, text=True)
+    assert rows.returncode == 0, rows.stderr
+    p, dd, e = list(csv.DictReader(open(out + ".csv")))
+    # (+ the distributor's launch step, 10 cycles at 1410 MHz, as for any kernel)
+    assert round(float(dd["first_cta_ns"]) - float(p["end_ns"]), 3) == -1000 + 7.092, (p["end_ns"], dd["first_cta_ns"])
+    assert float(dd["end_ns"]) == float(p["end_ns"]) + 28000, (p["end_ns"], dd["end_ns"])
+    assert float(e["first_cta_ns"]) > float(dd["end_ns"])
+    res = kineto2gdt.convert(capture("cudaLaunchKernel"), out, log=io.StringIO())
+    assert res["programmatic"] == 0 and not any(x["programmatic"] for x in dispatches(out))
+    p, dd, _ = replay_csv(out)
+    assert round(float(dd["first_cta_ns"]) - float(p["end_ns"]), 3) == 1121 + 7.092   # the A100 preset's K->K gap
+    assert float(dd["end_ns"]) - float(dd["first_cta_ns"]) == 30000
+
+
 def test_tenants_from_process_and_stream():
     """VIDs (seed 004's tenants): a stream's VID is its queue (no tenant field), and
     packets another host process launched onto the same stream id get a VID of their

@@ -63,6 +63,52 @@ START_TEST(barrier_bit)
 }
 END_TEST
 
+/* A programmatic dependent launch waits only until every earlier packet still
+ * outstanding is a kernel (and no barrier packet is pending), where the command
+ * scheduler's policies do not decide; it takes no launch-gap hold meanwhile. */
+START_TEST(programmatic_dependent_launch)
+{
+    gd_pp_queue q;
+    gd_pp_queue_init(&q, 8);
+    q.programmatic_early = 1;
+    gd_kernel_run d;
+    memset(&d, 0, sizeof d);
+    d.kind = GD_PKT_KERNEL;
+    d.barrier = 1;
+    d.programmatic = 1;
+    gd_pp_queue_push(&q, &d);
+    q.state = GD_PQ_DECODED;
+    q.outstanding = q.outstanding_kernels = 2; /* two kernels before it, not completed */
+    ck_assert(gd_pp_can_dispatch(&q));
+    q.outstanding = 3;                         /* and a copy */
+    ck_assert(!gd_pp_can_dispatch(&q));
+    q.outstanding = 2;
+    q.barriers_pending = 1;                    /* a barrier packet before it */
+    ck_assert(!gd_pp_can_dispatch(&q));
+    q.barriers_pending = 0;
+    q.programmatic_early = 0;                  /* cs.policy=inorder|waitqueue */
+    ck_assert(!gd_pp_can_dispatch(&q));
+    q.programmatic_early = 1;
+    d.programmatic = 0;                        /* the barrier bit alone */
+    ck_assert(!gd_pp_can_dispatch(&q));
+    d.programmatic = 1;
+    /* no hold while its primary is outstanding; the usual one once the queue drained */
+    gd_gap_model m;
+    memset(&m, 0, sizeof m);
+    for (int c = 0; c < GD_GAP_CLASSES; c++)
+        m.gap_ps[c] = 5000000;
+    gd_kernel_run prev;
+    memset(&prev, 0, sizeof prev);
+    prev.kind = GD_PKT_KERNEL;
+    d.decoded = 100;
+    gd_pp_completed(&q, &prev, 200);
+    ck_assert_uint_eq(gd_pp_release_time(&q, &d, &m), 0);
+    q.outstanding = q.outstanding_kernels = 0;
+    ck_assert_uint_eq(gd_pp_release_time(&q, &d, &m), 200 + 5000000);
+    gd_pp_queue_destroy(&q);
+}
+END_TEST
+
 START_TEST(barrier_and_or_conditions)
 {
     uint32_t values[4] = {0, 2, 0, 1};
@@ -265,6 +311,7 @@ int main(void)
     TCase *tc = tcase_create("decisions");
     tcase_add_test(tc, queue_capacity_and_order);
     tcase_add_test(tc, barrier_bit);
+    tcase_add_test(tc, programmatic_dependent_launch);
     tcase_add_test(tc, barrier_and_or_conditions);
     tcase_add_test(tc, barrier_packets_in_a_queue);
     tcase_add_test(tc, round_robin_pick);

@@ -526,6 +526,27 @@ static void b_command_flags(gd_trace_writer *w)
     gd_put64(p + 8, 1);
     gd_trace_write_raw(w, GD_REC_NONKERNEL, p, sizeof p, NULL);
 }
+/* A dispatch record (80 bytes) with flags and an AQL header of the caller's choice. */
+static void w_raw_dispatch(gd_trace_writer *w, uint16_t flags, uint16_t header)
+{
+    w_kernel(w);
+    gd_aql_dispatch a = pkt(1, 256, 1, 0);
+    a.header = header;
+    uint8_t p[80];
+    memset(p, 0, sizeof p);
+    gd_put16(p + 2, flags);
+    gd_put64(p + 8, 1);
+    gd_aql_encode(p + 16, &a);
+    gd_trace_write_raw(w, GD_REC_DISPATCH, p, sizeof p, NULL);
+}
+static void b_programmatic_no_barrier(gd_trace_writer *w)
+{
+    w_raw_dispatch(w, 4, GD_AQL_TYPE_KERNEL_DISPATCH);
+}
+static void b_dispatch_flags(gd_trace_writer *w)
+{
+    w_raw_dispatch(w, 8, GD_AQL_TYPE_KERNEL_DISPATCH | GD_AQL_HEADER_BARRIER);
+}
 static void b_missing_desc(gd_trace_writer *w)
 {
     w_kernel(w);
@@ -874,6 +895,9 @@ static const struct corrupt_case CASES[] = {
     {"barrier with a CTA time", b_barrier_cta_time, 1, 3, REC1 + KREC + DREC, "a barrier runs no CTAs"},
     {"command kind", b_command_kind, 1, 1, REC1, "non-kernel command: unknown kind 7"},
     {"command flags", b_command_flags, 1, 2, REC1 + 8 + 72, "flags 0x00000004 (bit 0 barrier and bit 1 graph-launched"},
+    {"programmatic without the barrier bit", b_programmatic_no_barrier, 1, 2, REC1 + KREC,
+     "programmatic dependent launch (flags bit 2) without the barrier bit"},
+    {"dispatch flags", b_dispatch_flags, 1, 2, REC1 + KREC, "dispatch record: reserved"},
     {"missing descriptor", b_missing_desc, 1, 2, REC1 + KREC, "kernel_object 9 names no kernel descriptor"},
     {"zero grid", b_zero_grid, 1, 2, REC1 + KREC, "grid_size_y is 0"},
     {"oversized grid", b_big_grid, 1, 2, REC1 + KREC, "70000 CTAs along y exceed the device's grid limit of 65535"},
@@ -933,7 +957,8 @@ static const struct corrupt_case CASES[] = {
 };
 
 /* Format 1.9: a calibration record and graph-launched packets are read back as
- * written, and gdsim condense keeps both (a graph-launched dispatch stays plain). */
+ * written, and gdsim condense keeps both (a graph-launched dispatch stays plain); 1.11:
+ * the programmatic flag likewise. */
 START_TEST(calibration_and_graph_round_trip)
 {
     char *path = tb_tmp_path(".gdt.gz");
@@ -949,14 +974,15 @@ START_TEST(calibration_and_graph_round_trip)
     ck_assert_int_eq(gd_trace_write_calibration(w, &cal, NULL), GD_OK);
     ck_assert_int_ne(gd_trace_write_calibration(w, &cal, NULL), GD_OK);  /* only right after the header */
     w_kernel(w);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         gd_trace_dispatch d;
         memset(&d, 0, sizeof d);
         d.submit_ns = 10 + (uint64_t)i;
         d.pkt = pkt(1, 256, 4, 0);
         d.info = gd_launch_info_unknown();
         d.cluster = gd_cluster_none();
-        d.graph = i != 1;
+        d.graph = i == 0 || i == 2;
+        d.programmatic = i == 3;  /* format 1.11 */
         ck_assert_int_eq(gd_trace_write_dispatch_rec(w, &d, NULL), GD_OK);
     }
     gd_trace_command c = command(GD_CMD_MEMSET, 20);
@@ -978,19 +1004,22 @@ START_TEST(calibration_and_graph_round_trip)
         ck_assert_str_eq(got->key[1], "pp.gap_after_wait_ns");
         ck_assert_str_eq(got->value[0], "1121");
         gd_trace_record rec;
-        int graphs = 0, commands = 0, rc;
+        int graphs = 0, commands = 0, programmatic = 0, rc;
         while ((rc = gd_trace_next(r, &rec, &err)) == 1) {
-            if (rec.type == GD_REC_DISPATCH)
+            if (rec.type == GD_REC_DISPATCH) {
                 graphs += rec.dispatch.graph;
+                programmatic += rec.dispatch.programmatic;
+            }
             if (rec.type == GD_REC_NONKERNEL)
                 commands += rec.command.graph;
         }
         ck_assert_msg(rc == 0, "%s", err.msg);
         ck_assert_int_eq(graphs, 2);  /* condensed: the two graph-launched dispatches stayed plain */
+        ck_assert_int_eq(programmatic, 1);  /* and so did the programmatic one */
         ck_assert_int_eq(commands, 1);
         gd_trace_close_reader(r);
     }
-    ck_assert_uint_eq(st.plain, 2);
+    ck_assert_uint_eq(st.plain, 3);
     remove(out);
     free(out);
     remove(path);

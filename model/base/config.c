@@ -206,6 +206,13 @@ static const key_def KEYS[] = {
      "packet (a cudaStreamWaitEvent) to the start of the kernel or copy behind the barrier, which was waiting, "
      "decoded; the fixed part also holds pp.barrier_cycles. Otherwise as pp.gap_kernel_kernel_ns: "
      GAP_DOC, "preset"},
+    {"pp.gap_programmatic_lead_ns", T_UINT, OFF(pp_gap_programmatic_lead_ns), 0, 1000000000, 0, NULL, NULL,
+     "Programmatic dependent launch (a kernel the trace flags, format 1.11: CUDA's "
+     "cudaLaunchKernelEx with programmatic stream serialization): the kernel leaves its queue once every "
+     "earlier packet still outstanding is a kernel, and the distributor launches its CTAs, after all of its "
+     "primary's (the kernel before it in its queue), from this long before the primary's last CTA ends "
+     "(docs/MODEL.md, 'Programmatic dependent launch'). gpu.preset=trace takes the value from the trace's "
+     "calibration record when it has one (scripts/calibrate.py).", "preset"},
     {"rsb.entries", T_UINT, OFF(rsb_entries), 1, 8, 0, NULL, "8",
      "Reference state buffer: entries of its reference state table, which reference packets fill "
      "(their ref_num) and condensed packets read (a diff header's 3-bit ref_num). A trace whose "
@@ -577,6 +584,9 @@ typedef struct preset_def {
 #define SRC_A100_WP "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)"
 #define SRC_H100_WP "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
 #define SRC_PG "CUDA C++ Programming Guide, 'Technical Specifications per Compute Capability'"
+#define SRC_NO_PDL                                                                                \
+    "no programmatic dependent launch below compute capability 9.0 (CUDA C++ Programming Guide, " \
+    "'Programmatic Dependent Launch and Synchronization'): the trace never flags one"
 #define SRC_OCC "NVIDIA occupancy calculator rules (tb/data/kineto/README.md)"
 #define SRC_KINETO_V100 "deviceProperties of tb/data/kineto/v100_train_9876_kernels.json.gz"
 #define SRC_KINETO_A100 "deviceProperties of tb/data/kineto/a100_train_nccl_2700_kernels.json.gz"
@@ -692,6 +702,7 @@ static const preset_value V100[] = {
     {"pp.gap_graph_copy_copy_ns", "3000", "the stream-launched value: the V100 capture has no graph-launched copy "
                                           "after a copy; " SRC_GAPS_V100("3557 stream-launched copy-to-copy")},
     {"pp.gap_after_wait_ns", "4000", SRC_WAIT_V100},
+    {"pp.gap_programmatic_lead_ns", "0", SRC_NO_PDL},
     {NULL, NULL, NULL},
 };
 
@@ -715,6 +726,7 @@ static const preset_value A100[] = {
     {"pp.command_launch_cycles", "722", SRC_FIX_A100},
     {"cwd.grid_launch_cycles", "722", SRC_FIX_A100},
     GAP_PRESETS_A100(SRC_GAPS_A100_NOGRAPH),
+    {"pp.gap_programmatic_lead_ns", "0", SRC_NO_PDL},
     {NULL, NULL, NULL},
 };
 
@@ -739,6 +751,10 @@ static const preset_value H100[] = {
     {"cwd.grid_launch_cycles", "1014", SRC_FIX_H100},
     GAP_PRESETS_PROVISIONAL("the H100 captures (tb/data/kineto/h100_*) measure other values, not "
                             "adopted yet: docs/VALIDATION.md, 'H100 captures'"),
+    {"pp.gap_programmatic_lead_ns", "1568", SRC_CAL("h100_resnet_large_1956_kernels.json.gz",
+                                                    "the median overlap of the 148 kernels launched by "
+                                                    "cudaLaunchKernelExC that started before the kernel ahead of "
+                                                    "them ended (programmatic dependent launch, by the timing)")},
     {NULL, NULL, NULL},
 };
 
@@ -782,6 +798,7 @@ static const preset_value MI250[] = {
     {"pp.command_launch_cycles", "870", SRC_FIX_MI250},
     {"cwd.grid_launch_cycles", "870", SRC_FIX_MI250},
     GAP_PRESETS_PROVISIONAL("the MI250 capture has no back-to-back work"),
+    {"pp.gap_programmatic_lead_ns", "0", "HIP has no programmatic dependent launch: the trace never flags one"},
     {NULL, NULL, NULL},
 };
 

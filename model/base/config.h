@@ -64,6 +64,7 @@ typedef struct gd_config {
     uint32_t pp_barrier_cycles;
     uint32_t pp_command_launch_cycles;
     uint32_t pp_gap_ns[9];                 /* the launch-gap classes (pp/gap.h, enum gd_gap_class order), ns */
+    uint32_t pp_gap_programmatic_lead_ns;  /* a programmatic dependent launch: its CTAs from its primary's end less this */
     uint32_t calibrated_keys;              /* derived: keys the trace's calibration record set (not overridden) */
     uint32_t rsb_entries;
     uint32_t rsb_access_cycles;

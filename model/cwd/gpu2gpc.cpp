@@ -138,6 +138,7 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
       ngpc_(cfg.gpcs),
       grid_launch_ps_(gd_cycles_to_ps(cfg.cwd_grid_launch_cycles, cfg.clock_mhz)),
       cta_launch_ps_(gd_cycles_to_ps(cfg.cwd_cta_launch_cycles, cfg.clock_mhz)),
+      pdl_lead_ps_((gd_time_ps)cfg.pp_gap_programmatic_lead_ns * 1000),
       max_resident_(cfg.cwd_max_resident_kernels),
       shortcuts_(std::string(cfg.sim_shortcuts) == "on"),
       cga_(std::string(cfg.cwd_policy) == "cga"),
@@ -287,7 +288,7 @@ void gpu2gpc::admit(gd_time_ps now, gd_time_ps t)
         return;  // one kernel, and no split to count rounds for
     std::fill(cand_.begin(), cand_.end(), 0);
     for (gd_kernel_run *k : launch_q_) {
-        if (k->dispatched + grid_launch_ps_ > t)
+        if (setup_done(k) > t)
             continue;
         cand_[k->channel] = fits(now, t, k);
         level_[k->channel] = k->split_left ? GD_ADM_LEVELS - 1 : k->priority;
@@ -303,7 +304,7 @@ void gpu2gpc::admit(gd_time_ps now, gd_time_ps t)
         gd_kernel_run *s = nullptr;  // c3: the independent head of the highest priority, the oldest on a tie
         if (gd_adm_should_split(&adm_))
             for (gd_kernel_run *k : launch_q_)
-                if (k->dispatched + grid_launch_ps_ <= t && splittable(k) && (!s || k->priority < s->priority))
+                if (setup_done(k) <= t && splittable(k) && (!s || k->priority < s->priority))
                     s = k;
         if (s) {
             // c3, c95-c99: its head CTA becomes one-warp sub-workgroups of the lowest priority,
@@ -430,7 +431,7 @@ void gpu2gpc::fragment_update(gd_time_ps now, gd_time_ps t)
 
 gd_time_ps gpu2gpc::launch_ready() const
 {
-    return std::max({t_cur_, head_->dispatched + grid_launch_ps_, next_launch_});
+    return std::max({t_cur_, setup_done(head_), next_launch_});
 }
 
 gd_time_ps gpu2gpc::launch_time() const
@@ -497,7 +498,7 @@ void gpu2gpc::select_head(gd_time_ps now, gd_time_ps t)
 void gpu2gpc::first_launch(gd_kernel_run *k, gd_time_ps t, gd_time_ps at, gd_time_ps pace)
 {
     k->first_cta = at;
-    const gd_time_ps ready = std::max({k->dispatched + grid_launch_ps_, k->head_at, pace});
+    const gd_time_ps ready = std::max({setup_done(k), k->head_at, pace});
     k->room_wait = t > ready ? t - ready : 0;
 }
 
@@ -517,9 +518,51 @@ void gpu2gpc::launched(gd_time_ps now, gd_time_ps t, gd_time_ps end)
     next_launch_ = t + cta_launch_ps_ + finder_ps_;
     if (k->ctas_launched == k->ctas) {
         completions_.push(completion{k->end, k->index, k});  // its last CTA ends then
+        release_dependent(k);
         launch_q_.pop_front();
         select_head(now, t);
     }
+}
+
+// A kernel arrived: the kernel of its queue before it that is still in the distributor
+// is its primary if it is programmatic (the packet processor let it go before that one
+// completed). Its CTAs may launch from the primary's end less the lead: known once the
+// primary has launched its last CTA (the distributor launches kernels in arrival order,
+// so a programmatic kernel becomes the next to launch after that; with
+// cwd.admission=channels it waits for it).
+void gpu2gpc::link_primary(gd_kernel_run *k)
+{
+    if (k->queue >= queue_last_.size())
+        queue_last_.resize(k->queue + 1, nullptr);
+    gd_kernel_run *p = queue_last_[k->queue];
+    queue_last_[k->queue] = k;
+    if (!k->programmatic || !p)
+        return;
+    if (p->ctas_launched >= p->ctas) {
+        arm_dependent(k, p->end);
+    } else {
+        k->pdl_at = GD_TIME_NEVER;
+        p->pdl_next = k;
+    }
+}
+
+void gpu2gpc::release_dependent(gd_kernel_run *k)
+{
+    if (gd_kernel_run *d = k->pdl_next) {
+        arm_dependent(d, k->end);
+        k->pdl_next = nullptr;
+    }
+}
+
+// Its primary ends at `end`: its CTAs may launch from end less the lead, and each waits
+// there for the primary's work (cudaGridDependencySynchronize at its start), then runs
+// its own time (the converter gives a programmatic kernel the time it ran after its
+// primary ended): a CTA launched at t ends at max(t, end) + its time (sm/exec.h).
+void gpu2gpc::arm_dependent(gd_kernel_run *d, gd_time_ps end)
+{
+    d->pdl_at = end > pdl_lead_ps_ ? end - pdl_lead_ps_ : 0;
+    if (end + d->cta_ps > d->wait_until)
+        d->wait_until = end + d->cta_ps;
 }
 
 // The earliest completion, due at t, becomes an output for the packet processor.
@@ -527,6 +570,8 @@ gd_time_ps gpu2gpc::kernel_completes(gd_time_ps t)
 {
     gd_kernel_run *k = completions_.top().run;
     completions_.pop();
+    if (k->queue < queue_last_.size() && queue_last_[k->queue] == k)
+        queue_last_[k->queue] = nullptr;  // a programmatic kernel arriving from now has no primary here
     ctas_done_ += k->ctas;
     if (--resident_ == 0) {  // the GPU holds no kernel from t: a resident stretch ends
         resident_ps_ += t - resident_since_;
@@ -607,7 +652,7 @@ gd_time_ps gpu2gpc::step_time() const
 {
     if (!head_)
         return GD_TIME_NEVER;
-    gd_time_ps t = std::max({t_cur_, head_->dispatched + grid_launch_ps_, next_step_});
+    gd_time_ps t = std::max({t_cur_, setup_done(head_), next_step_});
     if (stalled_) {
         gd_time_ps r = view_.retire[gd_gpc_view_first(&view_)];
         if (arrival_ < r)  // channels: a kernel that arrived since may fit
@@ -738,6 +783,7 @@ void gpu2gpc::complete_launch(gd_time_ps now, gd_time_ps t)
     if (k->ctas_launched < k->ctas)
         return;
     completions_.push(completion{k->end, k->index, k});
+    release_dependent(k);
     if (channels_) {  // any channel may have been served: it leaves the queue wherever it is
         launch_q_.erase(std::find(launch_q_.begin(), launch_q_.end(), k));
         channel_[k->channel] = nullptr;
@@ -1076,6 +1122,7 @@ bool gpu2gpc::dispatch(op_code code, void *body, sc_core::sc_time &delay)
     }
     gd_kernel_run *k = b->run;
     k->dispatched = t;
+    link_primary(k);
     launch_q_.push_back(k);
     if (channels_) {  // its task channel: the lowest free slot
         uint32_t c = 0;
@@ -1083,8 +1130,8 @@ bool gpu2gpc::dispatch(op_code code, void *body, sc_core::sc_time &delay)
             c++;
         channel_[c] = k;
         k->channel = c;
-        if (stalled_ && k->dispatched + grid_launch_ps_ < arrival_)
-            arrival_ = k->dispatched + grid_launch_ps_;  // the stalled step is tried again once it is set up
+        if (stalled_ && setup_done(k) < arrival_)
+            arrival_ = setup_done(k);  // the stalled step is tried again once it is set up
     }
     if (resident_ == 0) {  // a resident stretch starts at t; the idle one before it (if any) ends
         resident_since_ = t;

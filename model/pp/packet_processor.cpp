@@ -140,8 +140,10 @@ bool packet_processor::doorbell(op_code code, void *body, sc_core::sc_time &dela
     if (r->queue >= queues_.size()) {
         size_t old = queues_.size();
         queues_.resize(r->queue + 1);
-        for (size_t i = old; i < queues_.size(); i++)
+        for (size_t i = old; i < queues_.size(); i++) {
             gd_pp_queue_init(&queues_[i], queue_packets_);
+            queues_[i].programmatic_early = !sched_;
+        }
         hold_posted_.resize(queues_.size(), 0);
     }
     gd_pp_queue &q = queues_[r->queue];
@@ -246,8 +248,10 @@ void packet_processor::handle(const ev &e, gd_time_ps now)
         if (r->kind == GD_PKT_BARRIER_AND || r->kind == GD_PKT_BARRIER_OR) {
             gd_pp_barrier_completed(&q);
             barrier_packets_--;
-        } else
+        } else {
             q.outstanding--;
+            q.outstanding_kernels -= r->kind == GD_PKT_KERNEL;
+        }
         outstanding_--;
         if (r->signal != GD_NO_SIGNAL)
             signals_[r->signal]--;
@@ -281,6 +285,7 @@ void packet_processor::handle(const ev &e, gd_time_ps now)
 void packet_processor::leave_head(uint32_t qi, gd_pp_queue &q, gd_time_ps now)
 {
     bool held = sched_ && !gd_pp_queue_head(&q)->in_packet;
+    q.outstanding_kernels += gd_pp_queue_head(&q)->kind == GD_PKT_KERNEL;
     gd_pp_queue_pop(&q);  // (its head was decoded)
     decoded_n_--;
     fetch_scan_ = true;

@@ -138,7 +138,8 @@ void gd_pp_completed(gd_pp_queue *q, const gd_kernel_run *r, gd_time_ps now)
 
 gd_time_ps gd_pp_release_time(const gd_pp_queue *q, const gd_kernel_run *head, const gd_gap_model *m)
 {
-    if (!head->barrier || head->in_packet || !q->have_last || head->decoded > q->last_done)
+    if (!head->barrier || head->in_packet || !q->have_last || head->decoded > q->last_done ||
+        (head->programmatic && q->outstanding))   /* (released by its primary's dispatch, not a completion) */
         return 0;
     int succ = gap_kind(head);
     int cls = gd_gap_class(q->last_kind, succ, head->graph);

@@ -32,6 +32,9 @@ typedef struct gd_pp_queue {
                               command scheduler's physical queue) */
     int state;             /* enum gd_pq_state, for the head packet */
     uint32_t outstanding;  /* packets taken from the queue and not yet completed */
+    uint32_t outstanding_kernels;  /* of those, kernel dispatches */
+    uint8_t programmatic_early;    /* a programmatic dependent launch may leave before its primary completes
+                                      (not under the command scheduler's policies) */
     uint32_t barriers_pending;  /* barrier packets taken from the queue and not completed: nothing launches meanwhile */
     uint32_t barriers_resolved; /* of those, resolved and completing */
     struct gd_kernel_run *bar_head, *bar_tail;  /* taken, not yet resolved, oldest first */
@@ -55,10 +58,18 @@ void gd_pp_queue_pop(gd_pp_queue *q);
 
 /* May the head packet be dispatched? With the barrier bit set it waits until
  * every earlier packet of its queue has completed (HSA barrier bit); no packet
- * launches while a barrier packet before it has not completed (HSA 2.9.6). */
+ * launches while a barrier packet before it has not completed (HSA 2.9.6). A
+ * programmatic dependent launch (CUDA's) waits only until every earlier packet still
+ * outstanding is a kernel: the distributor launches kernels in arrival order, so its
+ * CTAs follow its primary's, and it holds them until the primary's end less
+ * pp.gap_programmatic_lead_ns (docs/MODEL.md, 'Programmatic dependent launch'). */
 static inline int gd_pp_deps_ready(const gd_pp_queue *q, const gd_kernel_run *head)
 {
-    return (!head->barrier || q->outstanding == 0) && q->barriers_pending == 0;
+    if (q->barriers_pending)
+        return 0;
+    if (!head->barrier || q->outstanding == 0)
+        return 1;
+    return head->programmatic && q->programmatic_early && q->outstanding == q->outstanding_kernels;
 }
 
 /* Are a barrier packet's dependencies satisfied, given the current value of every
@@ -97,7 +108,7 @@ void gd_pp_completed(gd_pp_queue *q, const gd_kernel_run *r, gd_time_ps now);
  * released it completed (a busy queue), not before that completion plus the hold of
  * the pair's gap class; 0 when no gap applies (no barrier bit, an idle queue, a kernel
  * of a condensed packet after its first, a pipeline launch, the command scheduler's
- * policies). */
+ * policies, a programmatic dependent launch leaving before its primary completed). */
 gd_time_ps gd_pp_release_time(const gd_pp_queue *q, const gd_kernel_run *head, const gd_gap_model *m);
 
 /* Round-robin over the queues ids[0..n): the first position k (0 <= k < n, counted

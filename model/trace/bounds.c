@@ -77,7 +77,7 @@ static int queue_push(gd_bounds *b, const gd_kernel_run *r)
         q->head = 0;
     }
     q->seq[(q->head + q->len++) % q->cap] = r->bseq;
-    q->no_barrier += !r->barrier;
+    q->no_barrier += !r->barrier || r->programmatic;
     if (q->len == 1) {
         q->active = b->nactive;
         b->active[b->nactive++] = r->queue;
@@ -93,7 +93,7 @@ static int queue_done(gd_bounds *b, const gd_kernel_run *r, const gd_path *p)
     if (r->queue >= GD_TRACE_MAX_QUEUES)
         return 0;
     gd_bounds_queue *q = &b->q[r->queue];
-    q->no_barrier -= !r->barrier;
+    q->no_barrier -= !r->barrier || r->programmatic;
     if (q->seq[q->head] != r->bseq) {  /* an earlier one is in flight: kept until then */
         if (!b->early && !(b->early = malloc(b->cap * sizeof *b->early)))
             return nomem(b);

@@ -107,7 +107,7 @@ typedef struct gd_bounds_queue {
     uint64_t *seq;              /* their bseq, a ring from head */
     uint32_t head, len, cap;
     uint32_t active;            /* its place in gd_bounds.active while len */
-    uint32_t no_barrier;        /* of them without the barrier bit */
+    uint32_t no_barrier;        /* of them without the barrier bit, or programmatic: may start before the rest */
     gd_path prefix;             /* the paths of its completed packets before the oldest in flight, joined:
                                    what a packet with the barrier bit waited for */
 } gd_bounds_queue;

@@ -64,10 +64,11 @@ static int dispatch(encoder *e, const gd_trace_dispatch *d, const gd_condense_op
     int rc;
     e->st->dispatches++;
     e->st->bytes_before += GD_AQL_PACKET_SIZE;
-    /* A condensed packet has no tenant field, cluster shape, wait-until time or graph
-     * flag (a CUDA graph's kernels are already launched as one): such a dispatch stays
-     * plain, with its own. */
+    /* A condensed packet has no tenant field, cluster shape, wait-until time, graph flag
+     * (a CUDA graph's kernels are already launched as one) or programmatic flag: such a
+     * dispatch stays plain, with its own. */
     if (gd_cluster_is_cga(&d->cluster) || gd_launch_info_waits(&d->info) || d->tenant.given || d->graph ||
+        d->programmatic ||
         e->call_written) {
         e->st->plain++;
         e->st->bytes_after += GD_AQL_PACKET_SIZE;

@@ -66,6 +66,8 @@ static void dispatch_line(FILE *f, const gd_trace_dispatch *d)
         fprintf(f, " reference ref_num %d", d->ref_num);
     if (d->graph)
         fprintf(f, " graph-launched");
+    if (d->programmatic)
+        fprintf(f, " programmatic");
     if (gd_cluster_is_cga(&d->cluster))
         fprintf(f, " cluster %ux%ux%u gpu_cga %u %s", d->cluster.dim[0], d->cluster.dim[1], d->cluster.dim[2],
                 d->cluster.gpu_cga, d->cluster.mode == GD_CGA_MULTICAST ? "multicast" : "load_balance");

@@ -92,12 +92,16 @@ typedef struct gd_kernel_run {
     gd_time_ps host_at;         /* open loop: its captured submit time (bounds.h: its path's start) */
     uint64_t bseq;              /* its place in submit order (bounds.h) */
     gd_time_ps head_at;         /* kernels: when it first became the distributor's next to launch (0: not yet) */
+    gd_time_ps pdl_at;          /* programmatic kernels: launch not before (its primary's end - pp.gap_programmatic_lead_ns;
+                                   GD_TIME_NEVER while the primary launches; 0: no primary in the distributor) */
+    struct gd_kernel_run *pdl_next;  /* kernels still launching: the programmatic kernel waiting for its end */
     gd_time_ps room_wait;       /* kernels: from ready to launch as the distributor's next to its first CTA's step */
     gd_aql_dispatch ref_pkt;    /* rsb_access 1: the dispatch the reference packet installs */
     /* multi-tenant command (seed 004): from the trace, or derived (trace.h gd_tenant_default) */
     uint32_t vid;               /* virtual queue (tenant) */
     uint32_t trace_queue;       /* the trace's queue (queue is the hardware queue it was mapped to) */
     uint8_t graph;              /* kernels and commands: launched as part of a CUDA graph (launch-gap class) */
+    uint8_t programmatic;       /* kernels: a programmatic dependent launch (docs/MODEL.md) */
     uint8_t launching;          /* kernels: its first CTA (or sub-workgroup) has launched */
     uint8_t has_insn;           /* kernels: desc->has_insn (the SM reads it per CTA with cta_ps) */
     uint8_t cmd_flags;          /* GD_CMD_SYNC | GD_CMD_COND | GD_CMD_FAILS | GD_CMD_INDEPENDENT */

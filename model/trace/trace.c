@@ -1407,8 +1407,15 @@ static int parse_dispatch(gd_trace_reader *r, const uint8_t *p, uint32_t len, ui
     if ((flags & 2) && r->minor < 9)
         return rec_error(r, err, idx, off, "dispatch record marks a graph-launched kernel (flags bit 1) in a version "
                          "1.%u trace (needs 1.9)", r->minor);
+    if ((flags & 4) && r->minor < 11)
+        return rec_error(r, err, idx, off, "dispatch record marks a programmatic dependent launch (flags bit 2) in a "
+                         "version 1.%u trace (needs 1.11)", r->minor);
+    if ((flags & 4) && !gd_aql_barrier(gd_get16(p + 16)))
+        return rec_error(r, err, idx, off, "dispatch record marks a programmatic dependent launch (flags bit 2) "
+                         "without the barrier bit: it has no predecessor to overlap");
     d->graph = (flags & 2) != 0;
-    int rc = packet_head(r, p, (flags & ~3u) || gd_get32(p + 4), "dispatch", idx, off, &d->queue, &d->submit_ns,
+    d->programmatic = (flags & 4) != 0;
+    int rc = packet_head(r, p, (flags & ~7u) || gd_get32(p + 4), "dispatch", idx, off, &d->queue, &d->submit_ns,
                          err);
     if (rc)
         return rc;
@@ -2301,7 +2308,7 @@ int gd_trace_write_dispatch_tenant(gd_trace_writer *w, uint32_t queue, uint64_t 
 
 int gd_trace_write_dispatch_rec(gd_trace_writer *w, const gd_trace_dispatch *d, gd_err *err)
 {
-    uint16_t flags = d->graph ? 2 : 0;
+    uint16_t flags = (uint16_t)((d->graph ? 2 : 0) | (d->programmatic ? 4 : 0));
     if (d->tenant.given || gd_cluster_is_cga(&d->cluster))
         return write_dispatch_long(w, d->queue, d->submit_ns, &d->pkt, &d->info, &d->cluster,
                                    d->tenant.given ? &d->tenant : NULL, flags, err);

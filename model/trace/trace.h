@@ -23,7 +23,7 @@ extern "C" {
 
 #define GD_TRACE_MAGIC "\x89GDT\r\n\x1a\n"
 #define GD_TRACE_VERSION_MAJOR 1
-#define GD_TRACE_VERSION_MINOR 10
+#define GD_TRACE_VERSION_MINOR 11
 #define GD_TRACE_FILE_HEADER_SIZE 16
 #define GD_TRACE_FRAME_SIZE 8
 #define GD_TRACE_MAX_RECORD (1u << 20)  /* largest payload accepted, bytes */
@@ -205,6 +205,7 @@ typedef struct gd_trace_dispatch {
     int ref_num;                   /* a reference packet (format 1.5): its RST index; -1 otherwise */
     gd_tenant tenant;              /* format 1.6, else VID = queue, sync, conditional = barrier bit */
     int graph;                     /* format 1.9: launched as part of a CUDA graph (flags bit 1) */
+    int programmatic;              /* format 1.11: a programmatic dependent launch (flags bit 2) */
 } gd_trace_dispatch;
 
 /* A barrier-AND or barrier-OR packet (HSA): holds its queue until its dependency

@@ -240,6 +240,7 @@ void trace_source::fill_dispatch(gd_kernel_run *r, const gd_trace_dispatch &d)
     r->queue = d.queue;
     r->barrier = gd_aql_barrier(d.pkt.header);
     r->graph = (uint8_t)d.graph;
+    r->programmatic = (uint8_t)d.programmatic;
     r->completion_signal = d.pkt.completion_signal;
     r->signal = d.signal;
     r->desc = d.kernel;
