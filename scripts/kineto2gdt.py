@@ -1086,8 +1086,13 @@ def place_barriers(cap, per_stream, device_id):
     that depends on the last packet of the awaited stream issued before the awaited
     cudaEventRecord (by correlation id, which orders a process's API calls). The
     barrier goes before the waiting stream's first packet issued after the wait call.
-    Returns {stream: [barrier, ...]} with each barrier's list position ("pos")."""
+    A wait rebuilt from the call order that held its packet long after the awaited
+    packet ended ("unexplained", resolve_wait_calls) is followed by a timed wait for
+    that time less twice the typical back-to-back gap (typical_gap), as --infer-waits
+    does for a wait outside the capture; counted in cap.assumed.
+    Returns {stream: [barrier or timed wait, ...]} with each one's list position ("pos")."""
     idx = {s: corr_bounds(items) for s, items in per_stream.items()}
+    typical = None
     placed = collections.defaultdict(list)   # stream -> barriers, in call order
     for wt in sorted(cap.waits, key=lambda w: (w["corr"] if w["corr"] is not None else -1, w["ts"])):
         what = "cudaStreamWaitEvent call (wait rebuilt from the call order)" if wt.get("from_call") else \
@@ -1128,6 +1133,16 @@ def place_barriers(cap, per_stream, device_id):
         b = dict(type="barrier", corr=corr, record=rec, stream=s, pos=pos, dep=dep,
                  submit=rt[2] if rt is not None else wt["end"], rt=rt)
         placed[s].append(b)
+        if wt.get("unexplained"):
+            typical = typical_gap(per_stream) if typical is None else typical
+            if wt["unexplained"] - 2 * typical > 0:
+                placed[s].append(dict(type="command", cmd="other", dur=wt["unexplained"] - 2 * typical, bytes=0,
+                                      corr=None, ts=None, stream=s, pos=pos, submit=b["submit"], rt=None,
+                                      filler=True))
+                cap.assumed[("cross-stream wait rebuilt from the call order that held its packet more than %d us "
+                             "after the awaited packet ended" % (INFER_WAIT_NS // 1000),
+                             "a wait for work the capture does not show: a timed wait of that time less twice the "
+                             "typical back-to-back gap (%d ns) after the barrier" % typical)] += 1
     return placed
 
 
@@ -1212,6 +1227,9 @@ def resolve_wait_calls(cap, per_stream, device_id, held_ns=INFER_WAIT_NS, unlink
         position.update((id(k), i) for i, k in enumerate(items))
         launched_max[s], last_before[s] = corr_bounds(items)
         ends[s] = list(itertools.accumulate((k["ts"] + k["dur"] for k in items), max))
+    spans = sorted((k["ts"], k["ts"] + k["dur"]) for items in per_stream.values() for k in items)
+    span_starts = [a for a, _ in spans]
+    span_latest = list(itertools.accumulate((b for _, b in spans), max))   # latest end of spans[0 .. i]
     what = "runtime call cudaStreamWaitEvent"
     resolved = unresolved = 0
     taken = set()
@@ -1272,12 +1290,22 @@ def resolve_wait_calls(cap, per_stream, device_id, held_ns=INFER_WAIT_NS, unlink
             unresolved += 1
             continue
         taken.add((id(b), best[1], best[2]))
+        # held long after the awaited packet ended too, with the GPU idle all along: the
+        # event was recorded by work the capture does not show (before its window, another
+        # process or device); a GPU busy meanwhile may be what held it
+        unexplained = 0
+        if held and best[0] > held_ns:
+            since = max(free_at, ends[best[1]][best[2]])
+            i = bisect.bisect_left(span_starts, b["ts"])
+            if i == 0 or span_latest[i - 1] <= since:
+                unexplained = b["ts"] - since
         if unlinked is not None:   # the cuda_sync event becomes the barrier, its call and record call are used
             cap.waits.append(dict(ts=rt["ts"], end=rt["end"], device=device_id, stream=b["stream"],
-                                  wait_stream=best[1], record=rec, corr=corr, dep_index=best[2]))
+                                  wait_stream=best[1], record=rec, corr=corr, dep_index=best[2],
+                                  unexplained=unexplained))
         else:
             cap.waits.append(dict(ts=rt[1], end=rt[2], device=device_id, stream=b["stream"], wait_stream=best[1],
-                                  record=corr, corr=corr, from_call=True, dep_index=best[2]))
+                                  record=corr, corr=corr, from_call=True, dep_index=best[2], unexplained=unexplained))
         resolved += 1
     return resolved, unresolved
 
@@ -1335,6 +1363,19 @@ def merge_streams(lists, queue_of):
     return out
 
 
+def typical_gap(per_stream, wait_ns=INFER_WAIT_NS, queued_ns=INFER_QUEUED_NS):
+    """The median back-to-back gap of the capture's queued packets (launch call ended at
+    least queued_ns before the packet ahead ended, gap at most wait_ns), at least 0; 0
+    without any: what the model's own latencies stand for in a wait's time."""
+    gaps = []
+    for items in per_stream.values():
+        for a, b in zip(items, items[1:]):
+            if b["rt"] is not None and b["rt"][2] <= a["ts"] + a["dur"] - queued_ns and \
+                    b["ts"] - a["ts"] - a["dur"] <= wait_ns:
+                gaps.append(b["ts"] - a["ts"] - a["dur"])
+    return max(0, int(statistics.median(gaps))) if gaps else 0
+
+
 def infer_waits(per_stream, wait_ns=INFER_WAIT_NS, queued_ns=INFER_QUEUED_NS, held=frozenset()):
     """For captures without dependency records: a packet that waited in its queue (its
     launch call ended at least queued_ns before the packet ahead of it ended) and still
@@ -1348,13 +1389,7 @@ def infer_waits(per_stream, wait_ns=INFER_WAIT_NS, queued_ns=INFER_QUEUED_NS, he
     ends = sorted(((k["ts"] + k["dur"], id(k), s, k) for s, items in per_stream.items() for k in items),
                   key=lambda e: (e[0], e[1]))
     end_times = [e[0] for e in ends]
-    gaps = []
-    for items in per_stream.values():
-        for a, b in zip(items, items[1:]):
-            if b["rt"] is not None and b["rt"][2] <= a["ts"] + a["dur"] - queued_ns and \
-                    b["ts"] - a["ts"] - a["dur"] <= wait_ns:
-                gaps.append(b["ts"] - a["ts"] - a["dur"])
-    typical = max(0, int(statistics.median(gaps))) if gaps else 0
+    typical = typical_gap(per_stream, wait_ns, queued_ns)
     out = collections.defaultdict(list)
     n_barriers = n_fillers = filler_ns = 0
     for s, items in per_stream.items():

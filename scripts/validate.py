@@ -150,7 +150,9 @@ class Timeline:
             placed = kineto2gdt.place_barriers(cap, self.per_stream, self.device)
         except (AttributeError, TypeError, KeyError, IndexError) as e:   # the converter's internals changed
             return 0, "cross-stream waits unknown (kineto2gdt.place_barriers: %s): stream order only" % e
-        barriers = sorted((b for bs in placed.values() for b in bs),
+        # (a timed wait after a barrier stands for work the capture does not show: its
+        # packet's hold stays a stall here)
+        barriers = sorted((b for bs in placed.values() for b in bs if b["type"] == "barrier"),
                           key=lambda b: (b["corr"] if isinstance(b["corr"], int) else -1))
         ready = {}
         n = 0

@@ -466,7 +466,10 @@ def test_waits_rebuilt_from_calls():
         before the calls but ended after B started, so the wait was for X (ended 4 us
         before B): a barrier on X before B; call 5 gives the same wait;
       call 7; C s9 400..410 (launch 8): held 70 us after Y; the latest stream-7 packet
-        launched before the call that had ended by then is B: a barrier on B;
+        launched before the call that had ended by then is B: a barrier on B; B ended
+        138 us before C started and the GPU was idle from Y's end (330) to C: a wait for
+        work the capture does not show, timed: 70 us less twice the typical gap (the
+        queued gaps X->Y 2 us and B->D 8 us: 5 us), 60 us;
       call 10; D s7 270..280 (launch 11), not held; stream 9's last packet launched
         before the call (C) ended after D started: no candidate;
       call 12: nothing launched after it."""
@@ -484,7 +487,8 @@ def test_waits_rebuilt_from_calls():
     names = {r["signal"]: r["info"][1] for r in p if r["signal"]}
     got = [(r["type"], r["queue"], r["info"][1], [names[d] for d in r.get("deps", [])]) for r in p]
     assert got == [(3, 0, 1, []), (3, 1, 2, []), (3, 1, 3, []), (4, 0, 4, [2]), (3, 0, 6, []), (4, 1, 7, [6]),
-                   (3, 1, 8, []), (3, 0, 11, [])], got
+                   (8, 1, gdtrace.UNKNOWN, []), (3, 1, 8, []), (3, 0, 11, [])], got
+    assert p[6]["duration_ps"] == 60000000, p[6]
     sk = res["skipped"]
     what = "runtime call cudaStreamWaitEvent"
     assert sk[(what, "rebuilt as the same wait as an earlier call (several calls before one launch)")] == 1, sk
@@ -497,7 +501,12 @@ def test_waits_rebuilt_from_calls():
     # the replay holds B until X completes and C until B completes
     rows = {int(r["source_id"]): r for r in replay_csv(out)}
     assert float(rows[6]["first_cta_ns"]) > float(rows[2]["end_ns"])
-    assert float(rows[8]["first_cta_ns"]) > float(rows[6]["end_ns"])
+    assert float(rows[8]["first_cta_ns"]) > float(rows[6]["end_ns"]) + 60000
+    # a kernel of stream 11 running in C's hold (340..395): the GPU was busy, which may
+    # be what held C: no timed wait
+    ev += [launch_event(13, 12), kernel_event(11, 13, 340, 55)]
+    kineto2gdt.convert(synthetic(ev), out, log=io.StringIO())
+    assert [r["type"] for r in packets(out)].count(8) == 0
 
 
 def big_kernel_event(stream, corr, ts, dur, name, grid, block, regs):
