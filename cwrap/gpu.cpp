@@ -135,8 +135,8 @@ gpu::gpu(sc_core::sc_module_name name, const config &cfg)
         preset |= kv.first == "gpu.preset" && kv.second != "trace";
     }
     if (!preset)
-        refuse(this->name(), "set gpu.preset to the device to model (v100, a100, h100, mi250): a platform has no "
-                             "trace to describe it");
+        refuse(this->name(), "set gpu.preset to the device to model (v100, a100, h100, mi250, mi210, mi250x, "
+                             "mi300x, mi300a): a platform has no trace to describe it");
     if (gd_config_resolve(&m.cfg, m.settings, nullptr, &m.err) != GD_OK)
         refuse(this->name(), m.err.msg);
     const gd::time_scale scale = scale_for(this->name(), m.settings, m.cfg);

@@ -35,8 +35,10 @@ int main(void)
     }
     printf("\n## Presets\n\n"
            "`gpu.preset=trace` (the default) models the device the trace describes: the preset of the same\n"
-           "chip when the SM count, compute capability and warp size match one (keeping the trace's device\n"
-           "name), else a device built from the description (docs/MODEL.md, 'The trace preset').\n\n");
+           "chip (keeping the trace's device name) - the one whose product name the device name contains\n"
+           "(`MI210`, `MI250X`, `MI300X`, `MI300A`, any case) if its SM count, compute capability and warp\n"
+           "size agree, else the first below whose SM count, compute capability and warp size match - else\n"
+           "a device built from the description (docs/MODEL.md, 'The trace preset').\n\n");
     for (size_t p = 0; p < gd_config_npresets(); p++) {
         printf("### `%s`: %s\n\n| key | value | source |\n|---|---|---|\n", gd_config_preset_name(p),
                gd_config_preset_desc(p));

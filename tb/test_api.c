@@ -58,7 +58,7 @@ START_TEST(config_keys)
     ck_assert_ptr_nonnull(strstr(msg, "gpu.gpcs"));
     ck_assert_ptr_nonnull(strstr(msg, "an integer from 1 to 1024"));
     ck_assert_int_eq(gd_sim_set(sim, "gpu.preset", "b200"), GD_ECONFIG);
-    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "one of trace|v100|a100|h100|mi250"));
+    ck_assert_ptr_nonnull(strstr(gd_sim_errmsg(sim), "one of trace|v100|a100|h100|mi250|mi210|mi250x|mi300x|mi300a"));
     ck_assert_int_eq(gd_sim_set(sim, "gpu.sms_per_gpc", "16,16,x"), GD_ECONFIG);
     ck_assert_int_eq(gd_sim_set(sim, "gpu.cc", "8"), GD_ECONFIG);
     ck_assert_int_eq(gd_sim_set(sim, "frontend.clock_mhz", "0"), GD_ECONFIG);
@@ -419,7 +419,7 @@ START_TEST(resolved_values)
     gd_sim_free(sim);
     const char *acc = NULL;
     ck_assert_int_eq(gd_config_key_accepted(&acc, 0), GD_OK);
-    ck_assert_str_eq(acc, "one of trace|v100|a100|h100|mi250");
+    ck_assert_str_eq(acc, "one of trace|v100|a100|h100|mi250|mi210|mi250x|mi300x|mi300a");
     ck_assert_int_eq(gd_config_key_accepted(NULL, 0), GD_EINVAL);
     size_t n = 0;
     while (gd_config_key(NULL, NULL, NULL, NULL, n) == GD_OK)

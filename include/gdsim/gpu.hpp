@@ -54,9 +54,9 @@ public:
     sc_core::sc_out<bool> irq;
 
     // Configuration: the keys of the C API and the command line (docs/CONFIG.md);
-    // gpu.preset must name a device (v100, a100, h100, mi250). Throws
-    // std::invalid_argument with the library's message when a key or value is bad or
-    // a latency is not a whole number of the context's time resolution.
+    // gpu.preset must name a device (v100, a100, h100, mi250, mi210, mi250x, mi300x,
+    // mi300a). Throws std::invalid_argument with the library's message when a key or
+    // value is bad or a latency is not a whole number of the context's time resolution.
     using config = std::map<std::string, std::string>;
     gpu(sc_core::sc_module_name name, const config &cfg);
     ~gpu() override;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "gdsim.h"
 
@@ -42,9 +43,11 @@ typedef struct key_def {
     "(scripts/calibrate.py, kineto2gdt.py --calibrate)."
 
 static const key_def KEYS[] = {
-    {"gpu.preset", T_ENUM, OFF(preset), 0, 0, 0, "trace|v100|a100|h100|mi250", "trace",
-     "Device preset. trace: the device the trace describes - the preset of the same chip when its "
-     "SM count, compute capability and warp size match one (keeping the trace's device name), "
+    {"gpu.preset", T_ENUM, OFF(preset), 0, 0, 0, "trace|v100|a100|h100|mi250|mi210|mi250x|mi300x|mi300a", "trace",
+     "Device preset. trace: the device the trace describes - the preset of the same chip (keeping "
+     "the trace's device name): the preset whose product name the device name contains (MI210, "
+     "MI250X, MI300X, MI300A) when its SM count, compute capability and warp size agree, else the "
+     "first preset (in this list's order) whose SM count, compute capability and warp size match, "
      "else built from the trace's description (docs/MODEL.md, 'The trace preset'). Keys set "
      "explicitly override the preset.",
      "gdsim"},
@@ -578,6 +581,7 @@ typedef struct preset_def {
     const char *name, *desc;
     uint32_t match_sms, match_cc_major, match_cc_minor, match_warp;
     const preset_value *values;
+    const char *match_name;  /* a device name containing this (any case) names the chip; NULL: none */
 } preset_def;
 
 #define SRC_V100_WP "NVIDIA Tesla V100 GPU Architecture whitepaper (2017)"
@@ -802,11 +806,216 @@ static const preset_value MI250[] = {
     {NULL, NULL, NULL},
 };
 
+/* AMD presets after MI250 (issue 43, item 2). The occupancy rules come from LLVM's
+ * AMDGPU back end, which gives gfx90a (CDNA2) and gfx942 (CDNA3) the same ones: every
+ * target with FeatureGFX90AInsts. */
+#define SRC_ROCM_SPECS                                                                            \
+    "ROCm documentation, 'Accelerator and GPU hardware specifications' (ROCm/ROCm "               \
+    "docs/reference/gpu-arch-specs.rst, 2025-03)"
+#define SRC_LLVM_CDNA                                                                             \
+    "LLVM AMDGPU backend, AMDGPUBaseInfo.cpp (IsaInfo), the rules of targets with "               \
+    "FeatureGFX90AInsts (gfx90a, gfx942)"
+#define SRC_MI300_BLOG                                                                            \
+    "AMD, 'Deep dive into the MI300 compute and memory partition modes' (ROCm blogs, 2025-02, "   \
+    "ROCm/rocm-blogs blogs/software-tools-optimization/compute-memory-modes)"
+#define SRC_MI300_ARCH                                                                            \
+    "ROCm documentation, 'AMD Instinct MI300 series microarchitecture' (ROCm/ROCm "               \
+    "docs/conceptual/gpu-arch/mi300.md): an XCD has 40 CUs, 38 active"
+#define SRC_KINETO_MI210 "deviceProperties of /work/amd_captures/tl_mi210_gpu_only_trace.json.gz (AMD-AGI/TraceLens)"
+#define SRC_KINETO_MI300X                                                                         \
+    "deviceProperties of /work/amd_captures/tl_mi300x_xdit_sd3.5_profile.json.gz (AMD-AGI/TraceLens)"
+#define SRC_AMD_CAL(capture, what) "scripts/calibrate.py /work/amd_captures/" capture ": " what
+#define SRC_AMD_FIX(capture, clock)                                                               \
+    SRC_AMD_CAL(capture, "the busy-queue kernel-to-kernel gaps are 1 ns (median and p10 over the " \
+                "capture; AMD's kernel timestamps are the command processor's): half that floor " \
+                "each, 0.5 ns x " clock " MHz, rounded to 1 cycle; the split between completion " \
+                "and launch is not observable")
+#define SRC_AMD_IDLE(capture, what)                                                               \
+    SRC_AMD_CAL(capture, "the median launch-to-start time on an idle stream (" what ") minus "     \
+                "cwd.grid_launch_cycles, split 90/10 (the split is not observable in a capture)")
+#define SRC_AMD_GAP(capture, what)                                                                \
+    SRC_AMD_CAL(capture, "the median of the " what " " SRC_CLEAN "; ns timestamps")
+#define SRC_AMD_GAP_KK(capture, why)                                                              \
+    "the kernel-to-kernel value: " why "; " SRC_AMD_GAP(capture, "kernel-to-kernel")
+#define SRC_PROV_AMD(preset, why) "provisional: the " preset " value (same architecture and clock); " why
+/* The rows every CDNA2/CDNA3 preset after mi250 shares: LLVM's occupancy rules, LDS
+ * allocation, the fixed parts of a launch (one cycle each), and 1 ns in every gap class. */
+#define CDNA_OCCUPANCY                                                                            \
+    {"sm.max_warps", "32", SRC_LLVM_CDNA ": 8 waves per SIMD (getMaxWavesPerEU: isGFX90A), 4 SIMDs per CU (getEUsPerCU)"}, \
+    {"sm.max_ctas", "32", SRC_LLVM_CDNA ": getMaxWorkGroupsPerCU gives the 32 waves per CU for one-wave "        \
+                          "work-groups, else min(32 / waves, 16), which the 32-wave limit already implies"},  \
+    {"sm.regs", "131072", SRC_LLVM_CDNA ": 512 VGPRs per lane (getTotalNumVGPRs, VGPRs and AGPRs unified) x 64 " \
+                          "lanes x 4 SIMDs; " SRC_ROCM_SPECS ": VGPR file 512 KiB per CU"},                  \
+    {"sm.reg_alloc_unit", "512", SRC_LLVM_CDNA ": VGPRs are allocated in granules of 8 per lane "             \
+                                 "(getVGPRAllocGranule), 8 x 64 lanes"},                                     \
+    {"sm.reg_subpartitions", "4", SRC_LLVM_CDNA ": a wave's VGPRs live in one of the 4 SIMDs (getEUsPerCU)"}, \
+    {"sm.max_regs_per_thread", "512", SRC_LLVM_CDNA ": 512 addressable VGPRs per lane (getAddressableNumVGPRs)"}
+#define CDNA_LDS                                                                                  \
+    {"sm.smem_alloc_unit", "512", "LLVM AMDGPUUsage: LDS_SIZE is allocated in blocks of 128 dwords on GFX7 and later"}, \
+    {"sm.smem_reserved_per_cta", "0", "AMD reserves no LDS per work-group"}
+#define AMD_FIXED(src)                                                                            \
+    {"pp.completion_cycles", "1", src}, {"pp.command_launch_cycles", "1", src},                   \
+    {"cwd.grid_launch_cycles", "1", src}
+#define AMD_GAPS_1NS(src)                                                                         \
+    {"pp.gap_kernel_kernel_ns", "1", src}, {"pp.gap_kernel_copy_ns", "1", src},                   \
+    {"pp.gap_copy_kernel_ns", "1", src}, {"pp.gap_copy_copy_ns", "1", src},                       \
+    {"pp.gap_graph_kernel_kernel_ns", "1", src}, {"pp.gap_graph_kernel_copy_ns", "1", src},       \
+    {"pp.gap_graph_copy_kernel_ns", "1", src}, {"pp.gap_graph_copy_copy_ns", "1", src},           \
+    {"pp.gap_after_wait_ns", "1", src}
+
+/* One AMD Instinct MI210 (CDNA2, gfx90a, one GCD of 104 CUs on a PCIe card). */
+#define SRC_MI210_CLK                                                                             \
+    "AMD Instinct MI210 launch specifications (AnandTech 17326, 2022-03: boost clock 1700 MHz), "   \
+    "as AMD's peak FP64 vector rate gives it: 22.6 TFLOPS = 104 CUs x 128 FLOP/clock x 1.7 GHz "    \
+    "(front-end clock assumed equal)"
+#define SRC_FIX_MI210 SRC_AMD_FIX("tl_mi210_gpu_only_trace.json.gz", "1700")
+#define SRC_IDLE_MI210                                                                            \
+    SRC_AMD_IDLE("tl_mi210_gpu_only_trace.json.gz", "4.442 us over 24 packets; 4.4414 us x 1700 MHz "  \
+                 "= 7550 cycles")
+#define SRC_GAP_MI210(why) SRC_AMD_GAP_KK("tl_mi210_gpu_only_trace.json.gz", why)
+static const preset_value MI210[] = {
+    {"gpu.name", "AMD Instinct MI210", SRC_KINETO_MI210 " (name)"},
+    {"gpu.cc", "9.0", SRC_KINETO_MI210 " (computeMajor/Minor 9.0); " SRC_ROCM_SPECS ": gfx90a, GFXIP 9.0"},
+    {"gpu.gpcs", "8", SRC_HC22 "; a shader engine plays the GPC's part"},
+    {"gpu.sms_per_gpc", "13", SRC_HC22 "; the MI210 enables 104 CUs (" SRC_ROCM_SPECS "): assumed 13 per engine"},
+    {"gpu.sms_per_tpc", "1", "CDNA2 has no pairs of CUs sharing a port"},
+    {"sm.warp_size", "64", SRC_KINETO_MI210 " (warpSize); " SRC_ROCM_SPECS ": wavefront size 64"},
+    CDNA_OCCUPANCY,
+    {"sm.smem_bytes", "65536", SRC_KINETO_MI210 " (maxSharedMemoryPerMultiProcessor); " SRC_ROCM_SPECS ": LDS 64 KiB"},
+    CDNA_LDS,
+    {"sm.smem_per_cta_default", "65536", SRC_KINETO_MI210 " (sharedMemPerBlock)"},
+    {"sm.smem_per_cta_optin", "65536", SRC_KINETO_MI210 " (no opt-in above sharedMemPerBlock)"},
+    {"sm.max_threads_per_cta", "1024", SRC_KINETO_MI210 " (maxThreadsPerBlock)"},
+    {"frontend.clock_mhz", "1700", SRC_MI210_CLK},
+    {"pp.fetch_cycles", "6795", SRC_IDLE_MI210},
+    {"pp.decode_cycles", "755", SRC_IDLE_MI210},
+    AMD_FIXED(SRC_FIX_MI210),
+    {"pp.gap_kernel_kernel_ns", "1", SRC_AMD_GAP("tl_mi210_gpu_only_trace.json.gz", "526 kernel-to-kernel")},
+    {"pp.gap_kernel_copy_ns", "1", SRC_GAP_MI210("the capture has no busy-queue copy")},
+    {"pp.gap_copy_kernel_ns", "1", SRC_GAP_MI210("the capture has no busy-queue copy")},
+    {"pp.gap_copy_copy_ns", "1", SRC_GAP_MI210("the capture has no busy-queue copy")},
+    {"pp.gap_graph_kernel_kernel_ns", "1", SRC_GAP_MI210("the capture has no graph launches")},
+    {"pp.gap_graph_kernel_copy_ns", "1", SRC_GAP_MI210("the capture has no graph launches")},
+    {"pp.gap_graph_copy_kernel_ns", "1", SRC_GAP_MI210("the capture has no graph launches")},
+    {"pp.gap_graph_copy_copy_ns", "1", SRC_GAP_MI210("the capture has no graph launches")},
+    {"pp.gap_after_wait_ns", "1", SRC_GAP_MI210("the capture has no cross-stream wait")},
+    {NULL, NULL, NULL},
+};
+
+/* One GCD of an AMD Instinct MI250X (CDNA2, gfx90a): HIP shows each GCD as a device. */
+#define SRC_MI250X_CLK                                                                            \
+    "AMD Instinct MI250X peak engine clock 1700 MHz, as AMD's peak FP64 vector rate gives it: "     \
+    "47.9 TFLOPS = 220 CUs x 128 FLOP/clock x 1.7 GHz (front-end clock assumed equal)"
+#define SRC_MI250X_PROV SRC_PROV_AMD("mi210", "no MI250X capture was found")
+#define SRC_MI250X_GAPS SRC_PROV_AMD("mi210", "no MI250X capture was found; the MI210 capture's busy-queue gaps are 1 ns")
+static const preset_value MI250X[] = {
+    {"gpu.name", "MI250X (one GCD)", SRC_ROCM_SPECS},
+    {"gpu.cc", "9.0", SRC_ROCM_SPECS ": gfx90a, GFXIP 9.0"},
+    {"gpu.gpcs", "8", SRC_HC22 "; a shader engine plays the GPC's part"},
+    {"gpu.sms_per_gpc", "14,14,14,14,14,14,13,13",
+     SRC_HC22 "; an MI250X GCD enables 110 CUs (" SRC_ROCM_SPECS ": 220, 110 per GCD): which engines lose "
+     "a CU is not published, this layout assumes six full engines and two of 13"},
+    {"gpu.sms_per_tpc", "1", "CDNA2 has no pairs of CUs sharing a port"},
+    {"sm.warp_size", "64", SRC_ROCM_SPECS ": wavefront size 64"},
+    CDNA_OCCUPANCY,
+    {"sm.smem_bytes", "65536", SRC_ROCM_SPECS ": LDS 64 KiB"},
+    CDNA_LDS,
+    {"sm.smem_per_cta_default", "65536", "the same gfx90a die as the MI210: " SRC_KINETO_MI210 " (sharedMemPerBlock)"},
+    {"sm.smem_per_cta_optin", "65536", "the same gfx90a die as the MI210: " SRC_KINETO_MI210 " (no opt-in above sharedMemPerBlock)"},
+    {"sm.max_threads_per_cta", "1024", "the same gfx90a die as the MI210: " SRC_KINETO_MI210 " (maxThreadsPerBlock)"},
+    {"frontend.clock_mhz", "1700", SRC_MI250X_CLK},
+    {"pp.fetch_cycles", "6795", SRC_MI250X_PROV},
+    {"pp.decode_cycles", "755", SRC_MI250X_PROV},
+    AMD_FIXED(SRC_MI250X_PROV),
+    AMD_GAPS_1NS(SRC_MI250X_GAPS),
+    {NULL, NULL, NULL},
+};
+
+/* AMD Instinct MI300X (CDNA3, gfx942) in SPX mode: 8 XCDs of 38 CUs as one device. */
+#define SRC_MI300X_CLK                                                                            \
+    "ROCm documentation (ROCm/ROCm docs/how-to/system-optimization/mi300x.rst): the default "     \
+    "maximum clock is 2100 MHz; docs/conceptual/gpu-arch/mi300.md: peak FP64 vector 81.7 TFLOPS = " \
+    "304 CUs x 128 FLOP/clock x 2.1 GHz (front-end clock assumed equal)"
+#define SRC_FIX_MI300X SRC_AMD_FIX("tl_mi300x_xdit_sd3.5_profile.json.gz (3,626 gaps; ddp_resnet18_train 1,666)", "2100")
+#define SRC_IDLE_MI300X                                                                           \
+    SRC_AMD_IDLE("tl_mi300x_xdit_sd3.5_profile.json.gz", "4.918 us over 4,304 packets; "           \
+                 "normalization_layer_test 4.877 us, xdit flux captures 4.636 to 4.827 us, "       \
+                 "ddp_resnet18_train 9.276 us; 4.9175 us x 2100 MHz = 10327 cycles")
+#define SRC_FLUX "tl_mi300x_xdit_flux1_aiter_sage_profile.json.gz"
+#define SRC_GAP_MI300X(why) SRC_AMD_GAP_KK("tl_mi300x_xdit_sd3.5_profile.json.gz", why)
+static const preset_value MI300X[] = {
+    {"gpu.name", "AMD Instinct MI300X", SRC_KINETO_MI300X " (name)"},
+    {"gpu.cc", "9.4", SRC_KINETO_MI300X " (computeMajor/Minor 9.4); " SRC_ROCM_SPECS ": gfx942, GFXIP 9.4"},
+    {"gpu.gpcs", "8", SRC_MI300_ARCH "; 8 XCDs (" SRC_ROCM_SPECS ": 304 CUs, 38 per XCD); an XCD plays the "
+                      "GPC's part (docs/MODEL.md, 'AMD devices')"},
+    {"gpu.sms_per_gpc", "38", SRC_ROCM_SPECS ": 304 CUs, 38 per XCD"},
+    {"gpu.sms_per_tpc", "1", "CDNA3 has no pairs of CUs sharing a port"},
+    {"sm.warp_size", "64", SRC_KINETO_MI300X " (warpSize); " SRC_ROCM_SPECS ": wavefront size 64"},
+    CDNA_OCCUPANCY,
+    {"sm.smem_bytes", "65536", SRC_KINETO_MI300X " (maxSharedMemoryPerMultiProcessor); " SRC_ROCM_SPECS ": LDS 64 KiB"},
+    CDNA_LDS,
+    {"sm.smem_per_cta_default", "65536", SRC_KINETO_MI300X " (sharedMemPerBlock)"},
+    {"sm.smem_per_cta_optin", "65536", SRC_KINETO_MI300X " (no opt-in above sharedMemPerBlock)"},
+    {"sm.max_threads_per_cta", "1024", SRC_KINETO_MI300X " (maxThreadsPerBlock)"},
+    {"frontend.clock_mhz", "2100", SRC_MI300X_CLK},
+    {"pp.fetch_cycles", "9294", SRC_IDLE_MI300X},
+    {"pp.decode_cycles", "1033", SRC_IDLE_MI300X},
+    AMD_FIXED(SRC_FIX_MI300X),
+    {"pp.gap_kernel_kernel_ns", "1", SRC_AMD_GAP("tl_mi300x_xdit_sd3.5_profile.json.gz", "3,626 kernel-to-kernel")
+                                     " (ddp_resnet18_train: 1 ns over 1,666; normalization_layer_test: 1 ns over 24)"},
+    {"pp.gap_kernel_copy_ns", "1", SRC_GAP_MI300X("the xdit flux captures have 3 busy-queue kernel-to-copy gaps "
+                                                  "each, all 1 ns, fewer than calibrate.py's 5")},
+    {"pp.gap_copy_kernel_ns", "1", SRC_GAP_MI300X("no MI300X capture has a busy-queue copy-to-kernel gap")},
+    {"pp.gap_copy_copy_ns", "1", SRC_AMD_GAP(SRC_FLUX, "23 copy-to-copy")},
+    {"pp.gap_graph_kernel_kernel_ns", "1", SRC_AMD_GAP(SRC_FLUX, "6,242 graph-launched kernel-to-kernel")},
+    {"pp.gap_graph_kernel_copy_ns", "1", SRC_GAP_MI300X("no MI300X capture has a busy-queue graph-launched copy after a kernel")},
+    {"pp.gap_graph_copy_kernel_ns", "1", SRC_GAP_MI300X("the xdit flux captures have 3 busy-queue graph-launched "
+                                                        "copy-to-kernel gaps each, all 1 ns, fewer than calibrate.py's 5")},
+    {"pp.gap_graph_copy_copy_ns", "1", SRC_GAP_MI300X("no MI300X capture has a busy-queue graph-launched copy after a copy")},
+    {"pp.gap_after_wait_ns", "1", SRC_GAP_MI300X("no MI300X capture has a cross-stream wait that held its packet back")},
+    {NULL, NULL, NULL},
+};
+
+/* AMD Instinct MI300A (CDNA3, gfx942): the APU, 6 XCDs of 38 CUs as one device. */
+#define SRC_MI300A_CLK                                                                            \
+    "AMD Instinct MI300A data sheet: peak engine clock 2100 MHz, 228 CUs, peak FP64 vector 61.3 "    \
+    "TFLOPS (= 228 x 128 FLOP/clock x 2.1 GHz) (front-end clock assumed equal)"
+#define SRC_MI300A_PROV SRC_PROV_AMD("mi300x", "no MI300A capture was found")
+#define SRC_MI300A_GAPS SRC_PROV_AMD("mi300x", "no MI300A capture was found; the MI300X captures' busy-queue gaps are 1 ns")
+static const preset_value MI300A[] = {
+    {"gpu.name", "AMD Instinct MI300A", SRC_ROCM_SPECS},
+    {"gpu.cc", "9.4", SRC_ROCM_SPECS ": gfx942, GFXIP 9.4"},
+    {"gpu.gpcs", "6", SRC_MI300_ARCH "; MI300A has 6 XCDs (" SRC_ROCM_SPECS ": 228 CUs, 38 per XCD); an XCD "
+                      "plays the GPC's part (docs/MODEL.md, 'AMD devices')"},
+    {"gpu.sms_per_gpc", "38", SRC_ROCM_SPECS ": 228 CUs, 38 per XCD"},
+    {"gpu.sms_per_tpc", "1", "CDNA3 has no pairs of CUs sharing a port"},
+    {"sm.warp_size", "64", SRC_ROCM_SPECS ": wavefront size 64"},
+    CDNA_OCCUPANCY,
+    {"sm.smem_bytes", "65536", SRC_ROCM_SPECS ": LDS 64 KiB"},
+    CDNA_LDS,
+    {"sm.smem_per_cta_default", "65536", "the same gfx942 XCD as the MI300X: " SRC_KINETO_MI300X " (sharedMemPerBlock)"},
+    {"sm.smem_per_cta_optin", "65536", "the same gfx942 XCD as the MI300X: " SRC_KINETO_MI300X " (no opt-in above sharedMemPerBlock)"},
+    {"sm.max_threads_per_cta", "1024", "the same gfx942 XCD as the MI300X: " SRC_KINETO_MI300X " (maxThreadsPerBlock)"},
+    {"frontend.clock_mhz", "2100", SRC_MI300A_CLK},
+    {"pp.fetch_cycles", "9294", SRC_MI300A_PROV},
+    {"pp.decode_cycles", "1033", SRC_MI300A_PROV},
+    AMD_FIXED(SRC_MI300A_PROV),
+    AMD_GAPS_1NS(SRC_MI300A_GAPS),
+    {NULL, NULL, NULL},
+};
+
+/* The order counts for the numeric match (match_chip): mi250 before mi210, which has
+ * the same CU count, compute capability and wave size, so that an unnamed gfx90a of
+ * 104 CUs keeps the mi250 preset. */
 static const preset_def PRESETS[] = {
-    {"v100", "NVIDIA Tesla V100-SXM2 (GV100, 80 SMs, cc 7.0)", 80, 7, 0, 32, V100},
-    {"a100", "NVIDIA A100-SXM4 40/80 GB (GA100, 108 SMs, cc 8.0)", 108, 8, 0, 32, A100},
-    {"h100", "NVIDIA H100-SXM5 (GH100, 132 SMs, cc 9.0)", 132, 9, 0, 32, H100},
-    {"mi250", "AMD Instinct MI250, one GCD (CDNA2 gfx90a, 104 CUs, wave64)", 104, 9, 0, 64, MI250},
+    {"v100", "NVIDIA Tesla V100-SXM2 (GV100, 80 SMs, cc 7.0)", 80, 7, 0, 32, V100, NULL},
+    {"a100", "NVIDIA A100-SXM4 40/80 GB (GA100, 108 SMs, cc 8.0)", 108, 8, 0, 32, A100, NULL},
+    {"h100", "NVIDIA H100-SXM5 (GH100, 132 SMs, cc 9.0)", 132, 9, 0, 32, H100, NULL},
+    {"mi250", "AMD Instinct MI250, one GCD (CDNA2 gfx90a, 104 CUs, wave64)", 104, 9, 0, 64, MI250, NULL},
+    {"mi210", "AMD Instinct MI210 (CDNA2 gfx90a, 104 CUs, wave64)", 104, 9, 0, 64, MI210, "MI210"},
+    {"mi250x", "AMD Instinct MI250X, one GCD (CDNA2 gfx90a, 110 CUs, wave64)", 110, 9, 0, 64, MI250X, "MI250X"},
+    {"mi300x", "AMD Instinct MI300X (CDNA3 gfx942, 8 XCDs of 38 CUs, wave64)", 304, 9, 4, 64, MI300X, "MI300X"},
+    {"mi300a", "AMD Instinct MI300A (CDNA3 gfx942, 6 XCDs of 38 CUs, wave64)", 228, 9, 4, 64, MI300A, "MI300A"},
 };
 #define NPRESETS (sizeof PRESETS / sizeof PRESETS[0])
 
@@ -1200,11 +1409,34 @@ typedef struct preset_choice {
     char layout[GD_MAX_GPCS * 3 + 1];  /* gpu.sms_per_gpc from the trace (up to 64 each: 2 digits and a comma) */
 } preset_choice;
 
+static int same_numbers(const preset_def *p, const gd_trace_device *dev)
+{
+    return p->match_sms == dev->sms && p->match_cc_major == dev->cc_major && p->match_cc_minor == dev->cc_minor &&
+           p->match_warp == dev->warp_size;
+}
+
+/* needle in hay, ASCII letters in any case */
+static int name_contains(const char *hay, const char *needle)
+{
+    const size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* The preset of the chip a trace describes: first the one whose product name its device
+ * name contains (an MI210 and an MI250 GCD have the same numbers), provided its numbers
+ * agree (a partitioned device - one XCD of an MI300X in CPX mode - keeps the product's
+ * name with fewer CUs); else the first whose SM count, compute capability and warp size
+ * match; else none (-1). */
 static int match_chip(const gd_trace_device *dev)
 {
     for (size_t i = 0; i < NPRESETS; i++)
-        if (PRESETS[i].match_sms == dev->sms && PRESETS[i].match_cc_major == dev->cc_major &&
-            PRESETS[i].match_cc_minor == dev->cc_minor && PRESETS[i].match_warp == dev->warp_size)
+        if (PRESETS[i].match_name && name_contains(dev->name, PRESETS[i].match_name) && same_numbers(&PRESETS[i], dev))
+            return (int)i;
+    for (size_t i = 0; i < NPRESETS; i++)
+        if (same_numbers(&PRESETS[i], dev))
             return (int)i;
     return -1;
 }
@@ -1280,7 +1512,7 @@ static int choose_preset(preset_choice *c, const gd_settings *s, const gd_trace_
     snprintf(c->label, sizeof c->label, "trace");
     if (!dev)
         return gd_err_set(err, GD_ECONFIG, "gpu.preset=trace needs a trace with a device description; "
-                          "set gpu.preset to one of v100, a100, h100, mi250");
+                          "set gpu.preset to one of v100, a100, h100, mi250, mi210, mi250x, mi300x, mi300a");
     int known = match_chip(dev);
     set_trace_val(c, "gpu.name", "%.63s", dev->name);
     trace_layout(c, dev, known >= 0);
