@@ -1,7 +1,8 @@
 /* test_config.c - how a configuration resolves: named presets, gpu.preset=trace for
  * a known chip and for an unknown one (layout fallback, limits from the description
  * and the compute capability), the trace's own GPC layout, explicit keys winning; and
- * the mi250 preset's occupancy against LLVM's AMDGPU rules. */
+ * the AMD presets' values and occupancy against LLVM's AMDGPU rules, and the device-name
+ * match that tells an MI210 from an MI250 GCD. */
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -141,6 +142,24 @@ START_TEST(trace_layout_and_overrides)
 }
 END_TEST
 
+/* An AMD device description as a ROCm capture's deviceProperties give it. */
+static gd_trace_device amd(const char *name, uint32_t cus, uint32_t minor)
+{
+    gd_trace_device d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.name, sizeof d.name, "%s", name);
+    d.cc_major = 9;
+    d.cc_minor = minor;
+    d.sms = cus;
+    d.max_threads_per_sm = 2048;
+    d.regs_per_sm = 65536;
+    d.smem_per_sm = 65536;
+    d.smem_per_cta_default = d.smem_per_cta_optin = 65536;
+    d.max_threads_per_cta = 1024;
+    d.warp_size = 64;
+    return d;
+}
+
 /* mi250: wave64 CUs. LLVM (gfx90a): 512 VGPRs per lane in granules of 8, 8 waves per
  * SIMD, 4 SIMDs. 256 threads = 4 waves. */
 START_TEST(mi250_occupancy)
@@ -169,20 +188,128 @@ START_TEST(mi250_occupancy)
     ck_assert_uint_eq(o.max_ctas, 32);
     ck_assert_int_eq(o.limiter, GD_LIMIT_WARPS);
     /* the capture's MI250 device description selects this preset */
-    gd_trace_device d;
-    memset(&d, 0, sizeof d);
-    strcpy(d.name, "AMD Radeon Graphics");
-    d.cc_major = 9;
-    d.sms = 104;
-    d.max_threads_per_sm = 2048;
-    d.regs_per_sm = 65536;
-    d.smem_per_sm = 65536;
-    d.smem_per_cta_default = d.smem_per_cta_optin = 65536;
-    d.max_threads_per_cta = 1024;
-    d.warp_size = 64;
+    gd_trace_device d = amd("AMD Radeon Graphics", 104, 0);
     c = resolve(NULL, 0, &d, GD_OK);
     ck_assert_str_eq(c.preset, "trace/mi250");
     ck_assert_uint_eq(c.sm.regs, 131072); /* the chip's, not the description's 65536 */
+}
+END_TEST
+
+/* The AMD presets of issue 43 (item 2): every value that differs between them, exactly
+ * (docs/CONFIG.md has their sources). */
+typedef struct amd_expect {
+    const char *preset, *name;
+    uint32_t gpcs, gpc0, gpc_last, sms, cc_minor, clock, fetch, decode;
+} amd_expect;
+
+START_TEST(amd_presets)
+{
+    static const amd_expect E[] = {
+        {"mi210", "AMD Instinct MI210", 8, 13, 13, 104, 0, 1700, 6795, 755},
+        {"mi250x", "MI250X (one GCD)", 8, 14, 13, 110, 0, 1700, 6795, 755},
+        {"mi300x", "AMD Instinct MI300X", 8, 38, 38, 304, 4, 2100, 9294, 1033},
+        {"mi300a", "AMD Instinct MI300A", 6, 38, 38, 228, 4, 2100, 9294, 1033},
+    };
+    for (size_t i = 0; i < sizeof E / sizeof E[0]; i++) {
+        const amd_expect *e = &E[i];
+        const char *kv[][2] = {{"gpu.preset", e->preset}};
+        gd_config c = resolve(kv, 1, NULL, GD_OK);
+        ck_assert_str_eq(c.preset, e->preset);
+        ck_assert_str_eq(c.gpu_name, e->name);
+        ck_assert_uint_eq(c.gpcs, e->gpcs);
+        ck_assert_uint_eq(c.sms_per_gpc[0], e->gpc0);
+        ck_assert_uint_eq(c.sms_per_gpc[c.gpcs - 1], e->gpc_last);
+        ck_assert_uint_eq(c.sms, e->sms);
+        ck_assert_uint_eq(c.sms_per_tpc, 1);
+        ck_assert_uint_eq(c.sm.cc_major, 9);
+        ck_assert_uint_eq(c.sm.cc_minor, e->cc_minor);
+        ck_assert_uint_eq(c.clock_mhz, e->clock);
+        /* LLVM's AMDGPU rules for gfx90a and gfx942 */
+        ck_assert_uint_eq(c.sm.warp_size, 64);
+        ck_assert_uint_eq(c.sm.max_warps, 32);
+        ck_assert_uint_eq(c.sm.max_ctas, 32);
+        ck_assert_uint_eq(c.sm.regs, 131072);
+        ck_assert_uint_eq(c.sm.reg_alloc_unit, 512);
+        ck_assert_uint_eq(c.sm.reg_subpartitions, 4);
+        ck_assert_uint_eq(c.sm.max_regs_per_thread, 512);
+        ck_assert_uint_eq(c.sm.smem, 65536);
+        ck_assert_uint_eq(c.sm.smem_alloc_unit, 512);
+        ck_assert_uint_eq(c.sm.smem_reserved_per_cta, 0);
+        ck_assert_uint_eq(c.sm.smem_per_cta_default, 65536);
+        ck_assert_uint_eq(c.sm.smem_per_cta_optin, 65536);
+        ck_assert_uint_eq(c.sm.max_threads_per_cta, 1024);
+        /* the ROCm captures: idle launch latency, 1 ns busy-queue gaps, half that floor */
+        ck_assert_uint_eq(c.pp_fetch_cycles, e->fetch);
+        ck_assert_uint_eq(c.pp_decode_cycles, e->decode);
+        ck_assert_uint_eq(c.pp_completion_cycles, 1);
+        ck_assert_uint_eq(c.pp_command_launch_cycles, 1);
+        ck_assert_uint_eq(c.cwd_grid_launch_cycles, 1);
+        for (size_t g = 0; g < 9; g++)
+            ck_assert_uint_eq(c.pp_gap_ns[g], 1);
+    }
+    /* the layout lists in full */
+    const char *kv[][2] = {{"gpu.preset", "mi250x"}};
+    gd_config c = resolve(kv, 1, NULL, GD_OK);
+    static const uint32_t mi250x[8] = {14, 14, 14, 14, 14, 14, 13, 13};
+    for (size_t g = 0; g < 8; g++)
+        ck_assert_uint_eq(c.sms_per_gpc[g], mi250x[g]);
+    /* an MI300X holds 32 one-wave work-groups per CU, 2 of 1024 work-items */
+    const char *kx[][2] = {{"gpu.preset", "mi300x"}};
+    c = resolve(kx, 1, NULL, GD_OK);
+    gd_occupancy o;
+    gd_cta_shape w = {64, 8, 0};
+    ck_assert_int_eq(gd_occupancy_compute(&o, &c.sm, &w, c.sm.smem_per_cta_optin, NULL), GD_OK);
+    ck_assert_uint_eq(o.max_ctas, 32);
+    gd_cta_shape big = {1024, 32, 0};
+    gd_occupancy_compute(&o, &c.sm, &big, c.sm.smem_per_cta_optin, NULL);
+    ck_assert_uint_eq(o.max_ctas, 2);
+    ck_assert_int_eq(o.limiter, GD_LIMIT_WARPS);
+}
+END_TEST
+
+/* gpu.preset=trace: the product name first (when the numbers agree), then the numbers. */
+START_TEST(trace_amd_by_name)
+{
+    static const struct {
+        const char *name;
+        uint32_t cus, minor;
+        const char *want;
+    } T[] = {
+        {"AMD Instinct MI210", 104, 0, "trace/mi210"},
+        {"amd instinct mi210", 104, 0, "trace/mi210"},         /* any case */
+        {"AMD Radeon Graphics", 104, 0, "trace/mi250"},        /* the shared MI250 capture's name */
+        {"", 104, 0, "trace/mi250"},                           /* no name: the numbers, mi250 first */
+        {"AMD Instinct MI250X / MI250", 104, 0, "trace/mi250"}, /* the name's numbers disagree */
+        {"AMD Instinct MI250X", 110, 0, "trace/mi250x"},
+        {"AMD Instinct MI300X", 304, 4, "trace/mi300x"},
+        {"AMD Instinct MI300X VF", 304, 4, "trace/mi300x"},
+        {"", 304, 4, "trace/mi300x"},
+        {"AMD Instinct MI300A", 228, 4, "trace/mi300a"},
+        {"AMD Instinct MI300X", 38, 4, "trace/mi300x"},        /* one XCD (CPX mode): built, over mi300x (below) */
+    };
+    for (size_t i = 0; i < sizeof T / sizeof T[0]; i++) {
+        gd_trace_device d = amd(T[i].name, T[i].cus, T[i].minor);
+        gd_config c = resolve(NULL, 0, &d, GD_OK);
+        ck_assert_msg(strcmp(c.preset, T[i].want) == 0, "'%s' (%u CUs): %s, not %s", T[i].name, T[i].cus, c.preset,
+                      T[i].want);
+        ck_assert_str_eq(c.gpu_name, T[i].name);  /* the trace's name is kept */
+        ck_assert_uint_eq(c.sms, T[i].cus);
+    }
+    /* the MI210's timing, not the MI250's, for a named MI210 */
+    gd_trace_device d = amd("AMD Instinct MI210", 104, 0);
+    gd_config c = resolve(NULL, 0, &d, GD_OK);
+    ck_assert_uint_eq(c.pp_fetch_cycles, 6795);
+    ck_assert_uint_eq(c.cwd_grid_launch_cycles, 1);
+    d = amd("AMD Radeon Graphics", 104, 0);
+    c = resolve(NULL, 0, &d, GD_OK);
+    ck_assert_uint_eq(c.pp_fetch_cycles, 8784);
+    ck_assert_uint_eq(c.cwd_grid_launch_cycles, 870);
+    /* one XCD: the trace's figures over the nearest preset of cc 9.4 (mi300x), its GPCs of
+     * at most 16 CUs */
+    d = amd("AMD Instinct MI300X", 38, 4);
+    c = resolve(NULL, 0, &d, GD_OK);
+    ck_assert_uint_eq(c.gpcs, 3);
+    ck_assert_uint_eq(c.clock_mhz, 2100);
 }
 END_TEST
 
@@ -476,6 +603,8 @@ int main(void)
     tcase_add_test(tc, trace_unknown_chip);
     tcase_add_test(tc, trace_layout_and_overrides);
     tcase_add_test(tc, mi250_occupancy);
+    tcase_add_test(tc, amd_presets);
+    tcase_add_test(tc, trace_amd_by_name);
     tcase_add_test(tc, config_text);
     tcase_add_test(tc, scale_values);
     tcase_add_test(tc, config_mutations_never_crash);
