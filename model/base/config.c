@@ -821,10 +821,13 @@ static const preset_value MI250[] = {
 #define SRC_MI300_ARCH                                                                            \
     "ROCm documentation, 'AMD Instinct MI300 series microarchitecture' (ROCm/ROCm "               \
     "docs/conceptual/gpu-arch/mi300.md): an XCD has 40 CUs, 38 active"
-#define SRC_KINETO_MI210 "deviceProperties of /work/amd_captures/tl_mi210_gpu_only_trace.json.gz (AMD-AGI/TraceLens)"
+#define TL_MI210 "AMD-AGI/TraceLens tests/traces/mi210/gpu_only_trace/gpu_only_trace.json.gz"
+#define TL_SD35 "AMD-AGI/TraceLens tests/traces/inference/xdit_sd_3.5/profile_trace_rank_0.json.gz"
+#define TL_FLUX "AMD-AGI/TraceLens tests/traces/inference/xdit_flux.1_aiter_sage/profile_trace_rank_0.json.gz"
+#define SRC_KINETO_MI210 "deviceProperties of " TL_MI210
 #define SRC_KINETO_MI300X                                                                         \
-    "deviceProperties of /work/amd_captures/tl_mi300x_xdit_sd3.5_profile.json.gz (AMD-AGI/TraceLens)"
-#define SRC_AMD_CAL(capture, what) "scripts/calibrate.py /work/amd_captures/" capture ": " what
+    "deviceProperties of " TL_SD35
+#define SRC_AMD_CAL(capture, what) "scripts/calibrate.py " capture ": " what
 #define SRC_AMD_FIX(capture, clock)                                                               \
     SRC_AMD_CAL(capture, "the busy-queue kernel-to-kernel gaps are 1 ns (median and p10 over the " \
                 "capture; AMD's kernel timestamps are the command processor's): half that floor " \
@@ -868,11 +871,11 @@ static const preset_value MI250[] = {
     "AMD Instinct MI210 launch specifications (AnandTech 17326, 2022-03: boost clock 1700 MHz), "   \
     "as AMD's peak FP64 vector rate gives it: 22.6 TFLOPS = 104 CUs x 128 FLOP/clock x 1.7 GHz "    \
     "(front-end clock assumed equal)"
-#define SRC_FIX_MI210 SRC_AMD_FIX("tl_mi210_gpu_only_trace.json.gz", "1700")
+#define SRC_FIX_MI210 SRC_AMD_FIX(TL_MI210, "1700")
 #define SRC_IDLE_MI210                                                                            \
-    SRC_AMD_IDLE("tl_mi210_gpu_only_trace.json.gz", "4.442 us over 24 packets; 4.4414 us x 1700 MHz "  \
+    SRC_AMD_IDLE(TL_MI210, "4.442 us over 24 packets; 4.4414 us x 1700 MHz "  \
                  "= 7550 cycles")
-#define SRC_GAP_MI210(why) SRC_AMD_GAP_KK("tl_mi210_gpu_only_trace.json.gz", why)
+#define SRC_GAP_MI210(why) SRC_AMD_GAP_KK(TL_MI210, why)
 static const preset_value MI210[] = {
     {"gpu.name", "AMD Instinct MI210", SRC_KINETO_MI210 " (name)"},
     {"gpu.cc", "9.0", SRC_KINETO_MI210 " (computeMajor/Minor 9.0); " SRC_ROCM_SPECS ": gfx90a, GFXIP 9.0"},
@@ -890,7 +893,7 @@ static const preset_value MI210[] = {
     {"pp.fetch_cycles", "6795", SRC_IDLE_MI210},
     {"pp.decode_cycles", "755", SRC_IDLE_MI210},
     AMD_FIXED(SRC_FIX_MI210),
-    {"pp.gap_kernel_kernel_ns", "1", SRC_AMD_GAP("tl_mi210_gpu_only_trace.json.gz", "526 kernel-to-kernel")},
+    {"pp.gap_kernel_kernel_ns", "1", SRC_AMD_GAP(TL_MI210, "526 kernel-to-kernel")},
     {"pp.gap_kernel_copy_ns", "1", SRC_GAP_MI210("the capture has no busy-queue copy")},
     {"pp.gap_copy_kernel_ns", "1", SRC_GAP_MI210("the capture has no busy-queue copy")},
     {"pp.gap_copy_copy_ns", "1", SRC_GAP_MI210("the capture has no busy-queue copy")},
@@ -936,13 +939,12 @@ static const preset_value MI250X[] = {
     "ROCm documentation (ROCm/ROCm docs/how-to/system-optimization/mi300x.rst): the default "     \
     "maximum clock is 2100 MHz; docs/conceptual/gpu-arch/mi300.md: peak FP64 vector 81.7 TFLOPS = " \
     "304 CUs x 128 FLOP/clock x 2.1 GHz (front-end clock assumed equal)"
-#define SRC_FIX_MI300X SRC_AMD_FIX("tl_mi300x_xdit_sd3.5_profile.json.gz (3,626 gaps; ddp_resnet18_train 1,666)", "2100")
+#define SRC_FIX_MI300X SRC_AMD_FIX(TL_SD35 " (3,626 gaps; TraceLens tests/traces/mi300/ddp_resnet18_no_pool: 1,666)", "2100")
 #define SRC_IDLE_MI300X                                                                           \
-    SRC_AMD_IDLE("tl_mi300x_xdit_sd3.5_profile.json.gz", "4.918 us over 4,304 packets; "           \
+    SRC_AMD_IDLE(TL_SD35, "4.918 us over 4,304 packets; "           \
                  "normalization_layer_test 4.877 us, xdit flux captures 4.636 to 4.827 us, "       \
                  "ddp_resnet18_train 9.276 us; 4.9175 us x 2100 MHz = 10327 cycles")
-#define SRC_FLUX "tl_mi300x_xdit_flux1_aiter_sage_profile.json.gz"
-#define SRC_GAP_MI300X(why) SRC_AMD_GAP_KK("tl_mi300x_xdit_sd3.5_profile.json.gz", why)
+#define SRC_GAP_MI300X(why) SRC_AMD_GAP_KK(TL_SD35, why)
 static const preset_value MI300X[] = {
     {"gpu.name", "AMD Instinct MI300X", SRC_KINETO_MI300X " (name)"},
     {"gpu.cc", "9.4", SRC_KINETO_MI300X " (computeMajor/Minor 9.4); " SRC_ROCM_SPECS ": gfx942, GFXIP 9.4"},
@@ -961,13 +963,13 @@ static const preset_value MI300X[] = {
     {"pp.fetch_cycles", "9294", SRC_IDLE_MI300X},
     {"pp.decode_cycles", "1033", SRC_IDLE_MI300X},
     AMD_FIXED(SRC_FIX_MI300X),
-    {"pp.gap_kernel_kernel_ns", "1", SRC_AMD_GAP("tl_mi300x_xdit_sd3.5_profile.json.gz", "3,626 kernel-to-kernel")
+    {"pp.gap_kernel_kernel_ns", "1", SRC_AMD_GAP(TL_SD35, "3,626 kernel-to-kernel")
                                      " (ddp_resnet18_train: 1 ns over 1,666; normalization_layer_test: 1 ns over 24)"},
     {"pp.gap_kernel_copy_ns", "1", SRC_GAP_MI300X("the xdit flux captures have 3 busy-queue kernel-to-copy gaps "
                                                   "each, all 1 ns, fewer than calibrate.py's 5")},
     {"pp.gap_copy_kernel_ns", "1", SRC_GAP_MI300X("no MI300X capture has a busy-queue copy-to-kernel gap")},
-    {"pp.gap_copy_copy_ns", "1", SRC_AMD_GAP(SRC_FLUX, "23 copy-to-copy")},
-    {"pp.gap_graph_kernel_kernel_ns", "1", SRC_AMD_GAP(SRC_FLUX, "6,242 graph-launched kernel-to-kernel")},
+    {"pp.gap_copy_copy_ns", "1", SRC_AMD_GAP(TL_FLUX, "23 copy-to-copy")},
+    {"pp.gap_graph_kernel_kernel_ns", "1", SRC_AMD_GAP(TL_FLUX, "6,242 graph-launched kernel-to-kernel")},
     {"pp.gap_graph_kernel_copy_ns", "1", SRC_GAP_MI300X("no MI300X capture has a busy-queue graph-launched copy after a kernel")},
     {"pp.gap_graph_copy_kernel_ns", "1", SRC_GAP_MI300X("the xdit flux captures have 3 busy-queue graph-launched "
                                                         "copy-to-kernel gaps each, all 1 ns, fewer than calibrate.py's 5")},
