@@ -773,6 +773,8 @@ static const preset_value H100[] = {
     "cwd.grid_launch_cycles leaves 5.741 us for fetch + decode, x 1700 MHz, split 90/10"
 
 /* One GCD of an AMD Instinct MI250 (CDNA2, gfx90a): HIP shows each GCD as a device. */
+#define SRC_NO_PDL_HIP "HIP has no programmatic dependent launch: the trace never flags one"
+
 static const preset_value MI250[] = {
     {"gpu.name", "MI250 (one GCD)", SRC_MI250},
     {"gpu.cc", "9.0", SRC_KINETO_MI250 " (computeMajor/Minor of gfx90a)"},
@@ -802,7 +804,7 @@ static const preset_value MI250[] = {
     {"pp.command_launch_cycles", "870", SRC_FIX_MI250},
     {"cwd.grid_launch_cycles", "870", SRC_FIX_MI250},
     GAP_PRESETS_PROVISIONAL("the MI250 capture has no back-to-back work"),
-    {"pp.gap_programmatic_lead_ns", "0", "HIP has no programmatic dependent launch: the trace never flags one"},
+    {"pp.gap_programmatic_lead_ns", "0", SRC_NO_PDL_HIP},
     {NULL, NULL, NULL},
 };
 
@@ -902,6 +904,7 @@ static const preset_value MI210[] = {
     {"pp.gap_graph_copy_kernel_ns", "1", SRC_GAP_MI210("the capture has no graph launches")},
     {"pp.gap_graph_copy_copy_ns", "1", SRC_GAP_MI210("the capture has no graph launches")},
     {"pp.gap_after_wait_ns", "1", SRC_GAP_MI210("the capture has no cross-stream wait")},
+    {"pp.gap_programmatic_lead_ns", "0", SRC_NO_PDL_HIP},
     {NULL, NULL, NULL},
 };
 
@@ -931,6 +934,7 @@ static const preset_value MI250X[] = {
     {"pp.decode_cycles", "755", SRC_MI250X_PROV},
     AMD_FIXED(SRC_MI250X_PROV),
     AMD_GAPS_1NS(SRC_MI250X_GAPS),
+    {"pp.gap_programmatic_lead_ns", "0", SRC_NO_PDL_HIP},
     {NULL, NULL, NULL},
 };
 
@@ -975,6 +979,7 @@ static const preset_value MI300X[] = {
                                                         "copy-to-kernel gaps each, all 1 ns, fewer than calibrate.py's 5")},
     {"pp.gap_graph_copy_copy_ns", "1", SRC_GAP_MI300X("no MI300X capture has a busy-queue graph-launched copy after a copy")},
     {"pp.gap_after_wait_ns", "1", SRC_GAP_MI300X("no MI300X capture has a cross-stream wait that held its packet back")},
+    {"pp.gap_programmatic_lead_ns", "0", SRC_NO_PDL_HIP},
     {NULL, NULL, NULL},
 };
 
@@ -1003,6 +1008,7 @@ static const preset_value MI300A[] = {
     {"pp.decode_cycles", "1033", SRC_MI300A_PROV},
     AMD_FIXED(SRC_MI300A_PROV),
     AMD_GAPS_1NS(SRC_MI300A_GAPS),
+    {"pp.gap_programmatic_lead_ns", "0", SRC_NO_PDL_HIP},
     {NULL, NULL, NULL},
 };
 
