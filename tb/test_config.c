@@ -199,16 +199,16 @@ END_TEST
  * (docs/CONFIG.md has their sources). */
 typedef struct amd_expect {
     const char *preset, *name;
-    uint32_t gpcs, gpc0, gpc_last, sms, cc_minor, clock, fetch, decode;
+    uint32_t gpcs, gpc0, gpc_last, sms, cc_minor, clock, doorbell, fetch, decode;
 } amd_expect;
 
 START_TEST(amd_presets)
 {
     static const amd_expect E[] = {
-        {"mi210", "AMD Instinct MI210", 8, 13, 13, 104, 0, 1700, 6795, 755},
-        {"mi250x", "MI250X (one GCD)", 8, 14, 13, 110, 0, 1700, 6795, 755},
-        {"mi300x", "AMD Instinct MI300X", 8, 38, 38, 304, 4, 2100, 9294, 1033},
-        {"mi300a", "AMD Instinct MI300A", 6, 38, 38, 228, 4, 2100, 9294, 1033},
+        {"mi210", "AMD Instinct MI210", 8, 13, 13, 104, 0, 1700, 5783, 1590, 177},
+        {"mi250x", "MI250X (one GCD)", 8, 14, 13, 110, 0, 1700, 5783, 1590, 177},
+        {"mi300x", "AMD Instinct MI300X", 8, 38, 38, 304, 4, 2100, 8228, 1889, 210},
+        {"mi300a", "AMD Instinct MI300A", 6, 38, 38, 228, 4, 2100, 8228, 1889, 210},
     };
     for (size_t i = 0; i < sizeof E / sizeof E[0]; i++) {
         const amd_expect *e = &E[i];
@@ -238,7 +238,12 @@ START_TEST(amd_presets)
         ck_assert_uint_eq(c.sm.smem_per_cta_default, 65536);
         ck_assert_uint_eq(c.sm.smem_per_cta_optin, 65536);
         ck_assert_uint_eq(c.sm.max_threads_per_cta, 1024);
-        /* the ROCm captures: idle launch latency, 1 ns busy-queue gaps, half that floor */
+        /* the ROCm captures: idle launch latency (wake-up + fetch + decode, the last two
+         * half the shortest kernel a queued one followed by 1 ns), 1 ns busy-queue gaps,
+         * half that floor */
+        ck_assert_uint_eq(c.pp_doorbell_cycles + c.pp_fetch_cycles + c.pp_decode_cycles,
+                          e->clock == 1700 ? 7550u : 10327u);
+        ck_assert_uint_eq(c.pp_doorbell_cycles, e->doorbell);
         ck_assert_uint_eq(c.pp_fetch_cycles, e->fetch);
         ck_assert_uint_eq(c.pp_decode_cycles, e->decode);
         ck_assert_uint_eq(c.pp_completion_cycles, 1);
@@ -298,11 +303,13 @@ START_TEST(trace_amd_by_name)
     /* the MI210's timing, not the MI250's, for a named MI210 */
     gd_trace_device d = amd("AMD Instinct MI210", 104, 0);
     gd_config c = resolve(NULL, 0, &d, GD_OK);
-    ck_assert_uint_eq(c.pp_fetch_cycles, 6795);
+    ck_assert_uint_eq(c.pp_fetch_cycles, 1590);
+    ck_assert_uint_eq(c.pp_doorbell_cycles, 5783);
     ck_assert_uint_eq(c.cwd_grid_launch_cycles, 1);
     d = amd("AMD Radeon Graphics", 104, 0);
     c = resolve(NULL, 0, &d, GD_OK);
     ck_assert_uint_eq(c.pp_fetch_cycles, 8784);
+    ck_assert_uint_eq(c.pp_doorbell_cycles, 0);
     ck_assert_uint_eq(c.cwd_grid_launch_cycles, 870);
     /* one XCD: the trace's figures over the nearest preset of cc 9.4 (mi300x), its GPCs of
      * at most 16 CUs */

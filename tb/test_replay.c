@@ -740,6 +740,41 @@ START_TEST(launch_gap_kernel_kernel)
 }
 END_TEST
 
+/* pp.doorbell_cycles = 1000 (1 us here): a packet written into an empty queue waits for
+ * the packet processor to wake before its fetch; one written behind others of its queue
+ * is fetched when they have left, without it. D0 q0 submit 1000 (q0 empty): fetched
+ * 1000 + 1000 + 100 = 2100, decoded 2110. D1 q0 submit 1005 behind D0: fetched when D0
+ * leaves (2110) + 100 = 2210, decoded 2220. D2 q1 submit 1005 (q1 empty): fetched 1005 +
+ * 1100 = 2105, decoded after D0's decode: 2110 + 10 = 2120. */
+START_TEST(doorbell_wakes_an_empty_queue)
+{
+    char *path;
+    gd_trace_writer *w = new_trace(&path);
+    add_dispatch(w, 0, 1000, 1, 1024, 5, 1);
+    add_dispatch(w, 0, 1005, 1, 1024, 1, 1);
+    add_dispatch(w, 1, 1005, 2, 32, 2, 1);
+    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    gd_sim *sim = small_gpu();
+    ck_assert_int_eq(gd_sim_set(sim, "pp.doorbell_cycles", "1000"), GD_OK);
+    char *csv = replay_csv(sim, path);
+    const double expect[3][2] = {{2100, 2110}, {2210, 2220}, {2105, 2120}};  /* fetched, decoded */
+    for (int i = 0; i < 3; i++) {
+        char *r = row(csv, i);
+        double f = 0, d = 0;
+        const char *p = r;
+        for (int c = 0; c < 16; c++)  /* fetched_ns is column 16, decoded_ns 17 */
+            p = strchr(p, ',') + 1;
+        ck_assert_int_eq(sscanf(p, "%lf,%lf", &f, &d), 2);
+        ck_assert_msg(f == expect[i][0] && d == expect[i][1], "row %d: fetched %.3f decoded %.3f", i, f, d);
+        free(r);
+    }
+    free(csv);
+    gd_sim_free(sim);
+    remove(path);
+    free(path);
+}
+END_TEST
+
 /* Launch gaps after a cross-queue wait and before a copy, on barrier_and_and_command's
  * trace plus C1 q1 submit 15: a memset of 100 ns (barrier bit) behind D1 (times from
  * the first submit, as there; the CSV adds 1000).
@@ -1409,6 +1444,7 @@ int main(void)
     tcase_add_test(tc, retire_before_launch_across_gpcs);
     tcase_add_test(tc, barrier_and_and_command);
     tcase_add_test(tc, launch_gap_kernel_kernel);
+    tcase_add_test(tc, doorbell_wakes_an_empty_queue);
     tcase_add_test(tc, launch_gap_after_wait_and_copy);
     tcase_add_test(tc, calibration_record_sets_gaps);
     tcase_add_test(tc, barrier_or);

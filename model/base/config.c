@@ -147,6 +147,12 @@ static const key_def KEYS[] = {
     {"pp.fetch_cycles", T_UINT, OFF(pp_fetch_cycles), 0, 100000000, 0, NULL, NULL,
      "Packet processor: from a packet reaching the head of its queue (or its doorbell, if later) "
      "to the packet being fetched.", "preset"},
+    {"pp.doorbell_cycles", T_UINT, OFF(pp_doorbell_cycles), 0, 100000000, 0, NULL, NULL,
+     "Packet processor: waking for a queue that was empty when a packet's doorbell rang (the host "
+     "wrote into it with nothing left in it), before that packet's fetch; a packet written behind "
+     "others of its queue is fetched when they have left, without it. An idle queue's launch "
+     "latency is this plus pp.fetch_cycles, pp.decode_cycles and cwd.grid_launch_cycles; a busy "
+     "queue's packets are fetched and decoded during the kernel ahead of them.", "preset"},
     {"pp.decode_cycles", T_UINT, OFF(pp_decode_cycles), 0, 100000000, 0, NULL, NULL,
      "Packet processor: decoding one fetched packet. One decoder serves all queues, so decodes "
      "of different queues wait for each other.", "preset"},
@@ -588,6 +594,9 @@ typedef struct preset_def {
 #define SRC_A100_WP "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)"
 #define SRC_H100_WP "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
 #define SRC_PG "CUDA C++ Programming Guide, 'Technical Specifications per Compute Capability'"
+#define SRC_NO_DOORBELL                                                                           \
+    "0: this preset keeps its idle launch latency in pp.fetch_cycles + pp.decode_cycles, as fitted " \
+    "before the key existed (docs/MODEL.md, 'A kernel's way through the model')"
 #define SRC_NO_PDL                                                                                \
     "no programmatic dependent launch below compute capability 9.0 (CUDA C++ Programming Guide, " \
     "'Programmatic Dependent Launch and Synchronization'): the trace never flags one"
@@ -691,6 +700,7 @@ static const preset_value V100[] = {
     {"sm.smem_per_cta_optin", "98304", SRC_KINETO_V100 " (sharedMemPerBlockOptin)"},
     {"sm.max_threads_per_cta", "1024", SRC_KINETO_V100 " (maxThreadsPerBlock)"},
     {"frontend.clock_mhz", "1530", SRC_V100_WP ": boost clock 1530 MHz (front-end clock assumed equal)"},
+    {"pp.doorbell_cycles", "0", SRC_NO_DOORBELL},
     {"pp.fetch_cycles", "3615", SRC_IDLE_V100},
     {"pp.decode_cycles", "402", SRC_IDLE_V100},
     {"pp.completion_cycles", "574", SRC_FIX_V100},
@@ -724,6 +734,7 @@ static const preset_value A100[] = {
     {"sm.smem_per_cta_optin", "166912", SRC_KINETO_A100 " (sharedMemPerBlockOptin, 163 KiB)"},
     {"sm.max_threads_per_cta", "1024", SRC_KINETO_A100 " (maxThreadsPerBlock)"},
     {"frontend.clock_mhz", "1410", SRC_A100_WP ": boost clock 1410 MHz (front-end clock assumed equal)"},
+    {"pp.doorbell_cycles", "0", SRC_NO_DOORBELL},
     {"pp.fetch_cycles", "1575", SRC_IDLE_A100},
     {"pp.decode_cycles", "175", SRC_IDLE_A100},
     {"pp.completion_cycles", "722", SRC_FIX_A100},
@@ -748,6 +759,7 @@ static const preset_value H100[] = {
     {"sm.smem_per_cta_optin", "232448", SRC_PG " (227 KiB per CTA with opt-in on cc 9.0)"},
     {"sm.max_threads_per_cta", "1024", SRC_PG},
     {"frontend.clock_mhz", "1980", SRC_H100_WP ": H100 SXM5 boost clock 1980 MHz (front-end clock assumed equal)"},
+    {"pp.doorbell_cycles", "0", SRC_NO_DOORBELL},
     {"pp.fetch_cycles", "2211", SRC_IDLE_H100},
     {"pp.decode_cycles", "246", SRC_IDLE_H100},
     {"pp.completion_cycles", "1014", SRC_FIX_H100},
@@ -798,6 +810,7 @@ static const preset_value MI250[] = {
     {"sm.smem_per_cta_optin", "65536", SRC_KINETO_MI250 " (no opt-in above sharedMemPerBlock)"},
     {"sm.max_threads_per_cta", "1024", SRC_KINETO_MI250 " (maxThreadsPerBlock)"},
     {"frontend.clock_mhz", "1700", SRC_MI250 ": peak engine clock 1700 MHz (front-end clock assumed equal)"},
+    {"pp.doorbell_cycles", "0", SRC_NO_DOORBELL},
     {"pp.fetch_cycles", "8784", SRC_IDLE_MI250},
     {"pp.decode_cycles", "976", SRC_IDLE_MI250},
     {"pp.completion_cycles", "870", SRC_FIX_MI250},
@@ -837,7 +850,14 @@ static const preset_value MI250[] = {
                 "and launch is not observable")
 #define SRC_AMD_IDLE(capture, what)                                                               \
     SRC_AMD_CAL(capture, "the median launch-to-start time on an idle stream (" what ") minus "     \
-                "cwd.grid_launch_cycles, split 90/10 (the split is not observable in a capture)")
+                "cwd.grid_launch_cycles: pp.doorbell_cycles + pp.fetch_cycles + pp.decode_cycles")
+/* A busy queue's next packet is fetched and decoded while the kernel ahead of it runs: on
+ * the AMD captures a kernel queued behind one of 2 us still starts 1 ns after it ends, so
+ * fetch + decode take at most that; the rest of an idle queue's latency is the wake-up. */
+#define SRC_AMD_FETCH(shortest)                                                                   \
+    "half the shortest kernel (" shortest ") that a queued kernel followed 0 to 2 ns after it ended "  \
+    "(the packet processor fetched and decoded the next packet during it; at most that, not "       \
+    "observable below), split 90/10 between fetch and decode"
 #define SRC_AMD_GAP(capture, what)                                                                \
     SRC_AMD_CAL(capture, "the median of the " what " " SRC_CLEAN "; ns timestamps")
 #define SRC_AMD_GAP_KK(capture, why)                                                              \
@@ -877,6 +897,8 @@ static const preset_value MI250[] = {
 #define SRC_IDLE_MI210                                                                            \
     SRC_AMD_IDLE(TL_MI210, "4.442 us over 24 packets; 4.4414 us x 1700 MHz "  \
                  "= 7550 cycles")
+#define SRC_FETCH_MI210 SRC_AMD_FETCH("2.079 us on the MI210 capture: 1.0395 us x 1700 MHz = 1767 cycles")
+#define SRC_DOORBELL_MI210 SRC_IDLE_MI210 ", less fetch + decode (1767 cycles): 5783 cycles"
 #define SRC_GAP_MI210(why) SRC_AMD_GAP_KK(TL_MI210, why)
 static const preset_value MI210[] = {
     {"gpu.name", "AMD Instinct MI210", SRC_KINETO_MI210 " (name)"},
@@ -892,8 +914,9 @@ static const preset_value MI210[] = {
     {"sm.smem_per_cta_optin", "65536", SRC_KINETO_MI210 " (no opt-in above sharedMemPerBlock)"},
     {"sm.max_threads_per_cta", "1024", SRC_KINETO_MI210 " (maxThreadsPerBlock)"},
     {"frontend.clock_mhz", "1700", SRC_MI210_CLK},
-    {"pp.fetch_cycles", "6795", SRC_IDLE_MI210},
-    {"pp.decode_cycles", "755", SRC_IDLE_MI210},
+    {"pp.doorbell_cycles", "5783", SRC_DOORBELL_MI210},
+    {"pp.fetch_cycles", "1590", SRC_FETCH_MI210},
+    {"pp.decode_cycles", "177", SRC_FETCH_MI210},
     AMD_FIXED(SRC_FIX_MI210),
     {"pp.gap_kernel_kernel_ns", "1", SRC_AMD_GAP(TL_MI210, "526 kernel-to-kernel")},
     {"pp.gap_kernel_copy_ns", "1", SRC_GAP_MI210("the capture has no busy-queue copy")},
@@ -930,8 +953,9 @@ static const preset_value MI250X[] = {
     {"sm.smem_per_cta_optin", "65536", "the same gfx90a die as the MI210: " SRC_KINETO_MI210 " (no opt-in above sharedMemPerBlock)"},
     {"sm.max_threads_per_cta", "1024", "the same gfx90a die as the MI210: " SRC_KINETO_MI210 " (maxThreadsPerBlock)"},
     {"frontend.clock_mhz", "1700", SRC_MI250X_CLK},
-    {"pp.fetch_cycles", "6795", SRC_MI250X_PROV},
-    {"pp.decode_cycles", "755", SRC_MI250X_PROV},
+    {"pp.doorbell_cycles", "5783", SRC_MI250X_PROV},
+    {"pp.fetch_cycles", "1590", SRC_MI250X_PROV},
+    {"pp.decode_cycles", "177", SRC_MI250X_PROV},
     AMD_FIXED(SRC_MI250X_PROV),
     AMD_GAPS_1NS(SRC_MI250X_GAPS),
     {"pp.gap_programmatic_lead_ns", "0", SRC_NO_PDL_HIP},
@@ -948,6 +972,10 @@ static const preset_value MI250X[] = {
     SRC_AMD_IDLE(TL_SD35, "4.918 us over 4,304 packets; "           \
                  "normalization_layer_test 4.877 us, xdit flux captures 4.636 to 4.827 us, "       \
                  "ddp_resnet18_train 9.276 us; 4.9175 us x 2100 MHz = 10327 cycles")
+#define SRC_FETCH_MI300X                                                                          \
+    SRC_AMD_FETCH("1.999 us on TraceLens tests/traces/mi300/ddp_resnet18_no_pool; 3.444 us on the sd3.5 " \
+                  "capture: 0.9995 us x 2100 MHz = 2099 cycles")
+#define SRC_DOORBELL_MI300X SRC_IDLE_MI300X ", less fetch + decode (2099 cycles): 8228 cycles"
 #define SRC_GAP_MI300X(why) SRC_AMD_GAP_KK(TL_SD35, why)
 static const preset_value MI300X[] = {
     {"gpu.name", "AMD Instinct MI300X", SRC_KINETO_MI300X " (name)"},
@@ -964,8 +992,9 @@ static const preset_value MI300X[] = {
     {"sm.smem_per_cta_optin", "65536", SRC_KINETO_MI300X " (no opt-in above sharedMemPerBlock)"},
     {"sm.max_threads_per_cta", "1024", SRC_KINETO_MI300X " (maxThreadsPerBlock)"},
     {"frontend.clock_mhz", "2100", SRC_MI300X_CLK},
-    {"pp.fetch_cycles", "9294", SRC_IDLE_MI300X},
-    {"pp.decode_cycles", "1033", SRC_IDLE_MI300X},
+    {"pp.doorbell_cycles", "8228", SRC_DOORBELL_MI300X},
+    {"pp.fetch_cycles", "1889", SRC_FETCH_MI300X},
+    {"pp.decode_cycles", "210", SRC_FETCH_MI300X},
     AMD_FIXED(SRC_FIX_MI300X),
     {"pp.gap_kernel_kernel_ns", "1", SRC_AMD_GAP(TL_SD35, "3,626 kernel-to-kernel")
                                      " (ddp_resnet18_train: 1 ns over 1,666; normalization_layer_test: 1 ns over 24)"},
@@ -1004,8 +1033,9 @@ static const preset_value MI300A[] = {
     {"sm.smem_per_cta_optin", "65536", "the same gfx942 XCD as the MI300X: " SRC_KINETO_MI300X " (no opt-in above sharedMemPerBlock)"},
     {"sm.max_threads_per_cta", "1024", "the same gfx942 XCD as the MI300X: " SRC_KINETO_MI300X " (maxThreadsPerBlock)"},
     {"frontend.clock_mhz", "2100", SRC_MI300A_CLK},
-    {"pp.fetch_cycles", "9294", SRC_MI300A_PROV},
-    {"pp.decode_cycles", "1033", SRC_MI300A_PROV},
+    {"pp.doorbell_cycles", "8228", SRC_MI300A_PROV},
+    {"pp.fetch_cycles", "1889", SRC_MI300A_PROV},
+    {"pp.decode_cycles", "210", SRC_MI300A_PROV},
     AMD_FIXED(SRC_MI300A_PROV),
     AMD_GAPS_1NS(SRC_MI300A_GAPS),
     {"pp.gap_programmatic_lead_ns", "0", SRC_NO_PDL_HIP},

@@ -57,6 +57,7 @@ typedef struct gd_config {
     gd_sm_limits sm;
     uint32_t clock_mhz;                    /* front-end clock */
     uint32_t pp_fetch_cycles;
+    uint32_t pp_doorbell_cycles;
     uint32_t pp_decode_cycles;
     uint32_t pp_completion_cycles;
     uint32_t pp_queue_packets;

@@ -48,6 +48,7 @@ packet_processor::packet_processor(sc_core::sc_module_name name, const gd_config
       done_in("done_in"),
       rsb_out("rsb_out"),
       fetch_ps_(gd_cycles_to_ps(cfg.pp_fetch_cycles, cfg.clock_mhz)),
+      doorbell_ps_(gd_cycles_to_ps(cfg.pp_doorbell_cycles, cfg.clock_mhz)),
       decode_ps_(gd_cycles_to_ps(cfg.pp_decode_cycles, cfg.clock_mhz)),
       completion_ps_(gd_cycles_to_ps(cfg.pp_completion_cycles, cfg.clock_mhz)),
       barrier_ps_(gd_cycles_to_ps(cfg.pp_barrier_cycles, cfg.clock_mhz)),
@@ -163,6 +164,7 @@ bool packet_processor::doorbell(op_code code, void *body, sc_core::sc_time &dela
         if (r->kind == GD_PKT_BARRIER_AND || r->kind == GD_PKT_BARRIER_OR)
             barrier_packets_++;
         r->submit = now_ps() + ps_of(delay);
+        r->woke = was_empty && !r->in_packet;
         if (r->signal != GD_NO_SIGNAL) {  // the host arms the packet's completion signal
             if (r->signal >= signals_.size())
                 signals_.resize(r->signal + 1, 0);
@@ -422,13 +424,18 @@ void packet_processor::issue(gd_time_ps now)
         if (q.count && q.state == GD_PQ_IDLE) {
             q.state = GD_PQ_FETCHING;
             // a condensed packet's later kernels came with its first: nothing to fetch
-            gd_time_ps f = gd_pp_queue_head(&q)->in_packet ? 0 : fetch_ps_;
-            if (!gd_pp_queue_head(&q)->in_packet) {
+            const gd_kernel_run *h = gd_pp_queue_head(&q);
+            gd_time_ps f = h->in_packet ? 0 : fetch_ps_;
+            if (!h->in_packet) {
                 packets_fetched_++;
                 bytes_fetched_ += GD_AQL_PACKET_SIZE;
             }
             overhead_ps_ += f;
             fetch_time_ps_ += f;
+            if (h->woke) {  // the packet processor wakes for the queue first
+                f += doorbell_ps_;
+                overhead_ps_ += doorbell_ps_;
+            }
             post(now + f, ev{FETCH_DONE, qi, nullptr});
         }
     }
