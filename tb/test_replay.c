@@ -151,10 +151,9 @@ static char *row(const char *csv, int index)
         free(r_);                             \
     } while (0)
 
-/* Three kernels, two queues (see the comments for the hand-worked timeline):
- * D0 q0 submit 0: 5 big CTAs; D1 q0 submit 5: 1 big CTA, waits for D0 (barrier);
- * D2 q1 submit 5: 2 small CTAs. */
-START_TEST(hand_checked_timeline)
+/* Three kernels, two queues: D0 q0 submit 0: 5 big CTAs; D1 q0 submit 5: 1 big CTA,
+ * waits for D0 (barrier); D2 q1 submit 5: 2 small CTAs. Its path (caller frees). */
+static char *three_kernels(void)
 {
     char *path;
     gd_trace_writer *w = new_trace(&path);
@@ -162,6 +161,13 @@ START_TEST(hand_checked_timeline)
     add_dispatch(w, 0, 1005, 1, 1024, 1, 1);
     add_dispatch(w, 1, 1005, 2, 32, 2, 1);
     ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    return path;
+}
+
+/* three_kernels (see the comments for the hand-worked timeline). */
+START_TEST(hand_checked_timeline)
+{
+    char *path = three_kernels();
     gd_sim *sim = small_gpu();
     char *csv = replay_csv(sim, path);
     ck_assert_ptr_nonnull(strstr(csv, "kernel_index,name,queue,grid_ctas,threads_per_cta,regs_per_thread,"
@@ -740,7 +746,7 @@ START_TEST(launch_gap_kernel_kernel)
 }
 END_TEST
 
-/* pp.doorbell_cycles = 1000 (1 us here): a packet written into an empty queue waits for
+/* three_kernels with pp.doorbell_cycles = 1000 (1 us here): a packet written into an empty queue waits for
  * the packet processor to wake before its fetch; one written behind others of its queue
  * is fetched when they have left, without it. D0 q0 submit 1000 (q0 empty): fetched
  * 1000 + 1000 + 100 = 2100, decoded 2110. D1 q0 submit 1005 behind D0: fetched when D0
@@ -748,12 +754,7 @@ END_TEST
  * 1100 = 2105, decoded after D0's decode: 2110 + 10 = 2120. */
 START_TEST(doorbell_wakes_an_empty_queue)
 {
-    char *path;
-    gd_trace_writer *w = new_trace(&path);
-    add_dispatch(w, 0, 1000, 1, 1024, 5, 1);
-    add_dispatch(w, 0, 1005, 1, 1024, 1, 1);
-    add_dispatch(w, 1, 1005, 2, 32, 2, 1);
-    ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
+    char *path = three_kernels();
     gd_sim *sim = small_gpu();
     ck_assert_int_eq(gd_sim_set(sim, "pp.doorbell_cycles", "1000"), GD_OK);
     char *csv = replay_csv(sim, path);
