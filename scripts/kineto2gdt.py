@@ -1925,7 +1925,15 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
     # packet whose launch is not in the capture was mostly issued before the capture
     # window, behind work the capture does not show; submitted any earlier it would
     # run early on a model GPU that has not got that work.
-    lead = idle_launch_latency(kernels + commands)
+    lead_info = {}
+    lead = idle_launch_latency(kernels + commands, lead_info)
+    if lead_info["n"]:
+        lead_note = "idle launch latency L = %d ns: the median launch-to-start time of the %d packet(s) launched " \
+                    "onto an idle stream%s (%d to %d ns; docs/KINETO.md)" % (
+                        lead, lead_info["n"], ", by graph launches (there is no other)" if lead_info["graph"] else "",
+                        lead_info["lo"], lead_info["hi"])
+    else:
+        lead_note = "idle launch latency L = %d ns, assumed: no packet was launched onto an idle stream" % lead
     no_launch = sum(1 for k in kernels + commands if k["rt"] is None)
     if no_launch:
         warnings.append("%d kernel(s) or memcpy/memset(s) have no launch event: submitted %d ns before they started "
@@ -2171,6 +2179,7 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
         print("kineto2gdt: %d packet(s) launched by a CUDA/HIP graph launch (%s): flagged graph-launched "
               "(format 1.9)" % (n_graph, ", ".join(sorted({p["rt"][0] for _, p in packets if graph_of[id(p)]}))),
               file=log)
+    print("kineto2gdt: " + lead_note, file=log)
     if programmatic:
         print("kineto2gdt: %d kernel(s) launched by %s started before the kernel ahead of them on their stream ended: "
               "flagged programmatic dependent launches (format 1.11; docs/KINETO.md)" % (

@@ -746,9 +746,9 @@ START_TEST(launch_gap_kernel_kernel)
 }
 END_TEST
 
-/* three_kernels with pp.doorbell_cycles = 1000 (1 us here): a packet written into an empty queue waits for
- * the packet processor to wake before its fetch; one written behind others of its queue
- * is fetched when they have left, without it. D0 q0 submit 1000 (q0 empty): fetched
+/* three_kernels with pp.doorbell_cycles = 1000 (1 us here): a packet written into an
+ * empty queue waits for the packet processor to wake before its fetch; one written
+ * behind others of its queue is fetched when they have left, without it. D0 q0 submit 1000 (q0 empty): fetched
  * 1000 + 1000 + 100 = 2100, decoded 2110. D1 q0 submit 1005 behind D0: fetched when D0
  * leaves (2110) + 100 = 2210, decoded 2220. D2 q1 submit 1005 (q1 empty): fetched 1005 +
  * 1100 = 2105, decoded after D0's decode: 2110 + 10 = 2120. */
