@@ -507,10 +507,9 @@ static int in_read(trace_input *in, uint8_t *dst, uint32_t n, uint32_t *got)
     return IN_OK;
 }
 
-/* Read exactly n bytes. Returns 0, or GD_EFORMAT/GD_EIO with err set. at_boundary:
- * a clean end of input here means "no more records" (returns 1). */
-static int read_exact(gd_trace_reader *r, void *dst, uint32_t n, uint64_t index, uint64_t rec_offset,
-                      int at_boundary, gd_err *err)
+/* read_exact where the block inflated does not hold the n bytes whole. */
+static int read_exact_slow(gd_trace_reader *r, void *dst, uint32_t n, uint64_t index, uint64_t rec_offset,
+                           int at_boundary, gd_err *err)
 {
     uint32_t got = 0;
     int rc = in_read(&r->in, (uint8_t *)dst, n, &got);
@@ -547,6 +546,30 @@ static int read_exact(gd_trace_reader *r, void *dst, uint32_t n, uint64_t index,
         return 1;
     return rec_error(r, err, index, rec_offset,
                      "the file ends inside a record (%u of %u bytes present): truncated trace", got, n);
+}
+
+/* Where the block inflated holds the next n bytes whole (most reads of a gzip trace):
+ * their place in it, taken; else NULL. */
+static inline const uint8_t *in_take(trace_input *in, uint32_t n)
+{
+    if (!in->gzip || in->olen - in->opos < n)
+        return NULL;
+    const uint8_t *p = in->out + in->opos;
+    in->opos += n;
+    return p;
+}
+
+/* Read exactly n bytes. Returns 0, or GD_EFORMAT/GD_EIO with err set. at_boundary:
+ * a clean end of input here means "no more records" (returns 1). */
+static inline int read_exact(gd_trace_reader *r, void *dst, uint32_t n, uint64_t index, uint64_t rec_offset,
+                             int at_boundary, gd_err *err)
+{
+    const uint8_t *p = in_take(&r->in, n);
+    if (!p)
+        return read_exact_slow(r, dst, n, index, rec_offset, at_boundary, err);
+    memcpy(dst, p, n);
+    r->offset += n;
+    return 0;
 }
 
 static void default_limits(gd_trace_reader *r)
@@ -2011,44 +2034,52 @@ static int next_record(gd_trace_reader *r, gd_trace_record *rec, gd_err *err)
     if (len > GD_TRACE_MAX_RECORD)
         return rec_error(r, err, idx, off, "record length %u is beyond the format's limit of %u bytes", len,
                          GD_TRACE_MAX_RECORD);
-    if (ensure_buf(r, len))
-        return gd_err_set(err, GD_ENOMEM, "out of memory");
-    if ((rc = read_exact(r, r->buf, len, idx, off, 0, err)) != 0)
-        return rc;
+    /* The payload where the block inflated holds it whole (no copy; valid until the
+       next read), else copied into buf. */
+    const uint8_t *p = in_take(&r->in, len);
+    if (p) {
+        r->offset += len;
+    } else {
+        if (ensure_buf(r, len))
+            return gd_err_set(err, GD_ENOMEM, "out of memory");
+        if ((rc = read_exact_slow(r, r->buf, len, idx, off, 0, err)) != 0)
+            return rc;
+        p = r->buf;
+    }
     rec->type = type;
     r->records++;
     switch (type) {
     case GD_REC_KERNEL:
-        return (rc = parse_kernel(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
+        return (rc = parse_kernel(r, p, len, idx, off, rec, err)) ? rc : 1;
     case GD_REC_DISPATCH:
-        rc = parse_dispatch(r, r->buf, len, idx, off, rec, err);
+        rc = parse_dispatch(r, p, len, idx, off, rec, err);
         break;
     case GD_REC_BARRIER_AND:
     case GD_REC_BARRIER_OR:
-        rc = parse_barrier(r, type, r->buf, len, idx, off, rec, err);
+        rc = parse_barrier(r, type, p, len, idx, off, rec, err);
         break;
     case GD_REC_NONKERNEL:
-        rc = parse_command(r, r->buf, len, idx, off, rec, err);
+        rc = parse_command(r, p, len, idx, off, rec, err);
         break;
     case GD_REC_CONDENSED:
-        rc = parse_condensed(r, r->buf, len, idx, off, rec, err);
+        rc = parse_condensed(r, p, len, idx, off, rec, err);
         break;
     case GD_REC_PIPELINE:
-        rc = parse_pipeline(r, r->buf, len, idx, off, rec, err);
+        rc = parse_pipeline(r, p, len, idx, off, rec, err);
         break;
     case GD_REC_HOST_THREAD:
-        return (rc = parse_host_thread(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
+        return (rc = parse_host_thread(r, p, len, idx, off, rec, err)) ? rc : 1;
     case GD_REC_HOST_CALL:
-        return (rc = parse_host_call(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
+        return (rc = parse_host_call(r, p, len, idx, off, rec, err)) ? rc : 1;
     case GD_REC_HOST_WAIT:
-        return (rc = parse_host_wait(r, r->buf, len, idx, off, rec, err)) ? rc : 1;
+        return (rc = parse_host_wait(r, p, len, idx, off, rec, err)) ? rc : 1;
     default: { /* GD_REC_END */
         if (len != END_SIZE)
             return rec_error(r, err, idx, off, "end record is %u bytes, expected %u", len, END_SIZE);
         if (r->call_left)
             return rec_error(r, err, idx, off, "the trace ends %u packet record(s) short of what host call record %"
                              PRIu64 " submits", r->call_left, r->call_index);
-        uint64_t nrec = gd_get64(r->buf), npkt = gd_get64(r->buf + 8);
+        uint64_t nrec = gd_get64(p), npkt = gd_get64(p + 8);
         if (nrec != idx || npkt != r->packets)
             return rec_error(r, err, idx, off, "end record counts %" PRIu64 " records and %" PRIu64 " packets but "
                              "the trace holds %" PRIu64 " and %" PRIu64 ": records are missing or extra", nrec, npkt,
