@@ -87,12 +87,6 @@ static gd_host_item *push(gd_host *h, uint32_t thread, gd_time_ps gap, int last)
     return it;
 }
 
-static gd_host_item *tail_of(gd_host *h, uint32_t thread)
-{
-    gd_host_thread *t = &h->t[thread];
-    return &t->q[(t->head + t->len - 1) % t->cap];
-}
-
 static void pop(gd_host_thread *t)
 {
     t->head = (t->head + 1) % t->cap;
@@ -107,12 +101,13 @@ int gd_host_call(gd_host *h, const gd_trace_host_call *c)
         return -1;
     it->packets_left = c->packets;
     h->open_thread = c->thread;
+    h->open_item = it;  /* (its thread's ring moves only at its next item, after these packets) */
     return 0;
 }
 
 void gd_host_add_run(gd_host *h, gd_kernel_run *r)
 {
-    gd_host_item *it = tail_of(h, h->open_thread);
+    gd_host_item *it = h->open_item;
     r->host_next = NULL;
     r->host_qseq = h->read_q[r->trace_queue]++;
     if (it->runs_tail)
@@ -125,8 +120,7 @@ void gd_host_add_run(gd_host *h, gd_kernel_run *r)
 
 void gd_host_packet_read(gd_host *h)
 {
-    gd_host_item *it = tail_of(h, h->open_thread);
-    if (--it->packets_left == 0)
+    if (--h->open_item->packets_left == 0)
         h->open_thread = UINT32_MAX;
 }
 

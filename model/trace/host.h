@@ -85,6 +85,7 @@ typedef struct gd_host {
     uint64_t *sub_sig, *done_sig;  /* per signal number (grown) */
     uint32_t nsig;
     uint32_t open_thread;       /* the call whose packets are being read (UINT32_MAX: none) */
+    gd_host_item *open_item;    /* that call (its thread's last item) */
     uint32_t nwaiting;          /* threads in a wait */
     uint64_t buffered;          /* runs read and not yet submitted */
     uint64_t max_buffered;      /* host.max_lookahead */
