@@ -168,9 +168,11 @@ static int grow_ring(gd_bounds *b, uint64_t first)
     return 0;
 }
 
-int gd_bounds_submitted(gd_bounds *b, gd_kernel_run *r, const gd_path *issued)
+/* Before a submit that finds the ring full, or the first with its call's path: the ring
+ * grown, or the calls' paths kept from then on. Out of line: the common submit then
+ * saves no registers for it. */
+static __attribute__((noinline)) int make_room(gd_bounds *b, uint64_t first, const gd_path *issued)
 {
-    const uint64_t first = b->head < b->swept_sub ? b->head : b->swept_sub;  /* the oldest entry still needed */
     if (b->next - first == b->cap && grow_ring(b, first))
         return -1;
     if (issued && !b->issued) {  /* the first call's (packets before it, none in a replay: their submits) */
@@ -179,17 +181,26 @@ int gd_bounds_submitted(gd_bounds *b, gd_kernel_run *r, const gd_path *issued)
         for (uint64_t s = first; s < b->next; s++)
             gd_path_start(&b->issued[s & (b->cap - 1)], b->ring[s & (b->cap - 1)]);
     }
+    return 0;
+}
+
+int gd_bounds_submitted(gd_bounds *b, gd_kernel_run *r, const gd_path *issued)
+{
+    const uint64_t first = b->head < b->swept_sub ? b->head : b->swept_sub;  /* the oldest entry still needed */
+    if ((b->next - first == b->cap || (issued && !b->issued)) && make_room(b, first, issued))
+        return -1;
     r->bseq = b->next++;
+    const uint64_t mask = b->cap - 1;
     gd_time_ps t = r->submit;  /* (submits are in time order; kept so) */
-    if (r->bseq && t < b->ring[(r->bseq - 1) & (b->cap - 1)])
-        t = b->ring[(r->bseq - 1) & (b->cap - 1)];
-    b->ring[r->bseq & (b->cap - 1)] = t;
-    b->done[r->bseq & (b->cap - 1)] = r->barrier ? 2 : 0;
+    if (r->bseq && t < b->ring[(r->bseq - 1) & mask])
+        t = b->ring[(r->bseq - 1) & mask];
+    b->ring[r->bseq & mask] = t;
+    b->done[r->bseq & mask] = r->barrier ? 2 : 0;
     if (b->issued) {
         if (issued)
-            b->issued[r->bseq & (b->cap - 1)] = *issued;
+            b->issued[r->bseq & mask] = *issued;
         else
-            gd_path_start(&b->issued[r->bseq & (b->cap - 1)], r->host_at);
+            gd_path_start(&b->issued[r->bseq & mask], r->host_at);
     }
     return queue_push(b, r);
 }
@@ -312,13 +323,10 @@ static int sweep_packet(gd_bounds *b, const gd_kernel_run *r, gd_time_ps met)
 
 /* ---- the critical path ---- */
 
-/* When a packet's dependencies were met, its path to then joined into *p. */
+/* When a packet's dependencies were met, its path to then joined into *p (the path of
+ * its submitting call, or its captured submit time). */
 static gd_time_ps dependencies(const gd_bounds *b, const gd_kernel_run *r, gd_path *p)
 {
-    if (b->issued)
-        *p = b->issued[r->bseq & (b->cap - 1)];
-    else
-        gd_path_start(p, r->host_at);
     gd_path_extend(p, r->submit, GD_PATH_HELD);  /* held back until its queue took it */
     const gd_time_ps ready = r->ready > r->submit ? r->ready : r->submit;
     if (r->barrier && r->queue < GD_TRACE_MAX_QUEUES)  /* every earlier packet of its queue */
@@ -333,51 +341,54 @@ static gd_time_ps dependencies(const gd_bounds *b, const gd_kernel_run *r, gd_pa
 
 int gd_bounds_completed(gd_bounds *b, const gd_kernel_run *r, gd_path *out)
 {
-    gd_path p;
-    gd_time_ps met = dependencies(b, r, &p);
+    /* Closed loop, the path goes on from its call's where that is kept (no copy: the
+       slot is not read again); open loop, from its captured submit time. */
+    gd_path own, *const p = b->issued ? &b->issued[r->bseq & (b->cap - 1)] : &own;
+    if (!b->issued)
+        gd_path_start(p, r->host_at);
+    gd_time_ps met = dependencies(b, r, p);
     if (r->kind == GD_PKT_KERNEL || r->kind == GD_PKT_PIPELINE) {
         gd_time_ps room = r->room_wait;
         if (r->first_cta > met && room > r->first_cta - met)
             room = r->first_cta - met;
-        gd_path_extend(&p, r->first_cta - room, GD_PATH_FRONT_END);
-        gd_path_extend(&p, r->first_cta, GD_PATH_SMS_FULL);
-        gd_path_extend(&p, r->end, GD_PATH_KERNELS);
+        gd_path_extend(p, r->first_cta - room, GD_PATH_FRONT_END);
+        gd_path_extend(p, r->first_cta, GD_PATH_SMS_FULL);
+        gd_path_extend(p, r->end, GD_PATH_KERNELS);
     } else {
-        gd_path_extend(&p, r->first_cta, GD_PATH_FRONT_END);
-        gd_path_extend(&p, r->end, GD_PATH_COPIES);
+        gd_path_extend(p, r->first_cta, GD_PATH_FRONT_END);
+        gd_path_extend(p, r->end, GD_PATH_COPIES);
     }
-    gd_path_extend(&p, r->completion, GD_PATH_FRONT_END);
-    if (b->host_waits) {  /* what a host's queue or device wait waits for */
+    gd_path_extend(p, r->completion, GD_PATH_FRONT_END);
+    if (b->host_waits) {  /* what a host's queue wait waits for (a device wait's is end's: gd_bounds_awaited) */
         if (r->queue < GD_TRACE_MAX_QUEUES)
-            gd_path_join(&b->qpath[r->queue], &p);
+            gd_path_join(&b->qpath[r->queue], p);
         if (b->tqpath != b->qpath && r->trace_queue < GD_TRACE_MAX_QUEUES)
-            gd_path_join(&b->tqpath[r->trace_queue], &p);
-        gd_path_join(&b->all, &p);
+            gd_path_join(&b->tqpath[r->trace_queue], p);
     }
-    if (p.host_floor > b->host_floor)
-        b->host_floor = p.host_floor;
-    if (p.gpu_floor > b->gpu_floor)
-        b->gpu_floor = p.gpu_floor;
+    if (p->host_floor > b->host_floor)
+        b->host_floor = p->host_floor;
+    if (p->gpu_floor > b->gpu_floor)
+        b->gpu_floor = p->gpu_floor;
     if (r->signal != GD_NO_SIGNAL) {
         gd_bounds_sig *k = &b->sig[r->signal & (GD_BOUNDS_SIG_SLOTS - 1)];
         if (k->signal != r->signal + 1) {  /* (a signal that shared the slot gives it up) */
             k->signal = r->signal + 1;
-            k->path = p;
+            k->path = *p;
         } else {
-            gd_path_join(&k->path, &p);
+            gd_path_join(&k->path, p);
         }
     }
-    if (!b->completed++ || p.at > b->end.at)
-        b->end = p;
+    if (!b->completed++ || p->at > b->end.at)
+        b->end = *p;
     if (out)
-        *out = p;
+        *out = *p;
     b->done[r->bseq & (b->cap - 1)] |= 1;
-    if (queue_done(b, r, &p))
+    if (queue_done(b, r, p))
         return -1;
     return sweep_packet(b, r, met < r->submit ? r->submit : met);
 }
 
-const gd_path *gd_bounds_awaited(const gd_bounds *b, int kind, uint32_t target)
+const gd_path *gd_bounds_awaited(gd_bounds *b, int kind, uint32_t target)
 {
     static const gd_path none;
     if (kind == GD_WAIT_SIGNAL) {
@@ -386,6 +397,11 @@ const gd_path *gd_bounds_awaited(const gd_bounds *b, int kind, uint32_t target)
     }
     if (kind == GD_WAIT_QUEUE)
         return target < GD_TRACE_MAX_QUEUES ? &b->tqpath[target] : &none;
+    /* Every completed packet's path joined: the latest (the first on a tie), end, with
+       the largest floors, the run's (kept so rather than joined at each completion). */
+    b->all = b->end;
+    b->all.host_floor = b->host_floor;
+    b->all.gpu_floor = b->gpu_floor;
     return &b->all;
 }
 

@@ -117,8 +117,8 @@ typedef struct gd_bounds {
     gd_path *tqpath;            /* by trace queue (the host's waits); qpath itself while trace queues are
                                    the hardware queues (gd_bounds_map_queues not called) */
     gd_bounds_sig *sig;         /* the signals' paths, GD_BOUNDS_SIG_SLOTS of them (direct-mapped) */
-    int host_waits;             /* a closed-loop host waits: keep the paths its waits need (qpath, tqpath, all) */
-    gd_path all;                /* every completed packet's (a device-wide wait) */
+    int host_waits;             /* a closed-loop host waits: keep the paths its waits need (qpath, tqpath) */
+    gd_path all;                /* every completed packet's (a device-wide wait): made from end when asked */
     gd_time_ps host_floor, gpu_floor;  /* the largest of every completion's: the run's floors */
     gd_path end;                /* the latest completion's: the critical path */
     uint64_t completed;
@@ -161,9 +161,9 @@ int gd_bounds_submitted(gd_bounds *b, gd_kernel_run *r, const gd_path *issued);
  * when out of memory. */
 int gd_bounds_completed(gd_bounds *b, const gd_kernel_run *r, gd_path *out);
 /* The path of what a host wait waits for: a trace queue's packets, a signal's, or the
- * device's (enum gd_wait_kind). The queues' and the device's are kept once host_waits
- * is set (before the first packet is submitted). */
-const gd_path *gd_bounds_awaited(const gd_bounds *b, int kind, uint32_t target);
+ * device's (enum gd_wait_kind). The queues' are kept once host_waits is set (before the
+ * first packet is submitted). Valid until the next completion. */
+const gd_path *gd_bounds_awaited(gd_bounds *b, int kind, uint32_t target);
 
 /* The verdict: which of the host (CPU, sync tails), the front end and the GPU
  * (kernels, copies, waiting for SMs, holding the host back on a full queue) holds the

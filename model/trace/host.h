@@ -93,7 +93,7 @@ typedef struct gd_host {
     int eof;                    /* the trace has no more records */
     uint64_t origin_ns;
     int have_origin;
-    const gd_bounds *bounds;    /* the paths of what waits wait for (null: the paths are not kept) */
+    gd_bounds *bounds;          /* the paths of what waits wait for (null: the paths are not kept) */
     uint32_t cpu_ppm;           /* host.cpu_time_scale: gaps and tails times this (millionths) */
     /* what the threads did, together (the report's host section) */
     uint64_t calls, waits;
