@@ -541,7 +541,7 @@ void gpu2gpc::link_primary(gd_kernel_run *k)
     if (p->ctas_launched >= p->ctas) {
         arm_dependent(k, p->end);
     } else {
-        k->pdl_at = GD_TIME_NEVER;
+        k->launch_from = GD_TIME_NEVER;
         p->pdl_next = k;
     }
 }
@@ -560,7 +560,8 @@ void gpu2gpc::release_dependent(gd_kernel_run *k)
 // primary ended): a CTA launched at t ends at max(t, end) + its time (sm/exec.h).
 void gpu2gpc::arm_dependent(gd_kernel_run *d, gd_time_ps end)
 {
-    d->pdl_at = end > pdl_lead_ps_ ? end - pdl_lead_ps_ : 0;
+    const gd_time_ps setup = d->dispatched + grid_launch_ps_;
+    d->launch_from = std::max(setup, end > pdl_lead_ps_ ? end - pdl_lead_ps_ : 0);
     if (end + d->cta_ps > d->wait_until)
         d->wait_until = end + d->cta_ps;
 }
@@ -1122,6 +1123,7 @@ bool gpu2gpc::dispatch(op_code code, void *body, sc_core::sc_time &delay)
     }
     gd_kernel_run *k = b->run;
     k->dispatched = t;
+    k->launch_from = t + grid_launch_ps_;
     link_primary(k);
     launch_q_.push_back(k);
     if (channels_) {  // its task channel: the lowest free slot

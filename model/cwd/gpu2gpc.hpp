@@ -143,12 +143,9 @@ private:
     gd_time_ps kernel_completes(gd_time_ps t);
     void select_head(gd_time_ps now, gd_time_ps t);
     void schedule(gd_time_ps now);
-    // Programmatic dependent launch (docs/MODEL.md): a kernel may launch CTAs once it is
-    // set up and, if programmatic, from its primary's end less pp.gap_programmatic_lead_ns.
-    gd_time_ps setup_done(const gd_kernel_run *k) const
-    {
-        return std::max(k->dispatched + grid_launch_ps_, k->pdl_at);
-    }
+    // A kernel may launch CTAs once it is set up and, if programmatic, from its primary's
+    // end less pp.gap_programmatic_lead_ns (docs/MODEL.md): launch_from, set on arrival.
+    static gd_time_ps setup_done(const gd_kernel_run *k) { return k->launch_from; }
     void link_primary(gd_kernel_run *k);          // on arrival: its queue's kernel before it
     void release_dependent(gd_kernel_run *k);     // k launched its last CTA: its end is known
     void arm_dependent(gd_kernel_run *d, gd_time_ps end);

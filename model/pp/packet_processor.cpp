@@ -327,14 +327,15 @@ void packet_processor::settle_barriers(gd_time_ps now)
 {
     for (uint32_t qi : used_) {
         gd_pp_queue &q = queues_[qi];
-        gd_kernel_run *r = gd_pp_queue_head(&q);
-        if (r && q.state == GD_PQ_DECODED && (r->kind == GD_PKT_BARRIER_AND || r->kind == GD_PKT_BARRIER_OR)) {
+        gd_kernel_run *r;
+        if (q.state == GD_PQ_DECODED &&  // (a decoded head exists)
+            ((r = gd_pp_queue_head(&q))->kind == GD_PKT_BARRIER_AND || r->kind == GD_PKT_BARRIER_OR)) {
             gd_pp_barrier_park(&q, r);  // (pops it)
             decoded_n_--;
             fetch_scan_ = true;
             taken(qi, q, now);
         }
-        if ((r = gd_pp_barrier_ready(&q, signals_.data())) != nullptr) {
+        if (q.bar_head && (r = gd_pp_barrier_ready(&q, signals_.data())) != nullptr) {
             gd_pp_barrier_resolved(&q);
             r->ready = r->first_cta = r->last_cta = r->end = now;
             barrier_wait_ps_ += now - r->decoded;

@@ -65,11 +65,10 @@ void gd_pp_queue_pop(gd_pp_queue *q);
  * pp.gap_programmatic_lead_ns (docs/MODEL.md, 'Programmatic dependent launch'). */
 static inline int gd_pp_deps_ready(const gd_pp_queue *q, const gd_kernel_run *head)
 {
-    if (q->barriers_pending)
-        return 0;
-    if (!head->barrier || q->outstanding == 0)
+    if ((!head->barrier || q->outstanding == 0) && q->barriers_pending == 0)
         return 1;
-    return head->programmatic && q->programmatic_early && q->outstanding == q->outstanding_kernels;
+    return head->programmatic && q->programmatic_early && !q->barriers_pending &&
+           q->outstanding == q->outstanding_kernels;
 }
 
 /* Are a barrier packet's dependencies satisfied, given the current value of every

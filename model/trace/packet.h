@@ -92,8 +92,9 @@ typedef struct gd_kernel_run {
     gd_time_ps host_at;         /* open loop: its captured submit time (bounds.h: its path's start) */
     uint64_t bseq;              /* its place in submit order (bounds.h) */
     gd_time_ps head_at;         /* kernels: when it first became the distributor's next to launch (0: not yet) */
-    gd_time_ps pdl_at;          /* programmatic kernels: launch not before (its primary's end - pp.gap_programmatic_lead_ns;
-                                   GD_TIME_NEVER while the primary launches; 0: no primary in the distributor) */
+    gd_time_ps launch_from;     /* kernels in the distributor: set up (dispatched + cwd.grid_launch_cycles) and, if
+                                   programmatic, at its primary's end less pp.gap_programmatic_lead_ns
+                                   (GD_TIME_NEVER while the primary launches) */
     struct gd_kernel_run *pdl_next;  /* kernels still launching: the programmatic kernel waiting for its end */
     gd_time_ps room_wait;       /* kernels: from ready to launch as the distributor's next to its first CTA's step */
     gd_aql_dispatch ref_pkt;    /* rsb_access 1: the dispatch the reference packet installs */
