@@ -84,6 +84,9 @@ DEFAULT_SUBMIT_LEAD_NS = 5000
 # A median launch-to-start time this long onto an idle device is a clock offset, not a
 # launch (clock_offset()).
 CLOCK_SKEW_NS = 1000000
+# The idle launch latency's median needs this many launch-to-start times to be more than
+# DEFAULT_SUBMIT_LEAD_NS (idle_launch_latency()).
+IDLE_MIN_SAMPLES = 3
 MAX_QUEUES = 1024
 # Collective-communication kernels (NCCL, RCCL): they wait inside for the other GPUs of
 # the collective, which gdsim does not model; see own_work_and_peers().
@@ -490,6 +493,7 @@ class Capture:
         self.events = 0
         self.rocm = False                  # a ROCm capture (roctracer/HIP version keys, ROCM_KEYS)
         self.clock = None                  # align_clocks: (device, offset ns, packets judged) once aligned
+        self.clock_agreed = None           # align_clocks: (offset not applied, a device synchronize's return - work end)
 
 
 def event_kind(e):
@@ -826,9 +830,11 @@ def idle_launch_latency(items, info=None):
     """L: the median of (start - end of the launch call), at least 0, over the packets
     whose stream had finished everything before them when their launch call ended;
     graph launches only when there is no other (their kernels start after the graph's
-    own set-up, or before the call returns); DEFAULT_SUBMIT_LEAD_NS if there are none.
-    info, a dict, gets the gaps used: n, lo, hi, graph (whether they were graph
-    launches)."""
+    own set-up, or before the call returns); DEFAULT_SUBMIT_LEAD_NS if there are none;
+    from fewer than IDLE_MIN_SAMPLES, no more than DEFAULT_SUBMIT_LEAD_NS (one packet of a
+    vLLM capture started 547 us after its call onto an idle stream: what held it is not in
+    the capture). info, a dict, gets the gaps used: n, lo, hi, graph (whether they were
+    graph launches), capped (the few-sample bound applied)."""
     by_stream = collections.defaultdict(list)
     for k in items:
         by_stream[k["stream"]].append(k)
@@ -839,20 +845,26 @@ def idle_launch_latency(items, info=None):
             if k["rt"] is not None and (busy_until is None or busy_until <= k["rt"][2]):
                 gaps[k["rt"][0] in GRAPH_LAUNCH_APIS].append(k["ts"] - k["rt"][2])
     used = gaps[0] or gaps[1]
+    lead = max(0, int(statistics.median(used))) if used else DEFAULT_SUBMIT_LEAD_NS
+    capped = bool(used) and len(used) < IDLE_MIN_SAMPLES and lead > DEFAULT_SUBMIT_LEAD_NS
     if info is not None:
-        info.update(n=len(used), lo=min(used, default=None), hi=max(used, default=None), graph=not gaps[0])
-    if not used:
-        return DEFAULT_SUBMIT_LEAD_NS
-    return max(0, int(statistics.median(used)))
+        info.update(n=len(used), lo=min(used, default=None), hi=max(used, default=None), graph=not gaps[0],
+                    capped=capped)
+    return DEFAULT_SUBMIT_LEAD_NS if capped else lead
 
 
 def align_clocks(cap, device_id):
     """Moves the host's events (launch and sync calls) later by clock_offset() of the
     device's kernels and copies, once per capture; returns (offset ns, packets judged)."""
     if cap.clock is None:
-        items = [dict(ts=k["ts"], dur=k["dur"], rt=cap.runtime.get(k["corr"])) for k in cap.kernels + cap.commands
-                 if k["device"] == device_id and k["corr"] is not None]
+        items = [dict(ts=k["ts"], dur=k["dur"], rt=cap.runtime.get(k["corr"]), corr=k["corr"])
+                 for k in cap.kernels + cap.commands if k["device"] == device_id and k["corr"] is not None]
         off, n = clock_offset(items)
+        if off:
+            agree = device_sync_agrees(cap, items)
+            if agree is not None:
+                cap.clock_agreed = (off, agree)
+                off = 0
         if off:
             cap.runtime = {c: (r[0], r[1] + off, r[2] + off) + r[3:] for c, r in cap.runtime.items()}
             for sy in cap.syncs.values():
@@ -860,6 +872,25 @@ def align_clocks(cap, device_id):
                 sy["end"] += off
         cap.clock = (device_id, off, n)
     return cap.clock[1:]
+
+
+def device_sync_agrees(cap, items):
+    """A device synchronize that waited (it began before the device's work launched ahead
+    of it ended) and returned no more than CLOCK_SKEW_NS before that work's end, in the
+    capture's own times: the clocks agree (with the GPU clock behind, it would return that
+    far before the work's end), and a capture whose packets all started long after their
+    launch calls had a GPU busy with work launched before its window. Returns the
+    synchronize's (return - work's end) in ns, or None when no synchronize says."""
+    ends = sorted((k["corr"], k["ts"] + k["dur"]) for k in items if isinstance(k["corr"], int))
+    latest = list(itertools.accumulate((e for _, e in ends), max))
+    corrs = [c for c, _ in ends]
+    for corr, rt in sorted((c, r) for c, r in cap.runtime.items() if isinstance(c, int)):
+        if HOST_WAIT_CALLS.get(rt[0]) != "device":
+            continue
+        i = bisect.bisect_left(corrs, corr)   # the device's work launched before the call
+        if i and rt[1] < latest[i - 1] and rt[2] >= latest[i - 1] - CLOCK_SKEW_NS:
+            return rt[2] - latest[i - 1]
+    return None
 
 
 def clock_offset(items):
@@ -1863,6 +1894,11 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
         raise ConvertError("%s: no kernels on device %s (devices with kernels: %s)" % (
             in_path, device_id, ", ".join(str(d) for d in sorted(by_device, key=str))))
     offset, judged = align_clocks(cap, device_id)
+    if cap.clock_agreed:
+        warnings.append("none of the capture's %d launched packets started sooner than %.3f ms after its launch call "
+                        "ended, but a device synchronize returned %.3f ms after the work it waited for ended: the "
+                        "clocks agree, and the GPU was busy with work launched before the capture (docs/KINETO.md)" % (
+                            judged, (cap.clock_agreed[0] + DEFAULT_SUBMIT_LEAD_NS) / 1e6, cap.clock_agreed[1] / 1e6))
     if offset:
         warnings.append("the capture's GPU clock runs %.3f ms behind its host clock: none of its %d launched "
                         "packets started sooner than %.3f ms after its launch call ended (Kineto's ROCm back end "
@@ -1928,9 +1964,11 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
     lead_info = {}
     lead = idle_launch_latency(kernels + commands, lead_info)
     if lead_info["n"]:
-        lead_note = "idle launch latency L = %d ns: the median launch-to-start time of the %d packet(s) launched " \
-                    "onto an idle stream%s (%d to %d ns; docs/KINETO.md)" % (
-                        lead, lead_info["n"], ", by graph launches (there is no other)" if lead_info["graph"] else "",
+        lead_note = "idle launch latency L = %d ns: %s %d packet(s) launched onto an idle stream%s (%d to %d ns; " \
+                    "docs/KINETO.md)" % (
+                        lead, "the default, as the median is more and comes from fewer than %d:" % IDLE_MIN_SAMPLES
+                        if lead_info["capped"] else "the median launch-to-start time of the",
+                        lead_info["n"], ", by graph launches (there is no other)" if lead_info["graph"] else "",
                         lead_info["lo"], lead_info["hi"])
     else:
         lead_note = "idle launch latency L = %d ns, assumed: no packet was launched onto an idle stream" % lead

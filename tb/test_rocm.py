@@ -186,12 +186,30 @@ def test_clock_offset():
     starts = [float(r["first_cta_ns"]) for r in rows]
     measured = [float(r["measured_start_ns"]) for r in rows]
     assert all(abs(s - m) < 10000 for s, m in zip(starts, measured)), (starts, measured)
+    # a device synchronize that began before the last kernel ended and returned 3 us after
+    # it, in the capture's own times: the clocks agree (a GPU clock 7 ms behind would have
+    # it return 7 ms early): no correction, said
+    sync = launch(90, 10098, dur=10, api="hipDeviceSynchronize")
+    out, res, log = convert(capture(ev + [sync]))
+    assert "GPU clock runs" not in log and "returned 0.003 ms after the work it waited for ended: the clocks " \
+        "agree" in log, log
+    assert [x["info"][2] - x["submit_ns"] for x in dispatches(out)] == [7000000] * 3
     for e in ev:          # 0.9 ms: a launch latency
         if e["cat"] == "cuda_runtime":
             e["ts"] += 6100
     out, res, log = convert(capture(ev))
     assert "GPU clock" not in log
     assert [x["info"][2] - x["submit_ns"] for x in dispatches(out)] == [900000] * 3
+
+
+def test_idle_latency_few_samples():
+    """The idle launch latency from fewer than 3 launches onto an idle stream is at most
+    the 5 us default (one packet of a vLLM capture started 547 us after its call); from 3
+    or more, their median (10 us here: each kernel starts 10 us after its call ended)."""
+    _, res, log = convert(capture(eager(2)))
+    assert "L = 5000 ns: the default, as the median is more and comes from fewer than 3: 2 packet(s)" in log, log
+    _, res, log = convert(capture(eager(3)))
+    assert "L = 10000 ns: the median launch-to-start time of the 3 packet(s)" in log, log
 
 
 def test_categories_2021():
