@@ -152,14 +152,17 @@ static char *row(const char *csv, int index)
     } while (0)
 
 /* Three kernels, two queues: D0 q0 submit 0: 5 big CTAs; D1 q0 submit 5: 1 big CTA,
- * waits for D0 (barrier); D2 q1 submit 5: 2 small CTAs. Its path (caller frees). */
-static char *three_kernels(void)
+ * waits for D0 (barrier); D2 q1 submit 5: 2 small CTAs; and, if d3_submit, D3 q1 submit
+ * d3_submit: 2 small CTAs. Its path (caller frees). */
+static char *three_kernels(uint64_t d3_submit)
 {
     char *path;
     gd_trace_writer *w = new_trace(&path);
     add_dispatch(w, 0, 1000, 1, 1024, 5, 1);
     add_dispatch(w, 0, 1005, 1, 1024, 1, 1);
     add_dispatch(w, 1, 1005, 2, 32, 2, 1);
+    if (d3_submit)
+        add_dispatch(w, 1, d3_submit, 2, 32, 2, 1);
     ck_assert_int_eq(gd_trace_finish(w, NULL), GD_OK);
     return path;
 }
@@ -167,7 +170,7 @@ static char *three_kernels(void)
 /* three_kernels (see the comments for the hand-worked timeline). */
 START_TEST(hand_checked_timeline)
 {
-    char *path = three_kernels();
+    char *path = three_kernels(0);
     gd_sim *sim = small_gpu();
     char *csv = replay_csv(sim, path);
     ck_assert_ptr_nonnull(strstr(csv, "kernel_index,name,queue,grid_ctas,threads_per_cta,regs_per_thread,"
@@ -747,19 +750,21 @@ START_TEST(launch_gap_kernel_kernel)
 END_TEST
 
 /* three_kernels with pp.doorbell_cycles = 1000 (1 us here): a packet written into an
- * empty queue waits for the packet processor to wake before its fetch; one written
- * behind others of its queue is fetched when they have left, without it. D0 q0 submit 1000 (q0 empty): fetched
- * 1000 + 1000 + 100 = 2100, decoded 2110. D1 q0 submit 1005 behind D0: fetched when D0
- * leaves (2110) + 100 = 2210, decoded 2220. D2 q1 submit 1005 (q1 empty): fetched 1005 +
- * 1100 = 2105, decoded after D0's decode: 2110 + 10 = 2120. */
-START_TEST(doorbell_wakes_an_empty_queue)
+ * idle queue (nothing in it or in flight) waits for the packet processor to wake before
+ * its fetch; one written behind others of its queue, or while one runs, is fetched when
+ * they have left, without it. D0 q0 submit 1000 (q0 idle): fetched 1000 + 1000 + 100 =
+ * 2100, decoded 2110. D1 q0 submit 1005 behind D0: fetched when D0 leaves (2110) + 100 =
+ * 2210, decoded 2220. D2 q1 submit 1005 (q1 idle): fetched 1005 + 1100 = 2105, decoded
+ * after D0's decode: 2110 + 10 = 2120; it leaves at 2120, its CTAs run 2320 to 2820. D3
+ * q1 submit 2500, while D2 runs (q1 empty, not idle): fetched 2600, decoded 2610. */
+START_TEST(doorbell_wakes_an_idle_queue)
 {
-    char *path = three_kernels();
+    char *path = three_kernels(2500);
     gd_sim *sim = small_gpu();
     ck_assert_int_eq(gd_sim_set(sim, "pp.doorbell_cycles", "1000"), GD_OK);
     char *csv = replay_csv(sim, path);
-    const double expect[3][2] = {{2100, 2110}, {2210, 2220}, {2105, 2120}};  /* fetched, decoded */
-    for (int i = 0; i < 3; i++) {
+    const double expect[4][2] = {{2100, 2110}, {2210, 2220}, {2105, 2120}, {2600, 2610}};  /* fetched, decoded */
+    for (int i = 0; i < 4; i++) {
         char *r = row(csv, i);
         double f = 0, d = 0;
         const char *p = r;
@@ -1445,7 +1450,7 @@ int main(void)
     tcase_add_test(tc, retire_before_launch_across_gpcs);
     tcase_add_test(tc, barrier_and_and_command);
     tcase_add_test(tc, launch_gap_kernel_kernel);
-    tcase_add_test(tc, doorbell_wakes_an_empty_queue);
+    tcase_add_test(tc, doorbell_wakes_an_idle_queue);
     tcase_add_test(tc, launch_gap_after_wait_and_copy);
     tcase_add_test(tc, calibration_record_sets_gaps);
     tcase_add_test(tc, barrier_or);

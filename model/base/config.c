@@ -148,9 +148,10 @@ static const key_def KEYS[] = {
      "Packet processor: from a packet reaching the head of its queue (or its doorbell, if later) "
      "to the packet being fetched.", "preset"},
     {"pp.doorbell_cycles", T_UINT, OFF(pp_doorbell_cycles), 0, 100000000, 0, NULL, NULL,
-     "Packet processor: waking for a queue that was empty when a packet's doorbell rang (the host "
-     "wrote into it with nothing left in it), before that packet's fetch; a packet written behind "
-     "others of its queue is fetched when they have left, without it. An idle queue's launch "
+     "Packet processor: waking for a queue that was idle when a packet's doorbell rang (the host "
+     "wrote into it with nothing left in it or in flight), before that packet's fetch; a packet "
+     "written behind others of its queue, or while one runs, is fetched when they have left, "
+     "without it. An idle queue's launch "
      "latency is this plus pp.fetch_cycles, pp.decode_cycles and cwd.grid_launch_cycles; a busy "
      "queue's packets are fetched and decoded during the kernel ahead of them.", "preset"},
     {"pp.decode_cycles", T_UINT, OFF(pp_decode_cycles), 0, 100000000, 0, NULL, NULL,

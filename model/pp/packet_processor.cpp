@@ -164,7 +164,7 @@ bool packet_processor::doorbell(op_code code, void *body, sc_core::sc_time &dela
         if (r->kind == GD_PKT_BARRIER_AND || r->kind == GD_PKT_BARRIER_OR)
             barrier_packets_++;
         r->submit = now_ps() + ps_of(delay);
-        r->woke = was_empty && !r->in_packet;
+        r->woke = was_empty && q.outstanding == 0 && !r->in_packet;  // (an idle queue: nothing in flight either)
         if (r->signal != GD_NO_SIGNAL) {  // the host arms the packet's completion signal
             if (r->signal >= signals_.size())
                 signals_.resize(r->signal + 1, 0);

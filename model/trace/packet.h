@@ -103,7 +103,8 @@ typedef struct gd_kernel_run {
     uint32_t trace_queue;       /* the trace's queue (queue is the hardware queue it was mapped to) */
     uint8_t graph;              /* kernels and commands: launched as part of a CUDA graph (launch-gap class) */
     uint8_t programmatic;       /* kernels: a programmatic dependent launch (docs/MODEL.md) */
-    uint8_t woke;               /* written into an empty queue: its fetch waits pp.doorbell_cycles */
+    uint8_t woke;               /* written into an idle queue (nothing in it or in flight): its fetch waits
+                                   pp.doorbell_cycles */
     uint8_t launching;          /* kernels: its first CTA (or sub-workgroup) has launched */
     uint8_t has_insn;           /* kernels: desc->has_insn (the SM reads it per CTA with cta_ps) */
     uint8_t cmd_flags;          /* GD_CMD_SYNC | GD_CMD_COND | GD_CMD_FAILS | GD_CMD_INDEPENDENT */
