@@ -1630,12 +1630,12 @@ def host_model(cap, packets, device_id, warnings):
     [(name, start_ns)] by id; before {packet index: [record]} and after [record], the
     host records to write before packet i and after the last one; awaited {id(packet)}
     (packets a wait needs a completion signal on); used {correlation} (the wait calls it
-    took); counts."""
+    took); reported {correlation} (the wait calls it counted in cap.skipped); counts."""
     if not any(p.get("rt") is not None for _, p in packets):
         return None
     before = _Before(packets)
     entries = _host_calls(packets)
-    used, counts = set(), collections.Counter()
+    used, reported, counts = set(), set(), collections.Counter()
     # a deferred doorbell (a copy from pageable memory, deferred_doorbell): a wait of its
     # thread that began after the call returned and before the doorbell is issued at the
     # doorbell and waits for what had been submitted by then, the copy included
@@ -1662,17 +1662,17 @@ def host_model(cap, packets, device_id, warnings):
         if sync is not None and sync["device"] is not None and sync["device"] != device_id:
             cap.skipped[(what, "waits for device %s, not the converted device %s" % (sync["device"],
                                                                                         device_id))] += 1
-            used.add(corr)
+            reported.add(corr)
             continue
         thread = _thread_of(rt)
         if before.count(rt[1]) == 0:
             cap.skipped[(what, "before the first converted packet: nothing to wait for")] += 1
-            used.add(corr)
+            reported.add(corr)
             continue
         stream, target, awaited, how = _wait_target(before, kind, rt, sync, thread)
         if kind != "device" and target is None:
             cap.skipped[(what, how)] += 1
-            used.add(corr)
+            reported.add(corr)
             continue
         if how == "inferred":
             cap.assumed[(what + " without a cuda_sync event naming its %s" % ("event" if kind == "event" else
@@ -1773,8 +1773,8 @@ def host_model(cap, packets, device_id, warnings):
     for name, (tid, start) in names.items():
         threads[tid] = (name, start)
     counts["calls"] = sum(1 for e in entries if e["kind"] == "call")
-    return dict(threads=threads, before=out_before, after=out_after, awaited=awaited, used=used, counts=counts,
-                copy_prefix=prefix)
+    return dict(threads=threads, before=out_before, after=out_after, awaited=awaited, used=used, reported=reported,
+                counts=counts, copy_prefix=prefix)
 
 
 def launch_shape(k, rt):
@@ -2086,6 +2086,8 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
             continue   # counted by resolve_wait_calls
         if corr in rebuilt_calls:
             continue   # the call is the wait: a barrier, or counted by place_barriers
+        if host is not None and corr in host["reported"]:
+            continue   # a wait the host model reported
         if id(rt) in used or corr in used_corr or (host is not None and corr in host["used"]):
             runtime_used += 1
             continue
