@@ -545,7 +545,8 @@ def lines(v):
 GAP_NAMES = {"pp.gap_kernel_kernel_ns": "K->K", "pp.gap_kernel_copy_ns": "K->C", "pp.gap_copy_kernel_ns": "C->K",
              "pp.gap_copy_copy_ns": "C->C", "pp.gap_graph_kernel_kernel_ns": "graph K->K",
              "pp.gap_graph_kernel_copy_ns": "graph K->C", "pp.gap_graph_copy_kernel_ns": "graph C->K",
-             "pp.gap_graph_copy_copy_ns": "graph C->C", "pp.gap_after_wait_ns": "after wait"}
+             "pp.gap_graph_copy_copy_ns": "graph C->C", "pp.gap_after_wait_ns": "after wait",
+             "pp.gap_programmatic_lead_ns": "programmatic lead"}
 
 
 def GAP_ORDER(key):

@@ -48,6 +48,12 @@ CASES = [
     ("h100_resnet_large_1956_kernels", False, 50 * US, 200 * US, 1e-4),
     ("h100_transformer_large_1296_kernels", False, 300 * US, 700 * US, 1e-2),
     ("h100_graph_840_kernels", False, 200 * US, 350 * US, 2.5e-2),
+    # public ROCm captures (tb/data/kineto/README.md) on the AMD presets (docs/VALIDATION.md,
+    # 'AMD captures'): back-to-back gaps of 1 ns, graph kernels of an assumed full wave
+    ("mi210_gpu_only_562_kernels", False, 1.5 * US, 3 * US, 1e-3),
+    ("mi300x_sglang_decode_graph_555_kernels", False, 5 * US, 10 * US, 1e-3),
+    ("mi300x_vllm_decode_graph_425_kernels", False, 5 * US, 10 * US, 2e-3),
+    ("mi300x_event_replay_29_kernels", False, 0.5 * US, 1 * US, 1e-4),
 ]
 
 
@@ -70,6 +76,11 @@ CLOSED_CASES = [
     ("v100_train_9876_kernels", False, 1000 * US, 3000 * US, 1e-3),
     ("h100_launch_562_kernels", False, 40 * US, 60 * US, 1e-3),
     ("h100_resnet_large_1956_kernels", False, 50 * US, 200 * US, 1e-3),
+    ("mi210_gpu_only_562_kernels", False, 1.5 * US, 3 * US, 1e-3),
+    # the host resumes from its 463 ms blocking copy 0.28 ms early (the wait for work the
+    # capture does not show ends with the model's latencies around it)
+    ("mi300x_sglang_decode_graph_555_kernels", False, 400 * US, 500 * US, 1e-3),
+    ("mi300x_vllm_decode_graph_425_kernels", False, 5 * US, 10 * US, 2e-3),
 ]
 
 
@@ -78,7 +89,7 @@ def check(name, infer, med, p90, span, mode="open"):
                           gdsim=os.path.join(BUILD, "gdsim"), infer_waits=infer, calibrate=None)
     label = "%s%s, %s loop" % (name, " --infer-waits" if infer else "", mode)
     assert v["kernels_capture"] == v["kernels_replayed"] and not v["missing"] and not v["extra"], (label, v)
-    if name.startswith("mi250"):
+    if name.startswith("mi"):
         assert v["occupancy_compared"] == 0, v   # ROCm records no occupancy estimate
     else:
         assert v["occupancy_compared"] == v["kernels_capture"] == v["occupancy_equal"], (label, v)
@@ -286,6 +297,10 @@ HELD_OUT_BOUNDS = {
     "a100_train_nccl_2700_kernels": (0.5 * US, 3 * US, 0.01),
     "a100_alexnet_79_kernels": (0.5 * US, 3 * US, 0.01),
     "v100_train_9876_kernels": (0.5 * US, 3 * US, 0.01),
+    # ROCm: back-to-back gaps of a few ns replayed within 50 ns (issue 43)
+    "mi210_gpu_only_562_kernels": (0.05 * US, 0.05 * US, 0.01),
+    "mi300x_sglang_decode_graph_555_kernels": (0.05 * US, 0.05 * US, 0.01),
+    "mi300x_vllm_decode_graph_425_kernels": (0.05 * US, 0.05 * US, 0.01),
 }
 FLOOR_SLACK = 0.05 * US
 
@@ -296,7 +311,7 @@ def held_out(name):
     v = validate.validate(os.path.join(SHARED, name + ".json.gz"), gdsim=os.path.join(BUILD, "gdsim"),
                           calibrate=0.5, split=0.5, beside=True, sets=("host.mode=open",))
     assert v["kernels_capture"] == v["kernels_replayed"] and not v["missing"] and not v["extra"], (name, v)
-    if not name.startswith("mi250"):
+    if not name.startswith("mi"):   # (ROCm records no occupancy estimate)
         assert v["occupancy_compared"] == v["kernels_capture"] == v["occupancy_equal"], (name, v)
     if name in HELD_OUT_BOUNDS:
         med, p90, span = HELD_OUT_BOUNDS[name]
