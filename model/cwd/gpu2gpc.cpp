@@ -139,6 +139,7 @@ gpu2gpc::gpu2gpc(sc_core::sc_module_name name, const gd_config &cfg, gd_stats *s
       grid_launch_ps_(gd_cycles_to_ps(cfg.cwd_grid_launch_cycles, cfg.clock_mhz)),
       cta_launch_ps_(gd_cycles_to_ps(cfg.cwd_cta_launch_cycles, cfg.clock_mhz)),
       pdl_lead_ps_((gd_time_ps)cfg.pp_gap_programmatic_lead_ns * 1000),
+      pdl_(std::string(cfg.cs_policy) == "aql"),
       max_resident_(cfg.cwd_max_resident_kernels),
       shortcuts_(std::string(cfg.sim_shortcuts) == "on"),
       cga_(std::string(cfg.cwd_policy) == "cga"),
@@ -536,7 +537,10 @@ void gpu2gpc::link_primary(gd_kernel_run *k)
         queue_last_.resize(k->queue + 1, nullptr);
     gd_kernel_run *p = queue_last_[k->queue];
     queue_last_[k->queue] = k;
-    if (!k->programmatic || !p)
+    // (under the command scheduler's policies the barrier bit holds it as any kernel, and
+    // kernels of other tenants share its hardware queue: the last to arrive is not its
+    // primary)
+    if (!k->programmatic || !p || !pdl_)
         return;
     if (p->ctas_launched >= p->ctas) {
         arm_dependent(k, p->end);

@@ -152,6 +152,7 @@ private:
 
     const uint32_t ngpc_;
     const gd_time_ps grid_launch_ps_, cta_launch_ps_, pdl_lead_ps_;
+    const bool pdl_;  // cs.policy=aql: the packet processor releases a programmatic kernel early (pp.h)
     std::vector<gd_kernel_run *> queue_last_;     // per hardware queue: its last kernel in the distributor
     const uint32_t max_resident_;
     const bool shortcuts_;                   // sim.shortcuts
