@@ -882,6 +882,16 @@ static const preset_value MI250[] = {
 #define AMD_FIXED(src)                                                                            \
     {"pp.completion_cycles", "1", src}, {"pp.command_launch_cycles", "1", src},                   \
     {"cwd.grid_launch_cycles", "1", src}
+/* A preset without a capture of its own: the per-CTA limits of the same die as a sibling
+ * preset (its capture's deviceProperties), and the sibling's front-end timing, provisional. */
+#define AMD_SAME_DIE_LIMITS(same, kineto)                                                         \
+    {"sm.smem_per_cta_default", "65536", same kineto " (sharedMemPerBlock)"},                    \
+    {"sm.smem_per_cta_optin", "65536", same kineto " (no opt-in above sharedMemPerBlock)"},      \
+    {"sm.max_threads_per_cta", "1024", same kineto " (maxThreadsPerBlock)"}
+#define AMD_PROVISIONAL_FRONT_END(doorbell, fetch, decode, src, gaps)                             \
+    {"pp.doorbell_cycles", doorbell, src}, {"pp.fetch_cycles", fetch, src},                      \
+    {"pp.decode_cycles", decode, src}, AMD_FIXED(src), AMD_GAPS_1NS(gaps),                       \
+    {"pp.gap_programmatic_lead_ns", "0", SRC_NO_PDL_HIP}
 #define AMD_GAPS_1NS(src)                                                                         \
     {"pp.gap_kernel_kernel_ns", "1", src}, {"pp.gap_kernel_copy_ns", "1", src},                   \
     {"pp.gap_copy_kernel_ns", "1", src}, {"pp.gap_copy_copy_ns", "1", src},                       \
@@ -950,16 +960,9 @@ static const preset_value MI250X[] = {
     CDNA_OCCUPANCY,
     {"sm.smem_bytes", "65536", SRC_ROCM_SPECS ": LDS 64 KiB"},
     CDNA_LDS,
-    {"sm.smem_per_cta_default", "65536", "the same gfx90a die as the MI210: " SRC_KINETO_MI210 " (sharedMemPerBlock)"},
-    {"sm.smem_per_cta_optin", "65536", "the same gfx90a die as the MI210: " SRC_KINETO_MI210 " (no opt-in above sharedMemPerBlock)"},
-    {"sm.max_threads_per_cta", "1024", "the same gfx90a die as the MI210: " SRC_KINETO_MI210 " (maxThreadsPerBlock)"},
+    AMD_SAME_DIE_LIMITS("the same gfx90a die as the MI210: ", SRC_KINETO_MI210),
     {"frontend.clock_mhz", "1700", SRC_MI250X_CLK},
-    {"pp.doorbell_cycles", "5783", SRC_MI250X_PROV},
-    {"pp.fetch_cycles", "1590", SRC_MI250X_PROV},
-    {"pp.decode_cycles", "177", SRC_MI250X_PROV},
-    AMD_FIXED(SRC_MI250X_PROV),
-    AMD_GAPS_1NS(SRC_MI250X_GAPS),
-    {"pp.gap_programmatic_lead_ns", "0", SRC_NO_PDL_HIP},
+    AMD_PROVISIONAL_FRONT_END("5783", "1590", "177", SRC_MI250X_PROV, SRC_MI250X_GAPS),
     {NULL, NULL, NULL},
 };
 
@@ -1030,16 +1033,9 @@ static const preset_value MI300A[] = {
     CDNA_OCCUPANCY,
     {"sm.smem_bytes", "65536", SRC_ROCM_SPECS ": LDS 64 KiB"},
     CDNA_LDS,
-    {"sm.smem_per_cta_default", "65536", "the same gfx942 XCD as the MI300X: " SRC_KINETO_MI300X " (sharedMemPerBlock)"},
-    {"sm.smem_per_cta_optin", "65536", "the same gfx942 XCD as the MI300X: " SRC_KINETO_MI300X " (no opt-in above sharedMemPerBlock)"},
-    {"sm.max_threads_per_cta", "1024", "the same gfx942 XCD as the MI300X: " SRC_KINETO_MI300X " (maxThreadsPerBlock)"},
+    AMD_SAME_DIE_LIMITS("the same gfx942 XCD as the MI300X: ", SRC_KINETO_MI300X),
     {"frontend.clock_mhz", "2100", SRC_MI300A_CLK},
-    {"pp.doorbell_cycles", "8228", SRC_MI300A_PROV},
-    {"pp.fetch_cycles", "1889", SRC_MI300A_PROV},
-    {"pp.decode_cycles", "210", SRC_MI300A_PROV},
-    AMD_FIXED(SRC_MI300A_PROV),
-    AMD_GAPS_1NS(SRC_MI300A_GAPS),
-    {"pp.gap_programmatic_lead_ns", "0", SRC_NO_PDL_HIP},
+    AMD_PROVISIONAL_FRONT_END("8228", "1889", "210", SRC_MI300A_PROV, SRC_MI300A_GAPS),
     {NULL, NULL, NULL},
 };
 
