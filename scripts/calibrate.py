@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Launch gaps from a PyTorch-profiler capture: the pp.gap_* keys (ns) of the launch-gap
-model (issue 15), fitted to the GPU's own timestamps (docs/KINETO.md, 'Calibration record').
+"""Launch timing from a PyTorch-profiler capture: the pp.gap_* keys (ns) of the launch-gap
+model (issue 15) and the idle launch latency pp.idle_launch_ns, fitted to the GPU's own
+timestamps (docs/KINETO.md, 'Calibration record').
 
   calibrate.py CAPTURE.json[.gz] [--device ID] [--first-fraction F] [--queued-ns N]
                [--wait-ns N] [--min-samples N] [--by-grid] [-o FILE]
@@ -35,9 +36,17 @@ first ceil(F x n) of the device's n kernels by start time (then correlation id),
 a copy that started before the first kernel left out: validate.py --split F holds out
 exactly the other kernels.
 
-It prints a table (class, key, gaps, p10 / median / p90, value), the idle launch
-latency (median start - launch-call end over the packets, of the first fraction,
-launched onto an idle stream: for information) and with --by-grid the K->K gaps by
+The idle launch latency (pp.idle_launch_ns, format 1.12): the median of start - end
+of the launch call over the packets of the first fraction launched onto an idle stream
+(their stream had finished everything before them when the call ended;
+kineto2gdt.idle_launches), stream launches only (a graph's kernels start after its own
+set-up, or before the call returns), none that a recorded cross-stream wait held (its
+awaited packet ended after the call: as for the gaps); omitted with fewer than --min-samples such
+launches, or when the median is not above 0 (the packets started before their calls
+ended: a clock offset, not a latency).
+
+It prints a table (class, key, gaps, p10 / median / p90, value; the idle launch
+latency's row counts launches) and with --by-grid the K->K gaps by
 the successor's and the predecessor's CTA count; -o FILE writes the fitted keys in
 gdsim's --config syntax (`gdsim replay TRACE --config FILE`) under a comment saying
 where they come from. `kineto2gdt.py --calibrate` embeds the same fit in the trace
@@ -158,15 +167,14 @@ def fit(capture, device=None, first_fraction=None, queued_ns=5000, wait_ns=20000
     kineto2gdt.Capture already collected (kineto2gdt.collect; the converter passes its
     own). Raises kineto2gdt.ConvertError when the capture has no kernels (on the
     device). Returns a dict:
-      keys        {key: ns} of the fitted classes, in gdtrace.GAP_KEYS order;
+      keys        {key: ns} of the fitted classes, in gdtrace.CALIBRATION_KEYS order;
       classes     {key: dict(name, samples, p10, median, p90, value)} of every class
                   (None where it has no gap; value None when omitted);
       omitted     {key: why} of the classes with fewer than min_samples gaps;
       gaps        clean gaps in the fitted classes; excluded: {why: count};
       device, capture (basename), ops (kernels and copies of the device),
       ops_fitted (those in the fitted window), kernels, kernels_fitted (the first
-      ceil(F x kernels) by start), first_fraction, idle (dict(samples,
-      median): the idle launch latency, ns), by_grid ({(class, side): {log2 CTAs:
+      ceil(F x kernels) by start), first_fraction, by_grid ({(class, side): {log2 CTAs:
       sorted gaps}} for the two K->K classes, side "successor" or "predecessor");
       provenance  one line for the calibration record and the -o file's header."""
     if first_fraction is not None and not 0 < first_fraction <= 1:
@@ -190,8 +198,8 @@ def fit(capture, device=None, first_fraction=None, queued_ns=5000, wait_ns=20000
             if e["device"] != device:
                 continue
             rt = cap.runtime.get(e["corr"]) if e["corr"] is not None else None
-            ops.append(dict(kind=kind, ts=e["ts"], end=e["ts"] + e["dur"], stream=e["stream"], corr=e["corr"],
-                            launch_end=rt[2] if rt is not None else None,
+            ops.append(dict(kind=kind, ts=e["ts"], dur=e["dur"], end=e["ts"] + e["dur"], stream=e["stream"],
+                            corr=e["corr"], rt=rt, launch_end=rt[2] if rt is not None else None,
                             graph=rt is not None and rt[0] in kineto2gdt.GRAPH_LAUNCH_APIS,
                             pdl=rt is not None and rt[0] in kineto2gdt.PDL_LAUNCH_APIS,
                             ctas=_ctas(e) if kind == "K" else None))
@@ -219,15 +227,9 @@ def fit(capture, device=None, first_fraction=None, queued_ns=5000, wait_ns=20000
     gaps = collections.defaultdict(list)
     excluded = collections.Counter()
     by_grid = collections.defaultdict(lambda: collections.defaultdict(list))
-    idle = []
     for s, items in per_stream.items():
         wait_corrs = [c for c, _ in waits.get(s, [])]
-        busy_until = None
         for prev, k in zip([None] + items[:-1], items):
-            # idle launch latency: the stream had nothing left to run when the call ended
-            if k["first"] and k["launch_end"] is not None and (busy_until is None or busy_until <= k["launch_end"]):
-                idle.append(k["ts"] - k["launch_end"])
-            busy_until = k["end"] if busy_until is None else max(busy_until, k["end"])
             if prev is None:
                 continue
             if not k["first"]:
@@ -273,16 +275,43 @@ def fit(capture, device=None, first_fraction=None, queued_ns=5000, wait_ns=20000
         else:
             omitted[key] = "%d < %d gaps: the preset's value applies" % (len(v), min_samples)
         classes[key] = c
-    idle.sort()
+    # The idle launch latency: launch-call end to start of the packets launched onto an
+    # idle stream (kineto2gdt.idle_launches), stream launches only: a graph's kernels
+    # start after its own set-up, or before the call returns.
+    # A packet a recorded cross-stream wait held (its awaited packet ended after the
+    # launch call) waited for that, not for the launch: left out, as from the gaps.
+    prev_of = {id(k): prev for items in per_stream.values() for prev, k in zip([None] + items[:-1], items)}
+
+    def held(o):
+        if o["stream"] is None or not isinstance(o["corr"], int):
+            return False
+        prev = prev_of.get(id(o))
+        wl = waits.get(o["stream"], [])
+        lo = bisect.bisect_right([c for c, _ in wl], _corr(prev["corr"])) if prev is not None else 0
+        hi = bisect.bisect_left([c for c, _ in wl], _corr(o["corr"]))
+        return any(dep["end"] > o["launch_end"] for _, dep in wl[lo:hi])
+    idle = sorted(gap for o, gap, graph in kineto2gdt.idle_launches(ops) if o["first"] and not graph and not held(o))
+    c = dict(name="idle launch", samples=len(idle), p10=pct(idle, 10), median=gdtrace.median_ns(idle) if idle else None,
+             p90=pct(idle, 90), value=None)
+    if len(idle) < min_samples:
+        omitted[gdtrace.IDLE_KEY] = "%d < %d stream launches onto an idle stream: the preset's stages apply" % (
+            len(idle), min_samples)
+    elif c["median"] <= 0:
+        omitted[gdtrace.IDLE_KEY] = ("the median is %d ns: the packets started before their launch call ended (a "
+                                     "clock offset, not a latency): the preset's stages apply" % c["median"])
+    else:
+        c["value"] = keys[gdtrace.IDLE_KEY] = c["median"]
+    classes[gdtrace.IDLE_KEY] = c
     base = _one_line(os.path.basename(path))
     share = ("first %s %% of %d kernels (%d of %d ops)" % ("%g" % (first_fraction * 100), len(kernels), ops_fitted,
                                                            len(ops)) if first_fraction is not None
              else "all %d ops" % len(ops))
-    provenance = "calibrate.py fit of %s device %s, %s: %d gaps" % (base, _one_line(str(device)), share, used)
+    provenance = "calibrate.py fit of %s device %s, %s: %d gaps%s" % (
+        base, _one_line(str(device)), share, used,
+        ", %d idle launches" % len(idle) if gdtrace.IDLE_KEY in keys else "")
     return dict(keys=keys, classes=classes, omitted=omitted, gaps=used, excluded=dict(excluded), device=device,
                 capture=base, ops=len(ops), ops_fitted=ops_fitted, kernels=len(kernels), kernels_fitted=n_first,
                 first_fraction=first_fraction,
-                idle=dict(samples=len(idle), median=gdtrace.median_ns(idle) if idle else None),
                 by_grid={k: dict(sorted((b, sorted(g)) for b, g in v.items())) for k, v in sorted(by_grid.items())},
                 provenance=provenance, queued_ns=queued_ns, wait_ns=wait_ns, min_samples=min_samples)
 
@@ -292,8 +321,9 @@ def record_lines(result):
     out = []
     for key, value in result["keys"].items():
         c = result["classes"][key]
-        out.append((key, value, "%s: median of %d clean gaps (p10 %d, p90 %d ns)" % (
-            c["name"], c["samples"], c["p10"], c["p90"])))
+        out.append((key, value, "%s: median of %d %s (p10 %d, p90 %d ns)" % (
+            c["name"], c["samples"], "launches onto an idle stream" if key == gdtrace.IDLE_KEY else "clean gaps",
+            c["p10"], c["p90"])))
     return out
 
 
@@ -324,16 +354,13 @@ def report(result, out, by_grid=False):
     print("  %-11s %-30s %7s %9s %9s %9s  %s" % ("class", "key", "gaps", "p10 us", "median", "p90 us",
                                                   "value (ns)"), file=out)
     for key, c in result["classes"].items():
-        value = str(c["value"]) if c["value"] is not None else "omitted: %d < %d" % (c["samples"],
-                                                                                    result["min_samples"])
+        value = str(c["value"]) if c["value"] is not None else "omitted: %d < %d" % (
+            c["samples"], result["min_samples"]) if c["samples"] < result["min_samples"] else "omitted: median <= 0"
         print("  %-11s %-30s %7d %9s %9s %9s  %s" % (c["name"], key, c["samples"], _us(c["p10"]), _us(c["median"]),
                                                       _us(c["p90"]), value), file=out)
     if result["excluded"]:
         print("  left out: " + "; ".join("%s %d" % (why, n) for why, n in sorted(result["excluded"].items())),
               file=out)
-    idle = result["idle"]
-    print("  idle launch latency (for information): median %s ns over %d packets launched onto an idle stream" % (
-        idle["median"] if idle["median"] is not None else "-", idle["samples"]), file=out)
     if by_grid:
         # the K->K classes' gaps by log2 CTA count of the successor and of the predecessor
         for cls in ("K->K", "graph K->K"):
@@ -369,8 +396,9 @@ def main(argv=None):
         result = fit(a.capture, a.device, a.first_fraction, a.queued_ns, a.wait_ns, a.min_samples)
         report(result, sys.stdout, a.by_grid)
         if not result["keys"]:
-            raise kineto2gdt.ConvertError("%s: no class has %d clean gaps: nothing fitted" % (
-                a.capture, a.min_samples))
+            raise kineto2gdt.ConvertError("%s: no class has %d clean gaps and no %d launches onto an idle stream "
+                                          "(or their median is not above 0): nothing fitted" % (
+                                              a.capture, a.min_samples, a.min_samples))
         if a.output:
             with gdtrace.OutputFile(a.output, "w", inputs=(a.capture,), encoding="utf-8", newline="\n") as f:
                 f.write(config_text(result))

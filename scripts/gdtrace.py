@@ -17,7 +17,7 @@ import tempfile
 MAGIC = b"\x89GDT\r\n\x1a\n"
 REC_HEADER, REC_KERNEL, REC_DISPATCH, REC_BARRIER_AND, REC_BARRIER_OR, REC_NONKERNEL, REC_END = 1, 2, 3, 4, 5, 8, 15
 REC_PIPELINE = 9  # format 1.8
-REC_CALIBRATION = 10  # format 1.9: launch-gap keys fitted to the capture (calibrate.py)
+REC_CALIBRATION = 10  # format 1.9: launch timing keys fitted to the capture (calibrate.py)
 REC_HOST_THREAD, REC_HOST_CALL, REC_HOST_WAIT = 11, 12, 13  # format 1.10: the host model
 HOST_LAST, HOST_POLLING = 1, 2   # host call and wait flags: the thread's last record; a polling loop
 WAIT_SIGNAL, WAIT_QUEUE, WAIT_DEVICE = 1, 2, 3   # what a host wait waits for
@@ -42,6 +42,12 @@ DISPATCH_REFERENCE, NONKERNEL_BARRIER, PACKET_GRAPH, DISPATCH_PROGRAMMATIC = 1, 
 GAP_KEYS = ("pp.gap_kernel_kernel_ns", "pp.gap_kernel_copy_ns", "pp.gap_copy_kernel_ns", "pp.gap_copy_copy_ns",
             "pp.gap_graph_kernel_kernel_ns", "pp.gap_graph_kernel_copy_ns", "pp.gap_graph_copy_kernel_ns",
             "pp.gap_graph_copy_copy_ns", "pp.gap_after_wait_ns", "pp.gap_programmatic_lead_ns")
+# And the idle launch latency (format 1.12): from the doorbell of a packet written into
+# an idle queue to its start.
+IDLE_KEY = "pp.idle_launch_ns"
+CALIBRATION_KEYS = GAP_KEYS + (IDLE_KEY,)
+# The format minor version a calibration record with these keys needs (9 otherwise).
+CALIBRATION_KEY_MINOR = {"pp.gap_programmatic_lead_ns": 11, IDLE_KEY: 12}
 CALIBRATION_PROVENANCE_MAX = 512   # GD_CALIBRATION_MAX_PROVENANCE (model/base/config.h): what gdsim reads
 CONFIG_LINE_MAX = 255   # a calibration record's lines: gdsim reads up to 255 bytes each (model/trace/trace.c)
 NONKERNEL_KINDS = {"other": 0, "memcpy_htod": 1, "memcpy_dtoh": 2, "memcpy_dtod": 3, "memcpy_htoh": 4,
@@ -377,11 +383,17 @@ class TraceWriter:
         """The calibration record (format 1.9): at most one, before the first packet.
         provenance: one line saying where the fit comes from (1..512 bytes of UTF-8, no
         NUL, CR or LF). lines: (key, value_ns[, comment]) tuples, or a dict {key: value_ns}
-        or {key: (value_ns, comment)}; each key one of GAP_KEYS, at most once, the value a
-        non-negative integer, the comment (None: none) one line. Written in gdsim's
-        --config syntax, one `key = value  # comment` line each (calibration_text)."""
+        or {key: (value_ns, comment)}; each key one of CALIBRATION_KEYS (pp.idle_launch_ns
+        needs format 1.12), at most once, the value a non-negative integer, the comment
+        (None: none) one line. Written in gdsim's --config syntax, one `key = value  #
+        comment` line each (calibration_text)."""
         if self.minor < 9:
             raise ValueError("a calibration record needs format 1.9 (TraceWriter(minor=9))")
+        text = calibration_text(lines)
+        for key, minor in CALIBRATION_KEY_MINOR.items():
+            if self.minor < minor and any(t.split(" = ", 1)[0] == key for t in text.splitlines()):
+                raise ValueError("a calibration record that sets %s needs format 1.%d (TraceWriter(minor=%d))" % (
+                    key, minor, minor))
         if self.calibrated:
             raise ValueError("a trace has at most one calibration record")
         if self.packets:
@@ -393,8 +405,7 @@ class TraceWriter:
         if any(c in prov for c in b"\0\r\n"):
             raise ValueError("the calibration provenance must be one line (no NUL, CR or LF)")
         prov.decode()   # UTF-8 (raises UnicodeDecodeError, a ValueError)
-        text = calibration_text(lines).encode()
-        self.record(REC_CALIBRATION, struct.pack("<I", len(prov)) + prov + text)
+        self.record(REC_CALIBRATION, struct.pack("<I", len(prov)) + prov + text.encode())
         self.calibrated = True
 
     def _host(self, what):
@@ -475,8 +486,9 @@ def calibration_text(lines):
     for line in lines:
         key, value = line[0], line[1]
         comment = line[2] if len(line) > 2 else None
-        if key not in GAP_KEYS:
-            raise ValueError("'%s' is not a key a calibration record may set (%s)" % (key, ", ".join(GAP_KEYS)))
+        if key not in CALIBRATION_KEYS:
+            raise ValueError("'%s' is not a key a calibration record may set (%s)" % (
+                key, ", ".join(CALIBRATION_KEYS)))
         if key in seen:
             raise ValueError("'%s' is set twice" % key)
         seen.add(key)

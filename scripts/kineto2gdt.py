@@ -19,11 +19,11 @@ What it makes of the capture (docs/KINETO.md has the details):
   - the measured start and duration and the `correlation` id ride along as launch info;
   - kernels and copies of a CUDA/HIP graph launch (cudaGraphLaunch, ...) carry the
     graph-launched flag (format 1.9; other traces keep the format they had);
-  - --calibrate[=F]: the launch gaps calibrate.fit measures on the capture (on the first
-    ceil(F x n), 0 < F <= 1, of the device's n kernels by start and the copies before
-    the next kernel; default all) go into the trace as a
-    calibration record (format 1.9) that gdsim applies over its preset; none when no
-    gap class has enough clean gaps (reported);
+  - --calibrate[=F]: the launch gaps and the idle launch latency calibrate.fit measures
+    on the capture (on the first ceil(F x n), 0 < F <= 1, of the device's n kernels by
+    start and the copies before the next kernel; default all) go into the trace as a
+    calibration record (format 1.9; 1.12 with the idle launch latency) that gdsim
+    applies over its preset; none when nothing had enough samples (reported);
   - everything it does not convert is counted and reported on stderr, with why (-q: errors only);
   - input it cannot convert (not a Kineto trace, or an event whose fields are missing or of the
     wrong type or range) gives one error line naming the file and the event, and no output.
@@ -826,6 +826,22 @@ def _after_earlier(ks):
             busy_until = end if busy_until is None else max(busy_until, end)
 
 
+def idle_launches(items):
+    """The packets launched onto an idle stream: those whose stream had finished
+    everything before them (by the capture's timestamps) when their launch call ended.
+    items: dicts with ts, dur, stream, corr and rt (the launch call's runtime tuple, or
+    None). Yields (item, start - end of the launch call in ns, whether a graph launch
+    launched it), stream by stream in the order the packets ran."""
+    by_stream = collections.defaultdict(list)
+    for k in items:
+        by_stream[k["stream"]].append(k)
+    for ks in by_stream.values():
+        ks.sort(key=lambda k: (k["ts"], k["corr"] if k["corr"] is not None else -1))
+        for k, busy_until in _after_earlier(ks):
+            if k["rt"] is not None and (busy_until is None or busy_until <= k["rt"][2]):
+                yield k, k["ts"] - k["rt"][2], k["rt"][0] in GRAPH_LAUNCH_APIS
+
+
 def idle_launch_latency(items, info=None):
     """L: the median of (start - end of the launch call), at least 0, over the packets
     whose stream had finished everything before them when their launch call ended;
@@ -835,15 +851,9 @@ def idle_launch_latency(items, info=None):
     vLLM capture started 547 us after its call onto an idle stream: what held it is not in
     the capture). info, a dict, gets the gaps used: n, lo, hi, graph (whether they were
     graph launches), capped (the few-sample bound applied)."""
-    by_stream = collections.defaultdict(list)
-    for k in items:
-        by_stream[k["stream"]].append(k)
     gaps = ([], [])   # launched by a graph launch: no, yes
-    for ks in by_stream.values():
-        ks.sort(key=lambda k: (k["ts"], k["corr"] if k["corr"] is not None else -1))
-        for k, busy_until in _after_earlier(ks):
-            if k["rt"] is not None and (busy_until is None or busy_until <= k["rt"][2]):
-                gaps[k["rt"][0] in GRAPH_LAUNCH_APIS].append(k["ts"] - k["rt"][2])
+    for k, gap, graph in idle_launches(items):
+        gaps[graph].append(gap)
     used = gaps[0] or gaps[1]
     lead = max(0, int(statistics.median(used))) if used else DEFAULT_SUBMIT_LEAD_NS
     capped = bool(used) and len(used) < IDLE_MIN_SAMPLES and lead > DEFAULT_SUBMIT_LEAD_NS
@@ -1112,7 +1122,7 @@ def corr_bounds(items):
     return list(itertools.accumulate(corr, max)), suffix_min
 
 
-def place_barriers(cap, per_stream, device_id):
+def place_barriers(cap, per_stream, device_id, lead=0):
     """Turn each 'Stream Wait Event' into a barrier-AND packet on the waiting stream
     that depends on the last packet of the awaited stream issued before the awaited
     cudaEventRecord (by correlation id, which orders a process's API calls). The
@@ -1166,8 +1176,15 @@ def place_barriers(cap, per_stream, device_id):
         placed[s].append(b)
         if wt.get("unexplained"):
             typical = typical_gap(per_stream) if typical is None else typical
-            if wt["unexplained"] - 2 * typical > 0:
-                placed[s].append(dict(type="command", cmd="other", dur=wt["unexplained"] - 2 * typical, bytes=0,
+            # the replay starts the timed wait once the barrier is done: the barrier,
+            # written onto its idle queue at the wait call's end, is fetched the idle
+            # launch latency later, or what it and its queue wait for ends later; the
+            # hold is counted from there, not from the held packet's launch call
+            hold = wt["unexplained"]
+            if wt.get("held_start") is not None:
+                hold = wt["held_start"] - max(wt["gpu_free"], b["submit"] + lead)
+            if hold - 2 * typical > 0:
+                placed[s].append(dict(type="command", cmd="other", dur=hold - 2 * typical, bytes=0,
                                       corr=None, ts=None, stream=s, pos=pos, submit=b["submit"], rt=None,
                                       filler=True))
                 cap.assumed[("cross-stream wait rebuilt from the call order that held its packet more than %d us "
@@ -1325,6 +1342,7 @@ def resolve_wait_calls(cap, per_stream, device_id, held_ns=INFER_WAIT_NS, unlink
         # event was recorded by work the capture does not show (before its window, another
         # process or device); a GPU busy meanwhile may be what held it
         unexplained = 0
+        gpu_free = max(ends[b["stream"]][pos - 1] if pos else 0, ends[best[1]][best[2]])
         if held and best[0] > held_ns:
             since = max(free_at, ends[best[1]][best[2]])
             i = bisect.bisect_left(span_starts, b["ts"])
@@ -1333,10 +1351,11 @@ def resolve_wait_calls(cap, per_stream, device_id, held_ns=INFER_WAIT_NS, unlink
         if unlinked is not None:   # the cuda_sync event becomes the barrier, its call and record call are used
             cap.waits.append(dict(ts=rt["ts"], end=rt["end"], device=device_id, stream=b["stream"],
                                   wait_stream=best[1], record=rec, corr=corr, dep_index=best[2],
-                                  unexplained=unexplained))
+                                  unexplained=unexplained, held_start=b["ts"], gpu_free=gpu_free))
         else:
             cap.waits.append(dict(ts=rt[1], end=rt[2], device=device_id, stream=b["stream"], wait_stream=best[1],
-                                  record=corr, corr=corr, from_call=True, dep_index=best[2], unexplained=unexplained))
+                                  record=corr, corr=corr, from_call=True, dep_index=best[2], unexplained=unexplained,
+                                  held_start=b["ts"], gpu_free=gpu_free))
         resolved += 1
     return resolved, unresolved
 
@@ -1479,19 +1498,46 @@ def _thread_of(rt):
     return NO_LAUNCH_THREAD if rt is None else "pid %s tid %s" % (rt[3], rt[5])
 
 
+def _gpu_idle_at(packets, idle_ns=INFER_WAIT_NS):
+    """A function telling whether a packet (its submit time, start) was submitted when
+    every packet of the capture that started before it had ended, and started more than
+    idle_ns after that: the GPU was idle, waiting for it to be written."""
+    spans = sorted((p["ts"], p["ts"] + p["dur"]) for _, p in packets
+                   if p["type"] != "barrier" and p.get("ts") is not None)
+    starts = [a for a, _ in spans]
+    latest = list(itertools.accumulate((b for _, b in spans), max))
+
+    def idle(p):
+        if p["type"] == "barrier" or p.get("ts") is None:
+            return False
+        i = bisect.bisect_left(starts, p["ts"])
+        return i > 0 and p["submit"] > latest[i - 1] and p["ts"] - latest[i - 1] > idle_ns
+    return idle
+
+
 def _host_calls(packets):
     """The host calls: runs of consecutive packets (in file order) of one launch call
     (a graph launch submits several); a packet without a launch call is a call of its
-    own on the NO_LAUNCH_THREAD thread."""
-    calls, i = [], 0
+    own on the NO_LAUNCH_THREAD thread. A packet of a launch call that the GPU, idle,
+    waited for (submitted, at its start minus the idle launch latency inside the call,
+    after every packet that started before it had ended, and starting more than
+    INFER_WAIT_NS after that) was written later in the call
+    than those before it (a HIP graph launch enqueues its nodes one by one from the
+    host): it begins a call of its own, at its submit time. Returns (calls, the number
+    of such splits)."""
+    calls, i, splits = [], 0, 0
+    idle = _gpu_idle_at(packets)
     while i < len(packets):
         rt = packets[i][1].get("rt")
         j = i + 1
         while rt is not None and j < len(packets) and packets[j][1].get("rt") is rt:
+            if idle(packets[j][1]):
+                splits += 1
+                break
             j += 1
         calls.append(dict(kind="call", thread=_thread_of(rt), first=i, n=j - i, time=packets[i][1]["submit"]))
         i = j
-    return calls
+    return calls, splits
 
 
 class _Before:
@@ -1634,8 +1680,14 @@ def host_model(cap, packets, device_id, warnings):
     if not any(p.get("rt") is not None for _, p in packets):
         return None
     before = _Before(packets)
-    entries = _host_calls(packets)
+    entries, splits = _host_calls(packets)
     used, reported, counts = set(), set(), collections.Counter()
+    if splits:
+        cap.assumed[("packet of a multi-packet launch call (a graph launch) submitted when the GPU had finished "
+                     "everything that started before it, starting more than %d us after that (it waited for the "
+                     "host to write it)" % (INFER_WAIT_NS // 1000),
+                     "a host call of its own at its submit time, the CPU time since the call's previous doorbell "
+                     "its gap")] += splits
     # a deferred doorbell (a copy from pageable memory, deferred_doorbell): a wait of its
     # thread that began after the call returned and before the doorbell is issued at the
     # doorbell and waits for what had been submitted by then, the copy included
@@ -1680,7 +1732,8 @@ def host_model(cap, packets, device_id, warnings):
                          "waits for the stream whose last packet before it ended last before it returned (else "
                          "the stream its thread last launched onto)")] += 1
         entries.append(dict(kind="wait", thread=thread, wkind=kind, stream=stream, target=target, time=rt[1],
-                            end=rt[2], tail=max(0, rt[2] - max(awaited, rt[1])), corr=corr))
+                            end=rt[2], tail=max(0, rt[2] - max(awaited, rt[1])), ret=max(rt[2], awaited),
+                            corr=corr))
         used.add(corr)
         counts[kind] += 1
         if d is not None:
@@ -1718,7 +1771,8 @@ def host_model(cap, packets, device_id, warnings):
             counts["held_copy"] += 1
         entries.append(dict(kind="wait", thread=e["thread"], wkind="copy", stream=p["stream"],
                             target=e["first"], time=p["submit"], host=e.get("host", p["submit"]), end=rt[2],
-                            tail=max(0, rt[2] - (p["ts"] + p["dur"])), corr=None))
+                            tail=max(0, rt[2] - (p["ts"] + p["dur"])), ret=max(rt[2], p["ts"] + p["dur"]),
+                            corr=None))
         counts["copy"] += 1
     entries.sort(key=lambda e: (e["time"], e["kind"] == "wait", e.get("first", 0), e.get("corr") or 0))
     names, prev, last_of = {}, {}, {}
@@ -1751,7 +1805,12 @@ def host_model(cap, packets, device_id, warnings):
                 rec = ["wait", tid, WAIT_SIGNAL, packets[e["target"]][1], t, gap, e["tail"], e["wkind"] == "poll",
                        False]
                 awaited.add(id(packets[e["target"]][1]))
-            prev[e["thread"]] = max(e["end"], h)
+            # the next call's gap from when the replay returns it: its tail after the
+            # awaited work's end, and no earlier (a call the capture ends up to
+            # BLOCKING_COPY_SLACK_NS before its copy's end, or before the awaited work's
+            # end, two clocks: counted from the call's end, each later call of the thread
+            # replayed that much late)
+            prev[e["thread"]] = max(e.get("ret", e["end"]), h)
             pending.append(rec)
             last_time = t
         last_of[e["thread"]] = rec
@@ -1963,7 +2022,16 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
     # run early on a model GPU that has not got that work.
     lead_info = {}
     lead = idle_launch_latency(kernels + commands, lead_info)
-    if lead_info["n"]:
+    if fitted is not None and gdtrace.IDLE_KEY in fitted["keys"]:
+        # the calibration's idle launch latency is the model's for these packets: the
+        # doorbells the capture does not show go that long before their start, so that
+        # the replay starts them there (whole capture: the same number; --calibrate=F:
+        # the first fraction's, as the model has it on the rest)
+        lead, lead_info = fitted["keys"][gdtrace.IDLE_KEY], dict(lead_info, calibrated=True)
+    if lead_info.get("calibrated"):
+        lead_note = "idle launch latency L = %d ns: the calibration record's (pp.idle_launch_ns, %s)" % (
+            lead, fitted["provenance"])
+    elif lead_info["n"]:
         lead_note = "idle launch latency L = %d ns: %s %d packet(s) launched onto an idle stream%s (%d to %d ns; " \
                     "docs/KINETO.md)" % (
                         lead, "the default, as the median is more and comes from fewer than %d:" % IDLE_MIN_SAMPLES
@@ -2019,7 +2087,7 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
 
     programmatic = programmatic_launches(per_stream)
     recorded_waits, _ = rebuild_waits(cap, per_stream, device_id, warnings)
-    barriers = place_barriers(cap, per_stream, device_id)
+    barriers = place_barriers(cap, per_stream, device_id, lead)
     inferred = dict(inferred_barriers=0, wait_commands=0, wait_ns=0, typical_gap_ns=0)
     if infer and recorded_waits:
         warnings.append("--infer-waits ignored: the capture records its cross-stream waits (cuda_sync 'Stream Wait "
@@ -2145,8 +2213,10 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
     w = None
     try:
         w = TraceWriter(out_path, dev, producer,
-                        minor=11 if programmatic else 10 if host else 9 if n_graph or record else 6 if extra_vid
-                        else 3)
+                        minor=max([12 if record and gdtrace.IDLE_KEY in fitted["keys"] else 11 if programmatic
+                                   else 10 if host else 9 if n_graph or record else 6 if extra_vid else 3] +
+                                  [m for k, m in gdtrace.CALIBRATION_KEY_MINOR.items()
+                                   if record and k in fitted["keys"]]))
         if record:
             w.calibration(fitted["provenance"], calibration.record_lines(fitted))
         for tid, (name, start) in enumerate(host["threads"] if host else []):
@@ -2235,14 +2305,16 @@ def convert(in_path, out_path, device_id=None, pid=None, log=None, infer=False, 
                                                 c["held_copy"], host["copy_prefix"]) if c["held_copy"] else "",
                                             ", %d polling loop(s)" % c["poll"] if c["poll"] else ""), file=log)
     if record:
-        print("kineto2gdt: calibration record (format 1.9): %s: %s%s" % (
+        print("kineto2gdt: calibration record (format 1.%d): %s: %s%s" % (
+            12 if gdtrace.IDLE_KEY in fitted["keys"] else 9,
             fitted["provenance"], ", ".join("%s = %d" % kv for kv in fitted["keys"].items()),
             "; %d class(es) with fewer than %d gaps left to the preset" % (len(fitted["omitted"]),
                                                                            fitted["min_samples"])
             if fitted["omitted"] else ""), file=log)
     elif fitted is not None:
-        print("kineto2gdt: --calibrate: no calibration record: no class has %d clean gaps (%s); the preset's gaps "
-              "apply" % (fitted["min_samples"], fitted["provenance"]), file=log)
+        print("kineto2gdt: --calibrate: no calibration record: no class has %d clean gaps or launches onto an idle "
+              "stream (%s); the preset's launch timing applies" % (fitted["min_samples"], fitted["provenance"]),
+              file=log)
     for wmsg in warnings:
         print("kineto2gdt: warning: " + wmsg, file=log)
     if cap.assumed:
@@ -2292,9 +2364,9 @@ def main(argv=None):
     ap.add_argument("--pid", type=int, default=None,
                     help="use only the host (launch API) events of this process (default: all)")
     ap.add_argument("--calibrate", type=float, nargs="?", const=1.0, default=None, metavar="F",
-                    help="embed the launch gaps calibrate.py fits to the capture (on its first F of kernels "
-                         "by start and the copies among them, 0 < F <= 1, default all) as a calibration record "
-                         "(format 1.9; docs/KINETO.md)")
+                    help="embed the launch gaps and idle launch latency calibrate.py fits to the capture (on "
+                         "its first F of kernels by start and the copies among them, 0 < F <= 1, default all) as "
+                         "a calibration record (format 1.9, 1.12 with the idle launch latency; docs/KINETO.md)")
     ap.add_argument("-q", "--quiet", action="store_true",
                     help="print errors only: not the summary, the warnings or the report of what was not converted")
     a = ap.parse_args(argv)

@@ -395,7 +395,7 @@ def replay(capture, trace, kcsv, sjson, preset, sets, device, gdsim, infer_waits
             config = json.load(f).get("config", {})
     except (OSError, ValueError):
         config = {}
-    gap_keys = {k: v for k, v in config.items() if k.startswith("pp.gap_")}
+    gap_keys = {k: v for k, v in config.items() if k in gdtrace.CALIBRATION_KEYS}
     return conv, rows, gap_keys
 
 
@@ -536,7 +536,7 @@ def lines(v):
                                                               for k, x in c["keys"].items())
                         else " (NOT what the replay used: gpu.preset=trace applies the record)")))
     if v["replay_gap_keys"]:
-        out.append(("gap keys replayed, ns", ", ".join("%s %s" % (GAP_NAMES.get(k, k), x)
+        out.append(("launch keys replayed", ", ".join("%s %s" % (GAP_NAMES.get(k, k), x)
                                                        for k, x in sorted(v["replay_gap_keys"].items(),
                                                                           key=lambda kv: GAP_ORDER(kv[0])))))
     return out
@@ -546,7 +546,7 @@ GAP_NAMES = {"pp.gap_kernel_kernel_ns": "K->K", "pp.gap_kernel_copy_ns": "K->C",
              "pp.gap_copy_copy_ns": "C->C", "pp.gap_graph_kernel_kernel_ns": "graph K->K",
              "pp.gap_graph_kernel_copy_ns": "graph K->C", "pp.gap_graph_copy_kernel_ns": "graph C->K",
              "pp.gap_graph_copy_copy_ns": "graph C->C", "pp.gap_after_wait_ns": "after wait",
-             "pp.gap_programmatic_lead_ns": "programmatic lead"}
+             "pp.gap_programmatic_lead_ns": "programmatic lead", "pp.idle_launch_ns": "idle launch"}
 
 
 def GAP_ORDER(key):

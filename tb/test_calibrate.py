@@ -4,6 +4,7 @@ written here whose gaps are chosen by hand so that every fitted value is known
 exactly, and every rule that leaves a gap out changes a value if it fails.
 Usage: python3 tb/test_calibrate.py BUILD_DIR"""
 import contextlib
+import csv as csvmod
 import gzip
 import io
 import json
@@ -19,6 +20,7 @@ import gdtrace  # noqa: E402
 import kineto2gdt  # noqa: E402
 
 SHARED = os.path.join(HERE, "data", "kineto")
+BUILD = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "build")
 _TMP = tempfile.TemporaryDirectory()  # removed at exit, whether the test passes or fails
 TMP = _TMP.name
 T0 = 10000000        # the GPU timeline starts at 10 ms; the host launches everything in the first 0.2 ms
@@ -157,11 +159,13 @@ def test_fit_whole():
     assert n == {"pp.gap_kernel_kernel_ns": 10, "pp.gap_kernel_copy_ns": 5, "pp.gap_copy_kernel_ns": 5,
                  "pp.gap_copy_copy_ns": 6, "pp.gap_graph_kernel_kernel_ns": 5, "pp.gap_graph_kernel_copy_ns": 1,
                  "pp.gap_graph_copy_kernel_ns": 0, "pp.gap_graph_copy_copy_ns": 0, "pp.gap_after_wait_ns": 5,
-                 "pp.gap_programmatic_lead_ns": 0}, n
+                 "pp.gap_programmatic_lead_ns": 0, "pp.idle_launch_ns": 3}, n
     assert r["omitted"] == {"pp.gap_graph_kernel_copy_ns": "1 < 5 gaps: the preset's value applies",
                             "pp.gap_graph_copy_kernel_ns": "0 < 5 gaps: the preset's value applies",
                             "pp.gap_graph_copy_copy_ns": "0 < 5 gaps: the preset's value applies",
-                            "pp.gap_programmatic_lead_ns": "0 < 5 gaps: the preset's value applies"}, r["omitted"]
+                            "pp.gap_programmatic_lead_ns": "0 < 5 gaps: the preset's value applies",
+                            "pp.idle_launch_ns": "3 < 5 stream launches onto an idle stream: the preset's stages "
+                                                 "apply"}, r["omitted"]
     c = r["classes"]["pp.gap_kernel_kernel_ns"]
     assert (c["p10"], c["median"], c["p90"]) == (1100, 3000, 5000), c
     assert r["device"] == 0 and r["ops"] == 2 * HALF + COPIES and r["gaps"] == 36
@@ -210,6 +214,73 @@ def test_programmatic_lead():
     assert r["keys"] == {"pp.gap_kernel_kernel_ns": 1200, "pp.gap_programmatic_lead_ns": 500}, r["keys"]
     c = r["classes"]["pp.gap_programmatic_lead_ns"]
     assert (c["samples"], c["p10"], c["p90"]) == (5, 300, 700), c
+
+
+def test_idle_launch():
+    """pp.idle_launch_ns: the median start - launch-call end of the stream launches onto
+    an idle stream (1050 over six; the graph launch's kernel, the kernel queued behind
+    another, the one a recorded cross-stream wait held and the one without a launch call
+    do not count); fewer than min-samples, or
+    a median not above 0, omit it. In the calibration record it needs format 1.12."""
+    b = Builder()
+    t = T0
+    for lead in (800, 900, 1000, 1100, 5000):     # each on its own idle stream
+        t = b.op("K", 20 + lead // 100, t + 20000, late_launch_end=t + 20000 - lead)
+    b.op("K", 20 + 50, t - 5000, late_launch_end=t - 9000)   # behind the 5000 one, still running: not idle
+    # held by a recorded wait for stream 61's kernel (itself launched 1200 ns before its
+    # start), which ended 50 us after the launch call: not a launch latency (counted, the
+    # median would be 1100)
+    x_end = b.op("K", 61, t + 10000, 60000, late_launch_end=t + 10000 - 1200)
+    b.wait(60, 61, b.call("cudaEventRecord"))
+    b.op("K", 60, x_end + 1000, late_launch_end=x_end - 50000)
+    graph = b.call("cudaGraphLaunch", t + 9000)
+    t = b.op("K", 90, t + 100000, corr=graph)     # a graph launch's: left out
+    b.events.append(dict(ph="X", cat="kernel", name="k", pid=0, tid=91, ts=(t + 50000) / 1000, dur=10.0,
+                         args={"device": 0, "stream": 91, "correlation": 999, "registers per thread": 16,
+                               "shared memory": 0, "grid": [4, 1, 1], "block": [128, 1, 1]}))   # no launch call
+    path = b.write("idle.json")
+    r = calibrate.fit(path)
+    assert r["keys"] == {gdtrace.IDLE_KEY: 1050}, r["keys"]
+    c = r["classes"][gdtrace.IDLE_KEY]
+    assert (c["samples"], c["p10"], c["median"], c["p90"]) == (6, 800, 1050, 5000), c
+    assert r["provenance"].endswith(": 0 gaps, 6 idle launches"), r["provenance"]
+    assert calibrate.record_lines(r) == [(gdtrace.IDLE_KEY, 1050, "idle launch: median of 6 launches onto an idle "
+                                                                  "stream (p10 800, p90 5000 ns)")]
+    r7 = calibrate.fit(path, min_samples=7)
+    assert r7["keys"] == {} and r7["omitted"][gdtrace.IDLE_KEY].startswith("6 < 7 stream launches"), r7["omitted"]
+    # kineto2gdt --calibrate: format 1.12 for it; gdsim replays each kernel 1050 ns after
+    # its doorbell (its launch call's end), the key set by the record, plus the
+    # distributor's launch step of its first CTA (sm.block_finder=shift: 10 cycles at the
+    # A100's 1410 MHz, 7.092 ns), which the stages pay too
+    out = os.path.join(TMP, "idle.gdt.gz")
+    log = io.StringIO()
+    kineto2gdt.convert(path, out, log=log, calibrate=1.0)
+    assert gzip.open(out).read(12)[8:12] == b"\x01\x00\x0c\x00", log.getvalue()
+    assert "calibration record (format 1.12)" in log.getvalue() and gdtrace.read(out)[1]["keys"] == {
+        gdtrace.IDLE_KEY: 1050}
+    gdsim = os.path.join(BUILD, "gdsim")
+    csv_path = os.path.join(TMP, "idle.csv")
+    for sets, want in (([], 1050), (["--set", "pp.idle_launch_ns=2500"], 2500), (["--set", "pp.idle_launch_ns=0"],
+                                                                              None)):
+        rr = subprocess.run([gdsim, "replay", out, "--quiet", "--set", "host.mode=open", "--kernels-csv", csv_path]
+                            + sets, capture_output=True, text=True)
+        assert rr.returncode == 0, rr.stderr
+        rows = list(csvmod.DictReader(open(csv_path)))
+        lat = sorted(round(float(x["first_cta_ns"]) - float(x["submit_ns"]), 3) for x in rows)
+        if want is None:   # the A100 preset's stages: doorbell 0 + fetch + decode + grid launch, 2472 cycles
+            assert lat[:5] == [1760.283] * 5, lat
+        else:
+            assert lat[:5] == [want + 7.092] * 5, (sets, lat)
+    # a median not above 0 (the packets started before their calls ended): omitted
+    b = Builder()
+    t = T0
+    for i in range(5):
+        t = b.op("K", 30 + i, t + 20000, late_launch_end=t + 20000 + 300)
+    r = calibrate.fit(b.write("early.json"))
+    assert r["keys"] == {} and "the median is -300 ns" in r["omitted"][gdtrace.IDLE_KEY], r["omitted"]
+    # the writer: the key needs format 1.12
+    w = gdtrace.TraceWriter(os.path.join(TMP, "idle11.gdt.gz"), Dev, "test", minor=11)
+    expect_error(lambda: w.calibration("x", {gdtrace.IDLE_KEY: 1000}), "needs format 1.12")
 
 
 def test_contention_and_waits():
@@ -263,7 +334,9 @@ def test_cli_config_file():
              for ln in r.stdout.splitlines() if ln.startswith("  ")}
     assert lines["graph K->C"].endswith("omitted: 1 < 5"), r.stdout
     assert lines["C->C"].split()[1:] == ["pp.gap_copy_copy_ns", "6", "1.500", "1.751", "2.000", "1751"], r.stdout
-    assert "idle launch latency" in r.stdout
+    # stream 9's first kernel and stream 7's, launched onto idle streams (9949.5 and 9997.5 us)
+    assert lines["idle"].split()[1:] == ["launch", "pp.idle_launch_ns", "2", "9949.500", "9973.500", "9997.500",
+                                         "omitted:", "2", "<", "5"], r.stdout
     # the whole capture, with the K->K gaps by CTA count (4 CTAs: bucket 4-7)
     r = run(PATH, "--by-grid", "--clock-mhz", "1410")
     assert r.returncode == 0 and "K->K gaps by CTAs" in r.stdout, r.stdout + r.stderr
@@ -279,7 +352,7 @@ def test_cli_errors():
                        ([missing], "missing.json"),
                        ([PATH, "--device", "5"], "no kernels on device 5 (devices with kernels: 0)"),
                        ([PATH, "--first-fraction", "0"], "the first fraction must be in (0, 1], not 0.0"),
-                       ([one], "a100_triton_1_kernel.json.gz: no class has 5 clean gaps: nothing fitted"),
+                       ([one], "a100_triton_1_kernel.json.gz: no class has 5 clean gaps and no 5 launches onto an idle stream"),
                        ([PATH, "--min-samples", "100"], "no class has 100 clean gaps")):
         out = os.path.join(TMP, "never.conf")
         r = run(*(args + ["-o", out]))

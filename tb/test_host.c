@@ -147,12 +147,13 @@ START_TEST(wait_conditions)
     ck_assert_uint_eq(gd_host_completed(&h, c, 40000), 40000);  /* thread 1 at once, thread 0 after its tail */
     ck_assert(!h.t[0].waiting && !h.t[1].waiting);
     ck_assert_uint_eq(h.t[0].ready, 88000);  /* its tail from c's end, not its completion */
+    ck_assert_uint_eq(h.t[1].ready, 38000);  /* tail 0: c's end, though the thread goes on at 40 ns */
     ck_assert_uint_eq(h.t[0].waited_ps, 30000);
     ck_assert_uint_eq(h.waits, 2);
     ck_assert_uint_eq(h.waited_ps, 30000 + 35000);
     /* a signal wait for a (completed) and a queue wait with nothing outstanding: at once */
     wait_for(0, GD_WAIT_SIGNAL, 0x40, 7, 0, 3);
-    ck_assert_int_eq(next(&th, &due), GD_HOST_READ);  /* thread 1 (ready 40 ns) is read first */
+    ck_assert_int_eq(next(&th, &due), GD_HOST_READ);  /* thread 1 (ready 38 ns) is read first */
     wait_for(1, GD_WAIT_QUEUE, 4, 0, 0, 0);
     ck_assert_int_eq(next(&th, &due), GD_HOST_ISSUE);
     ck_assert_uint_eq(th, 1);
@@ -192,6 +193,30 @@ START_TEST(signal_counts)
 END_TEST
 
 
+/* A wait that begins after the awaited work ended but before its completion was
+ * signalled returns its tail after its own start, not after that end (the converter's
+ * tail counts from the later of the two): never before it began. */
+START_TEST(wait_after_end)
+{
+    uint32_t th;
+    gd_time_ps due;
+    declare(0, 0);
+    gd_host_origin(&h, 0);
+    gd_kernel_run *a = call(0, 0, 0, 3, 0);
+    issue(0, 0);
+    wait_for(0, GD_WAIT_SIGNAL, 0x33, 3, 10, 2);
+    call(0, 1, 0, GD_NO_SIGNAL, 1);
+    ck_assert_int_eq(next(&th, &due), GD_HOST_ISSUE);
+    ck_assert_uint_eq(due, 10000);
+    ck_assert_int_eq(gd_host_begin_wait(&h, 0, 10000), 0);
+    a->end = 6000;  /* ended at 6 ns, its completion signalled at 12 ns */
+    ck_assert_uint_eq(gd_host_completed(&h, a, 12000), 12000);
+    ck_assert_uint_eq(h.t[0].ready, 12000);  /* 10 ns + its 2 ns tail, not 6 + 2 */
+    ck_assert_int_eq(next(&th, &due), GD_HOST_ISSUE);
+    ck_assert_uint_eq(due, 13000);
+}
+END_TEST
+
 /* A queue's packets go in in trace order, whichever thread submits them: a call due
  * earlier waits for another thread's earlier packet of its queue. */
 START_TEST(queue_order_across_threads)
@@ -224,6 +249,7 @@ int main(void)
     tcase_add_test(tc, wait_conditions);
     tcase_add_test(tc, signal_counts);
     tcase_add_test(tc, queue_order_across_threads);
+    tcase_add_test(tc, wait_after_end);
     suite_add_tcase(s, tc);
     return tb_run_suite(s);
 }

@@ -248,6 +248,39 @@ START_TEST(gap_classes)
 }
 END_TEST
 
+/* The wake-up and fetch of a packet written into an idle queue: pp.doorbell_cycles +
+ * pp.fetch_cycles; with pp.idle_launch_ns, what its decode and grid or command launch
+ * leave of it, never negative; barriers and other packets keep the stages. */
+START_TEST(idle_launch_wake)
+{
+    gd_gap_model m;
+    memset(&m, 0, sizeof m);
+    m.doorbell_ps = 3000000;
+    m.fetch_ps = 1100000;
+    m.decode_ps = 124000;
+    m.grid_launch_ps = 512000;
+    m.command_launch_ps = 300000;
+    ck_assert_uint_eq(gd_gap_wake_ps(&m, GD_GAP_IS_KERNEL), 4100000);  /* 0: the stages */
+    ck_assert_uint_eq(gd_gap_wake_ps(&m, GD_GAP_IS_COPY), 4100000);
+    m.idle_launch_ps = 1000000;
+    ck_assert_uint_eq(gd_gap_wake_ps(&m, GD_GAP_IS_KERNEL), 1000000 - 124000 - 512000);
+    ck_assert_uint_eq(gd_gap_wake_ps(&m, GD_GAP_IS_COPY), 1000000 - 124000 - 300000);
+    ck_assert_uint_eq(gd_gap_wake_ps(&m, GD_GAP_IS_BARRIER), 4100000);
+    ck_assert_uint_eq(gd_gap_wake_ps(&m, GD_GAP_IS_OTHER), 4100000);
+    m.idle_launch_ps = 636000;  /* exactly decode + grid launch */
+    ck_assert_uint_eq(gd_gap_wake_ps(&m, GD_GAP_IS_KERNEL), 0);
+    m.idle_launch_ps = 500000;  /* below them: they take it all */
+    ck_assert_uint_eq(gd_gap_wake_ps(&m, GD_GAP_IS_KERNEL), 0);
+    ck_assert_uint_eq(gd_gap_wake_ps(&m, GD_GAP_IS_COPY), 500000 - 424000);
+    gd_kernel_run k;
+    memset(&k, 0, sizeof k);
+    k.kind = GD_PKT_COMMAND;
+    ck_assert_uint_eq(gd_pp_wake_ps(&k, &m), 76000);
+    k.kind = GD_PKT_BARRIER_AND;
+    ck_assert_uint_eq(gd_pp_wake_ps(&k, &m), 4100000);
+}
+END_TEST
+
 /* The hold: the class's gap less the fixed part (completion, then the barrier's own
  * time after a wait, then the grid launch before a kernel or the engine start before a
  * copy), never negative; and when the packet processor applies it. */
@@ -318,6 +351,7 @@ int main(void)
     tcase_add_test(tc, run_pool_recycles);
     tcase_add_test(tc, gap_classes);
     tcase_add_test(tc, gap_hold_and_release);
+    tcase_add_test(tc, idle_launch_wake);
     suite_add_tcase(s, tc);
     return tb_run_suite(s);
 }

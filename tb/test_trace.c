@@ -873,7 +873,7 @@ struct corrupt_case {
 static const struct corrupt_case CASES[] = {
     {"calibration after another record", b_cal_late, 1, 2, REC1 + KREC,
      "a calibration record must directly follow the header (record 1)"},
-    {"calibration: not a gap key", b_cal_key, 1, 1, REC1, "line 1: 'pp.fetch_cycles' is not a launch-gap key"},
+    {"calibration: not a gap key", b_cal_key, 1, 1, REC1, "line 1: 'pp.fetch_cycles' is not a launch timing key"},
     {"calibration: bad value", b_cal_value, 1, 1, REC1, "line 2: bad value '-5' for pp.gap_copy_copy_ns"},
     {"calibration: a key twice", b_cal_twice, 1, 1, REC1, "line 2: pp.gap_copy_copy_ns is set twice"},
     {"calibration: no settings", b_cal_empty, 1, 1, REC1, "no KEY = VALUE settings"},
@@ -958,7 +958,7 @@ static const struct corrupt_case CASES[] = {
 
 /* Format 1.9: a calibration record and graph-launched packets are read back as
  * written, and gdsim condense keeps both (a graph-launched dispatch stays plain); 1.11:
- * the programmatic flag likewise. */
+ * the programmatic flag likewise; 1.12: the calibration's idle launch latency. */
 START_TEST(calibration_and_graph_round_trip)
 {
     char *path = tb_tmp_path(".gdt.gz");
@@ -966,11 +966,13 @@ START_TEST(calibration_and_graph_round_trip)
     gd_trace_calibration cal;
     memset(&cal, 0, sizeof cal);
     snprintf(cal.provenance, sizeof cal.provenance, "fit of x.json.gz, device 0");
-    cal.n = 2;
+    cal.n = 3;
     snprintf(cal.key[0], sizeof cal.key[0], "pp.gap_kernel_kernel_ns");
     snprintf(cal.value[0], sizeof cal.value[0], "1121");
     snprintf(cal.key[1], sizeof cal.key[1], "pp.gap_after_wait_ns");
     snprintf(cal.value[1], sizeof cal.value[1], "0");
+    snprintf(cal.key[2], sizeof cal.key[2], "pp.idle_launch_ns");  /* format 1.12 */
+    snprintf(cal.value[2], sizeof cal.value[2], "1472");
     ck_assert_int_eq(gd_trace_write_calibration(w, &cal, NULL), GD_OK);
     ck_assert_int_ne(gd_trace_write_calibration(w, &cal, NULL), GD_OK);  /* only right after the header */
     w_kernel(w);
@@ -1000,9 +1002,11 @@ START_TEST(calibration_and_graph_round_trip)
         const gd_trace_calibration *got = gd_trace_calibration_of(r);
         ck_assert_ptr_nonnull(got);
         ck_assert_str_eq(got->provenance, "fit of x.json.gz, device 0");
-        ck_assert_uint_eq(got->n, 2);
+        ck_assert_uint_eq(got->n, 3);
         ck_assert_str_eq(got->key[1], "pp.gap_after_wait_ns");
         ck_assert_str_eq(got->value[0], "1121");
+        ck_assert_str_eq(got->key[2], "pp.idle_launch_ns");
+        ck_assert_str_eq(got->value[2], "1472");
         gd_trace_record rec;
         int graphs = 0, commands = 0, programmatic = 0, rc;
         while ((rc = gd_trace_next(r, &rec, &err)) == 1) {
@@ -1020,6 +1024,10 @@ START_TEST(calibration_and_graph_round_trip)
         gd_trace_close_reader(r);
     }
     ck_assert_uint_eq(st.plain, 3);
+    /* the idle launch latency is a 1.12 key: a 1.11 file may not set it */
+    set_minor(path, 11);
+    expect_error(path, GD_EFORMAT, 1, REC1, "calibration record, line 3: pp.idle_launch_ns needs format 1.12 (the file "
+                 "is 1.11)");
     remove(out);
     free(out);
     remove(path);

@@ -154,6 +154,17 @@ static const key_def KEYS[] = {
      "without it. An idle queue's launch "
      "latency is this plus pp.fetch_cycles, pp.decode_cycles and cwd.grid_launch_cycles; a busy "
      "queue's packets are fetched and decoded during the kernel ahead of them.", "preset"},
+    {"pp.idle_launch_ns", T_UINT, OFF(pp_idle_launch_ns), 0, 1000000000, 0, NULL, "0",
+     "Idle launch latency: from the doorbell of a kernel or copy written into an idle queue (as "
+     "pp.doorbell_cycles has it) to its start (first CTA, engine start). 0: the sum of the stages, "
+     "pp.doorbell_cycles + pp.fetch_cycles + pp.decode_cycles + cwd.grid_launch_cycles (a kernel) or "
+     "pp.command_launch_cycles (a copy). Otherwise the packet processor's wake-up and fetch of that "
+     "packet take what decode and the grid or command launch leave of it, in place of "
+     "pp.doorbell_cycles + pp.fetch_cycles (at least 0: it cannot be shorter than those two stages; "
+     "packets behind others of their queue are fetched as before; docs/MODEL.md, 'Idle launch "
+     "latency'). gpu.preset=trace takes the value from the trace's calibration record when it has one "
+     "(scripts/calibrate.py, kineto2gdt.py --calibrate).",
+     "0: every preset fits its idle launch latency with the stages (their sources below)"},
     {"pp.decode_cycles", T_UINT, OFF(pp_decode_cycles), 0, 100000000, 0, NULL, NULL,
      "Packet processor: decoding one fetched packet. One decoder serves all queues, so decodes "
      "of different queues wait for each other.", "preset"},
@@ -1711,7 +1722,7 @@ int gd_config_resolve(gd_config *out, const gd_settings *s, const gd_trace_devic
             free(c);
             return rc;
         }
-        if (c->trace_val[k] && !s->values[k] && strncmp(KEYS[k].name, "pp.gap_", 7) == 0)
+        if (c->trace_val[k] && !s->values[k] && gd_config_is_calibration_key(KEYS[k].name))
             out->calibrated_keys++;
         if (strcmp(KEYS[k].name, "gpu.sms_per_gpc") == 0)
             list_count = n;
@@ -1892,11 +1903,16 @@ static void build_info(void)
     pthread_once(&once, build_info_once);
 }
 
+int gd_config_is_calibration_key(const char *key)
+{
+    return strncmp(key, "pp.gap_", 7) == 0 || strcmp(key, "pp.idle_launch_ns") == 0;
+}
+
 int gd_config_check_calibration(const char *key, const char *value, char *why, size_t n)
 {
     int k = key_index(key);
-    if (k < 0 || strncmp(key, "pp.gap_", 7) != 0) {
-        snprintf(why, n, "'%.60s' is not a launch-gap key (pp.gap_*_ns)", key);
+    if (k < 0 || !gd_config_is_calibration_key(key)) {
+        snprintf(why, n, "'%.60s' is not a launch timing key (pp.gap_*_ns, pp.idle_launch_ns)", key);
         return -1;
     }
     gd_config scratch;

@@ -58,6 +58,7 @@ typedef struct gd_config {
     uint32_t clock_mhz;                    /* front-end clock */
     uint32_t pp_fetch_cycles;
     uint32_t pp_doorbell_cycles;
+    uint32_t pp_idle_launch_ns;            /* 0: doorbell + fetch + decode + launch; else the whole idle launch latency */
     uint32_t pp_decode_cycles;
     uint32_t pp_completion_cycles;
     uint32_t pp_queue_packets;
@@ -209,8 +210,12 @@ int gd_config_format(char *buf, size_t size, const gd_config *cfg, const char *k
  * else the default. Writes into buf. */
 int gd_settings_effective(char *buf, size_t size, const gd_settings *s, const char *key, gd_err *err);
 
+/* Whether a calibration record may set key: the launch timing a capture measures, the
+ * launch gaps (pp.gap_*) and the idle launch latency (pp.idle_launch_ns). */
+int gd_config_is_calibration_key(const char *key);
+
 /* A calibration record's setting (trace.h gd_trace_calibration): 0 when key is a
- * launch-gap key (pp.gap_*) and value a valid value for it; else -1 with why. */
+ * calibration key (above) and value a valid value for it; else -1 with why. */
 int gd_config_check_calibration(const char *key, const char *value, char *why, size_t n);
 
 /* Key table access. */

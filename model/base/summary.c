@@ -94,10 +94,10 @@ int gd_write_summary_text(FILE *f, const gd_config *cfg, const gd_summary *s, co
     if (info->trace_device && info->trace_device->calibration) {
         const gd_trace_calibration *cal = info->trace_device->calibration;
         if (strncmp(cfg->preset, "trace", 5) == 0)
-            fprintf(f, "  launch gaps         %u of the %u keys of the trace's calibration applied (%s)\n",
+            fprintf(f, "  launch timing       %u of the %u keys of the trace's calibration applied (%s)\n",
                     cfg->calibrated_keys, cal->n, cal->provenance);
         else
-            fprintf(f, "  launch gaps         the trace's calibration is not applied (gpu.preset=%s)\n", cfg->preset);
+            fprintf(f, "  launch timing       the trace's calibration is not applied (gpu.preset=%s)\n", cfg->preset);
     }
     fprintf(f, "  kernels             %" PRIu64 " on %" PRIu64 " queue%s\n", s->kernels, s->queues,
             s->queues == 1 ? "" : "s");

@@ -19,6 +19,10 @@ void gd_gap_model_init(gd_gap_model *m, const gd_config *cfg)
     m->barrier_ps = gd_cycles_to_ps(cfg->pp_barrier_cycles, cfg->clock_mhz);
     m->grid_launch_ps = gd_cycles_to_ps(cfg->cwd_grid_launch_cycles, cfg->clock_mhz);
     m->command_launch_ps = gd_cycles_to_ps(cfg->pp_command_launch_cycles, cfg->clock_mhz);
+    m->idle_launch_ps = (gd_time_ps)cfg->pp_idle_launch_ns * 1000;
+    m->doorbell_ps = gd_cycles_to_ps(cfg->pp_doorbell_cycles, cfg->clock_mhz);
+    m->fetch_ps = gd_cycles_to_ps(cfg->pp_fetch_cycles, cfg->clock_mhz);
+    m->decode_ps = gd_cycles_to_ps(cfg->pp_decode_cycles, cfg->clock_mhz);
 }
 
 int gd_gap_class(int pred, int succ, int graph)
@@ -47,4 +51,12 @@ gd_time_ps gd_gap_hold_ps(const gd_gap_model *m, int cls, int succ)
         return 0;
     gd_time_ps fixed = gd_gap_fixed_ps(m, cls, succ);
     return m->gap_ps[cls] > fixed ? m->gap_ps[cls] - fixed : 0;
+}
+
+gd_time_ps gd_gap_wake_ps(const gd_gap_model *m, int succ)
+{
+    if (!m->idle_launch_ps || (succ != GD_GAP_IS_KERNEL && succ != GD_GAP_IS_COPY))
+        return m->doorbell_ps + m->fetch_ps;
+    gd_time_ps rest = m->decode_ps + (succ == GD_GAP_IS_COPY ? m->command_launch_ps : m->grid_launch_ps);
+    return m->idle_launch_ps > rest ? m->idle_launch_ps - rest : 0;
 }

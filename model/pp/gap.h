@@ -43,6 +43,10 @@ typedef struct gd_gap_model {
     gd_time_ps barrier_ps;              /* pp.barrier_cycles */
     gd_time_ps grid_launch_ps;          /* cwd.grid_launch_cycles */
     gd_time_ps command_launch_ps;       /* pp.command_launch_cycles */
+    gd_time_ps idle_launch_ps;          /* pp.idle_launch_ns (0: the sum of the stages) */
+    gd_time_ps doorbell_ps;             /* pp.doorbell_cycles */
+    gd_time_ps fetch_ps;                /* pp.fetch_cycles */
+    gd_time_ps decode_ps;               /* pp.decode_cycles */
 } gd_gap_model;
 
 void gd_gap_model_init(gd_gap_model *m, const gd_config *cfg);
@@ -65,6 +69,13 @@ gd_time_ps gd_gap_fixed_ps(const gd_gap_model *m, int cls, int succ);
  * completion released it: the class's gap less the fixed part, 0 when the gap is
  * shorter than the fixed part (the model cannot be faster than its own latencies). */
 gd_time_ps gd_gap_hold_ps(const gd_gap_model *m, int cls, int succ);
+
+/* Idle launch latency: the time from the doorbell of a packet of kind succ written into
+ * an idle queue (nothing left in it or in flight) to the packet fetched, the packet
+ * processor's wake-up and fetch together: pp.doorbell_cycles + pp.fetch_cycles; with
+ * pp.idle_launch_ns set (a kernel or a copy), what the decode and the grid or command
+ * launch leave of it, 0 when they take it all (docs/MODEL.md, 'Idle launch latency'). */
+gd_time_ps gd_gap_wake_ps(const gd_gap_model *m, int succ);
 
 #ifdef __cplusplus
 }

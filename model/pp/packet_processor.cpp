@@ -48,7 +48,6 @@ packet_processor::packet_processor(sc_core::sc_module_name name, const gd_config
       done_in("done_in"),
       rsb_out("rsb_out"),
       fetch_ps_(gd_cycles_to_ps(cfg.pp_fetch_cycles, cfg.clock_mhz)),
-      doorbell_ps_(gd_cycles_to_ps(cfg.pp_doorbell_cycles, cfg.clock_mhz)),
       decode_ps_(gd_cycles_to_ps(cfg.pp_decode_cycles, cfg.clock_mhz)),
       completion_ps_(gd_cycles_to_ps(cfg.pp_completion_cycles, cfg.clock_mhz)),
       barrier_ps_(gd_cycles_to_ps(cfg.pp_barrier_cycles, cfg.clock_mhz)),
@@ -433,9 +432,12 @@ void packet_processor::issue(gd_time_ps now)
             }
             overhead_ps_ += f;
             fetch_time_ps_ += f;
-            if (h->woke) {  // the packet processor wakes for the queue first
-                f += doorbell_ps_;
-                overhead_ps_ += doorbell_ps_;
+            if (h->woke) {  // the packet processor wakes for the queue first (pp.idle_launch_ns: in its place)
+                const gd_time_ps w = gd_pp_wake_ps(h, &gap_);
+                overhead_ps_ = overhead_ps_ - f + w;
+                if (w < f)
+                    fetch_time_ps_ -= f - w;
+                f = w;
             }
             post(now + f, ev{FETCH_DONE, qi, nullptr});
         }

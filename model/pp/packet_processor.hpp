@@ -109,7 +109,7 @@ private:
     void settle_barriers(gd_time_ps now);
     gd_time_ps rsb_access(const gd_kernel_run *r, gd_time_ps now, gd_time_ps after);
 
-    const gd_time_ps fetch_ps_, doorbell_ps_, decode_ps_, completion_ps_, barrier_ps_, command_launch_ps_;
+    const gd_time_ps fetch_ps_, decode_ps_, completion_ps_, barrier_ps_, command_launch_ps_;
     const uint32_t queue_packets_;
     gd_gap_model gap_;                  // the launch-gap classes (gap.h)
     std::vector<gd_time_ps> hold_posted_;  // per queue: the release time a GAP_HELD wake is posted for

@@ -136,6 +136,11 @@ void gd_pp_completed(gd_pp_queue *q, const gd_kernel_run *r, gd_time_ps now)
     q->last_done = now;
 }
 
+gd_time_ps gd_pp_wake_ps(const gd_kernel_run *head, const gd_gap_model *m)
+{
+    return gd_gap_wake_ps(m, gap_kind(head));
+}
+
 gd_time_ps gd_pp_release_time(const gd_pp_queue *q, const gd_kernel_run *head, const gd_gap_model *m)
 {
     if (!head->barrier || head->in_packet || !q->have_last || head->decoded > q->last_done ||

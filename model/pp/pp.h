@@ -110,6 +110,10 @@ void gd_pp_completed(gd_pp_queue *q, const gd_kernel_run *r, gd_time_ps now);
  * policies, a programmatic dependent launch leaving before its primary completed). */
 gd_time_ps gd_pp_release_time(const gd_pp_queue *q, const gd_kernel_run *head, const gd_gap_model *m);
 
+/* The packet processor's wake-up and fetch of head, written into an idle queue (its
+ * doorbell found nothing in it or in flight): gap.h gd_gap_wake_ps for its kind. */
+gd_time_ps gd_pp_wake_ps(const gd_kernel_run *head, const gd_gap_model *m);
+
 /* Round-robin over the queues ids[0..n): the first position k (0 <= k < n, counted
  * from position start) whose queue's head packet is in `state`; UINT32_MAX if none.
  * The shared decoder takes the next fetched packet this way. */

@@ -241,7 +241,11 @@ static void wait_over(gd_host *h, gd_host_thread *t, gd_time_ps now, gd_time_ps 
     if (h->bounds)  /* its predecessor: the later of itself and what it waited for */
         gd_path_join(&t->path, gd_bounds_awaited(h->bounds, t->wait_kind, t->wait_target));
     gd_path_extend(&t->path, now, GD_PATH_HELD);  /* (the awaited work completed at now) */
-    const gd_time_ps ret = end + t->wait_tail > now ? end + t->wait_tail : now;
+    /* its tail after the awaited work's end (or its own start, if that was later: the
+     * converter's tail counts from the later of the two), even before the model signals
+     * completion: the captured tail holds the real signal's latency (the next call goes
+     * no earlier than now, gd_host_next) */
+    const gd_time_ps ret = (end > t->wait_began ? end : t->wait_began) + t->wait_tail;
     gd_path_extend(&t->path, ret, GD_PATH_HOST_SYNC);
     t->waiting = 0;
     t->waited_ps += now - t->wait_began;
@@ -264,8 +268,9 @@ gd_time_ps gd_host_completed(gd_host *h, const gd_kernel_run *r, gd_time_ps now)
             continue;
         wait_over(h, t, now, r->end);
         h->nwaiting--;
-        if (t->ready < first)
-            first = t->ready;
+        const gd_time_ps at = t->ready > now ? t->ready : now;
+        if (at < first)
+            first = at;
     }
     return first;
 }

@@ -2,8 +2,9 @@
  * decisions of a replay that runs a captured program rather than its timestamps. The
  * trace's host threads (format 1.10, traces/FORMAT.md) each issue their calls and waits
  * in order: a call (the packets it submits) its gap after the thread's previous call
- * or wait returned, a wait its tail after what it waited for ended (no earlier than its
- * completion). Threads are independent except through the GPU. Pure C; trace_source.cpp
+ * or wait returned, a wait its tail after what it waited for ended (the tail holds the
+ * real completion signal's latency; nothing goes before the model's completion, though).
+ * Threads are independent except through the GPU. Pure C; trace_source.cpp
  * (the host's SystemC module) reads the records, asks what comes next and when, and
  * submits.
  *

@@ -1705,7 +1705,8 @@ static int parse_pipeline(gd_trace_reader *r, const uint8_t *p, uint32_t len, ui
 
 /* The calibration record (format 1.9): u32 provenance length P (1 .. 512), P bytes of
  * provenance (UTF-8, one line), then KEY = VALUE lines in --config syntax ('#'
- * comments), only launch-gap keys, each at most once. */
+ * comments), only launch timing keys (pp.gap_*, pp.gap_programmatic_lead_ns from 1.11, pp.idle_launch_ns
+ * from 1.12), each at most once. */
 static int parse_calibration(gd_trace_reader *r, const uint8_t *p, uint32_t len, uint64_t idx, uint64_t off,
                              gd_err *err)
 {
@@ -1756,6 +1757,11 @@ static int parse_calibration(gd_trace_reader *r, const uint8_t *p, uint32_t len,
         char why[160];
         if (gd_config_check_calibration(k, v, why, sizeof why))
             return rec_error(r, err, idx, off, "calibration record, line %u: %s", line, why);
+        uint16_t need = strcmp(k, "pp.idle_launch_ns") == 0 ? 12 : strcmp(k, "pp.gap_programmatic_lead_ns") == 0 ? 11
+                                                                                                              : 9;
+        if (r->minor < need)
+            return rec_error(r, err, idx, off, "calibration record, line %u: %s needs format 1.%u (the file is "
+                             "1.%u)", line, k, need, r->minor);
         for (uint32_t i = 0; i < c->n; i++)
             if (strcmp(c->key[i], k) == 0)
                 return rec_error(r, err, idx, off, "calibration record, line %u: %s is set twice", line, k);

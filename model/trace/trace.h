@@ -23,7 +23,7 @@ extern "C" {
 
 #define GD_TRACE_MAGIC "\x89GDT\r\n\x1a\n"
 #define GD_TRACE_VERSION_MAJOR 1
-#define GD_TRACE_VERSION_MINOR 11
+#define GD_TRACE_VERSION_MINOR 12
 #define GD_TRACE_FILE_HEADER_SIZE 16
 #define GD_TRACE_FRAME_SIZE 8
 #define GD_TRACE_MAX_RECORD (1u << 20)  /* largest payload accepted, bytes */

@@ -262,6 +262,14 @@ def cases():
         w = Buf()
         w.record(g.REC_CALIBRATION, struct.pack("<I", 6) + b"tb/bad" + text)
         add(name, w.end(), replay, 1, R + ": calibration record, " + why)
+    w = Buf(minor=11)   # the idle launch latency is a 1.12 key
+    w.record(g.REC_CALIBRATION, struct.pack("<I", 6) + b"tb/bad" + b"pp.idle_launch_ns = 1000\n")
+    add("calibration_idle_1_11", w.end(), replay, 1,
+        R + ": calibration record, line 1: pp.idle_launch_ns needs format 1.12 \\(the file is 1.11\\)")
+    w = Buf(minor=12)
+    w.record(g.REC_CALIBRATION, struct.pack("<I", 6) + b"tb/bad" + b"pp.idle_launch_ns = -1\n")
+    add("calibration_idle_value", w.end(), replay, 1, R + ": calibration record, line 1: bad value '-1' for "
+        "pp.idle_launch_ns")
     w = Buf()
     w.pipeline(0, 0, "pipeline p\nbuffer b length=0\n")
     add("pipeline_bad_topology", w.end(), replay, 1, R + ": pipeline-launch packet: ")
