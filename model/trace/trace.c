@@ -599,8 +599,10 @@ static void default_limits(gd_trace_reader *r)
 
 static int ensure_buf(gd_trace_reader *r, uint32_t n)
 {
-    if (n <= r->bufcap)
+    if (n <= r->bufcap && r->buf)
         return 0;
+    if (n < 64)  /* a record of 0 bytes gets a buffer too: it is memcpy's destination */
+        n = 64;
     uint8_t *nb = realloc(r->buf, n);
     if (!nb)
         return -1;
