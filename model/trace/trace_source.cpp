@@ -182,8 +182,10 @@ bool trace_source::space(op_code code, void *body, sc_core::sc_time &delay)
         }
         if (mode_ == CLOSED) {  // a thread waiting for it may go on
             gd_time_ps at = gd_host_completed(&host_, b->run, now_ps() + ps_of(delay));
-            if (at != GD_TIME_NEVER)
+            if (at != GD_TIME_NEVER) {
+                next_kept_ = false;  // a wait ended: the choice changes
                 wake_.notify(at);
+            }
         }
         return true;
     }
@@ -201,8 +203,10 @@ bool trace_source::space(op_code code, void *body, sc_core::sc_time &delay)
             any |= host_.t[i].stalled != 0;
             host_.t[i].stalled = 0;
         }
-        if (any)
+        if (any) {
+            next_kept_ = false;
             wake_.notify(now_ps() + ps_of(delay));
+        }
     }
     return true;
 }
@@ -529,7 +533,15 @@ void trace_source::wake_closed(gd_time_ps now)
             return;  // interrupted, or past the timeout: the domain stops the replay
         uint32_t th;
         gd_time_ps due = 0;
-        int what = gd_host_next(&host_, &th, &due);
+        int what;
+        if (next_kept_) {  // nothing it reads changed since (gd_host_next: about 100 instructions)
+            next_kept_ = false;
+            th = next_thread_;
+            due = next_due_;
+            what = GD_HOST_ISSUE;
+        } else {
+            what = gd_host_next(&host_, &th, &due);
+        }
         if (what == GD_HOST_READ) {
             do {  // (an open call's packets all at once: gd_host_next would say so for each)
                 if (gd_host_full(&host_)) {
@@ -556,6 +568,9 @@ void trace_source::wake_closed(gd_time_ps now)
             return;  // a completion or room in a queue wakes it
         }
         if (due > now) {
+            next_kept_ = true;
+            next_thread_ = th;
+            next_due_ = due;
             wake_.notify(due);
             return;
         }

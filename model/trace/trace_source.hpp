@@ -106,6 +106,12 @@ private:
     gd_time_ps cta_time(const gd_trace_dispatch &d);
     bool have_rec_ = false;  // rec_ holds a packet the open loop has not taken yet
     gd_host host_;
+    // wake_closed's last choice, a call due later than then (gd_host_next, kept until that wake-up:
+    // what the choice reads changes only when a wait ends or a stalled thread may try again, and
+    // those clear it)
+    bool next_kept_ = false;
+    uint32_t next_thread_ = 0;
+    gd_time_ps next_due_ = 0;
     gd_bounds bounds_;  // what bounds the replay (bounds.h): its report section
     bool submitted(gd_kernel_run *r, const gd_path *issued);  // a packet went in (false: out of memory)
 };
