@@ -1903,10 +1903,16 @@ static void build_info(void)
     pthread_once(&once, build_info_once);
 }
 
-int gd_config_is_calibration_key(const char *key)
+int gd_config_calibration_minor(const char *key)
 {
-    return strncmp(key, "pp.gap_", 7) == 0 || strcmp(key, "pp.idle_launch_ns") == 0;
+    if (strcmp(key, "pp.idle_launch_ns") == 0)
+        return 12;
+    if (strcmp(key, "pp.gap_programmatic_lead_ns") == 0)
+        return 11;
+    return strncmp(key, "pp.gap_", 7) == 0 ? 9 : 0;
 }
+
+int gd_config_is_calibration_key(const char *key) { return gd_config_calibration_minor(key) != 0; }
 
 int gd_config_check_calibration(const char *key, const char *value, char *why, size_t n)
 {

@@ -214,6 +214,11 @@ int gd_settings_effective(char *buf, size_t size, const gd_settings *s, const ch
  * launch gaps (pp.gap_*) and the idle launch latency (pp.idle_launch_ns). */
 int gd_config_is_calibration_key(const char *key);
 
+/* The trace format minor version a calibration record that sets key needs (9: the
+ * launch gaps; 11: pp.gap_programmatic_lead_ns; 12: pp.idle_launch_ns); 0: not a
+ * calibration key. */
+int gd_config_calibration_minor(const char *key);
+
 /* A calibration record's setting (trace.h gd_trace_calibration): 0 when key is a
  * calibration key (above) and value a valid value for it; else -1 with why. */
 int gd_config_check_calibration(const char *key, const char *value, char *why, size_t n);

@@ -433,7 +433,7 @@ void packet_processor::issue(gd_time_ps now)
             overhead_ps_ += f;
             fetch_time_ps_ += f;
             if (h->woke) {  // the packet processor wakes for the queue first (pp.idle_launch_ns: in its place)
-                const gd_time_ps w = gap_.idle_launch_ps ? gd_pp_wake_ps(h, &gap_) : f + gap_.doorbell_ps;
+                const gd_time_ps w = gd_pp_wake_ps(h, &gap_);
                 overhead_ps_ = overhead_ps_ - f + w;
                 if (w < f)
                     fetch_time_ps_ -= f - w;

@@ -1759,8 +1759,7 @@ static int parse_calibration(gd_trace_reader *r, const uint8_t *p, uint32_t len,
         char why[160];
         if (gd_config_check_calibration(k, v, why, sizeof why))
             return rec_error(r, err, idx, off, "calibration record, line %u: %s", line, why);
-        uint16_t need = strcmp(k, "pp.idle_launch_ns") == 0 ? 12 : strcmp(k, "pp.gap_programmatic_lead_ns") == 0 ? 11
-                                                                                                              : 9;
+        const unsigned need = (unsigned)gd_config_calibration_minor(k);
         if (r->minor < need)
             return rec_error(r, err, idx, off, "calibration record, line %u: %s needs format 1.%u (the file is "
                              "1.%u)", line, k, need, r->minor);
